@@ -1,0 +1,134 @@
+//! The command line.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "forgelint",
+    version,
+    about = "A fast static policy linter for forge/v2 job specifications",
+    args_conflicts_with_subcommands = true,
+    disable_help_subcommand = true
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    #[command(flatten)]
+    pub check: CheckArgs,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Lint files and directories (the default command)
+    Check(CheckArgs),
+    /// List every rule: id, default severity, the context it needs, summary
+    Rules(RulesArgs),
+    /// Explain a rule: why the server refuses it, a failing and a passing example, the fix
+    Explain(ExplainArgs),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum OutputFormat {
+    /// miette reports with a code frame (default)
+    #[default]
+    Human,
+    /// One line per finding: path:line:col: severity[rule] message
+    Concise,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum FailOn {
+    #[default]
+    Error,
+    Warning,
+    Note,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum ColorChoice {
+    #[default]
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Debug, Clone, Args, Default)]
+pub struct CheckArgs {
+    /// Files and directories to lint; `-` reads a spec from standard input [default: .]
+    pub paths: Vec<PathBuf>,
+    /// Output format
+    #[arg(long, value_enum, default_value_t)]
+    pub format: OutputFormat,
+    /// Configuration file (instead of the nearest forgelint.toml)
+    #[arg(long, value_name = "FILE", conflicts_with = "no_config")]
+    pub config: Option<PathBuf>,
+    /// Ignore any forgelint.toml
+    #[arg(long)]
+    pub no_config: bool,
+    /// Extra rule files or folders (repeatable)
+    #[arg(long = "rules", value_name = "PATH")]
+    pub rules: Vec<PathBuf>,
+    /// Run only these rules (comma-separated, repeatable)
+    #[arg(long, value_name = "RULE,…", value_delimiter = ',')]
+    pub select: Vec<String>,
+    /// Do not run these rules (comma-separated, repeatable)
+    #[arg(long, value_name = "RULE,…", value_delimiter = ',')]
+    pub ignore: Vec<String>,
+    /// Lowest severity that makes the exit code 1
+    #[arg(long, value_enum, default_value_t)]
+    pub fail_on: FailOn,
+    /// The file name to report (and to find the project root by) for a spec read from `-`
+    #[arg(long, value_name = "NAME")]
+    pub stdin_filename: Option<PathBuf>,
+    /// When to use colour (NO_COLOR is honoured with auto)
+    #[arg(long, value_enum, default_value_t)]
+    pub color: ColorChoice,
+    /// Worker threads [default: the number of CPUs]
+    #[arg(short = 'j', long, value_name = "N")]
+    pub jobs: Option<usize>,
+    /// Lint files that .gitignore and .ignore files exclude
+    #[arg(long)]
+    pub no_ignore: bool,
+    /// Print findings only: no summary
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum ListFormat {
+    #[default]
+    Human,
+    Json,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct RulesArgs {
+    /// Configuration file (its `rules` are listed too)
+    #[arg(long, value_name = "FILE", conflicts_with = "no_config")]
+    pub config: Option<PathBuf>,
+    /// Ignore any forgelint.toml
+    #[arg(long)]
+    pub no_config: bool,
+    /// Extra rule files or folders (repeatable)
+    #[arg(long = "rules", value_name = "PATH")]
+    pub rules: Vec<PathBuf>,
+    #[arg(long, value_enum, default_value_t)]
+    pub format: ListFormat,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct ExplainArgs {
+    /// The rule id
+    pub rule: String,
+    /// Configuration file (its `rules` can be explained too)
+    #[arg(long, value_name = "FILE", conflicts_with = "no_config")]
+    pub config: Option<PathBuf>,
+    /// Ignore any forgelint.toml
+    #[arg(long)]
+    pub no_config: bool,
+    /// Extra rule files or folders (repeatable)
+    #[arg(long = "rules", value_name = "PATH")]
+    pub rules: Vec<PathBuf>,
+}

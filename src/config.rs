@@ -1,0 +1,331 @@
+//! `forgelint.toml`: found, parsed, and compiled into [`Settings`] once, before any file is read.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use globset::{Glob, GlobSet, GlobSetBuilder};
+use serde::Deserialize;
+use toml::Spanned;
+
+use crate::catalog::Catalog;
+use crate::error::{Error, FileError};
+use crate::rules::{RuleSet, Severity};
+
+pub const CONFIG_NAMES: [&str; 2] = ["forgelint.toml", ".forgelint.toml"];
+pub const DEFAULT_INCLUDE: [&str; 2] = ["**/jobspec.json", "**/*.jobspec.json"];
+pub const DEFAULT_KIND: &str = "TrainingJob";
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct RawConfig {
+    #[serde(default)]
+    rules: Vec<Spanned<String>>,
+    #[serde(default)]
+    files: RawFiles,
+    #[serde(default)]
+    platform: RawPlatform,
+    #[serde(default)]
+    severity: BTreeMap<Spanned<String>, Spanned<String>>,
+    #[serde(default)]
+    per_file_ignores: BTreeMap<Spanned<String>, Spanned<Vec<Spanned<String>>>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct RawFiles {
+    include: Option<Vec<Spanned<String>>>,
+    #[serde(default)]
+    exclude: Vec<Spanned<String>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct RawPlatform {
+    kind: Option<String>,
+    catalog: Option<Spanned<String>>,
+    registries: Option<Vec<String>>,
+    gpu_quota: Option<u64>,
+    #[serde(default)]
+    project_quota: BTreeMap<String, u64>,
+}
+
+/// What the platform is like: the context that lets context-dependent rules run.
+#[derive(Debug, Clone)]
+pub struct Platform {
+    pub kind: String,
+    pub catalog: Option<Arc<Catalog>>,
+    pub registries: Option<Vec<String>>,
+    pub gpu_quota: Option<u64>,
+    pub project_quota: BTreeMap<String, u64>,
+}
+
+impl Default for Platform {
+    fn default() -> Platform {
+        Platform {
+            kind: DEFAULT_KIND.to_string(),
+            catalog: None,
+            registries: None,
+            gpu_quota: None,
+            project_quota: BTreeMap::new(),
+        }
+    }
+}
+
+impl Platform {
+    /// The GPU quota of `project`: its own entry, else the default for every project.
+    pub fn quota_for(&self, project: Option<&str>) -> Option<u64> {
+        project
+            .and_then(|p| self.project_quota.get(p).copied())
+            .or(self.gpu_quota)
+    }
+
+    pub fn has(&self, needs: crate::rules::Needs) -> bool {
+        (!needs.catalog || self.catalog.is_some())
+            && (!needs.registries || self.registries.is_some())
+            && (!needs.quota || self.gpu_quota.is_some() || !self.project_quota.is_empty())
+    }
+}
+
+/// `[files]` compiled.
+#[derive(Debug, Clone)]
+pub struct Files {
+    pub include: GlobSet,
+    pub exclude: GlobSet,
+}
+
+/// Everything decided before linting: platform context, rules, file patterns, overrides.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// The config file in use, if any.
+    pub config_path: Option<PathBuf>,
+    /// Globs are relative to this folder (the config's, else the current directory).
+    pub base_dir: PathBuf,
+    pub platform: Platform,
+    pub files: Files,
+    pub rules: RuleSet,
+    /// Per-rule severity; `None` turns the rule off.
+    pub severity: BTreeMap<String, Option<Severity>>,
+    pub per_file_ignores: Vec<(globset::GlobMatcher, Vec<String>)>,
+}
+
+/// Looks for a config file in `start` and its parents.
+pub fn find_config(start: &Path) -> Option<PathBuf> {
+    start.ancestors().find_map(|dir| {
+        CONFIG_NAMES
+            .iter()
+            .map(|n| dir.join(n))
+            .find(|p| p.is_file())
+    })
+}
+
+fn glob_set(
+    name: &str,
+    text: &Arc<str>,
+    patterns: &[Spanned<String>],
+) -> Result<GlobSet, FileError> {
+    let mut builder = GlobSetBuilder::new();
+    for p in patterns {
+        builder.add(glob(name, text, p)?);
+    }
+    builder
+        .build()
+        .map_err(|e| FileError::new(name, text, None, e.to_string()))
+}
+
+fn glob(name: &str, text: &Arc<str>, p: &Spanned<String>) -> Result<Glob, FileError> {
+    globset::GlobBuilder::new(p.get_ref())
+        .literal_separator(true)
+        .build()
+        .map_err(|e| {
+            FileError::new(
+                name,
+                text,
+                Some(p.span()),
+                format!("bad glob: {}", e.kind()),
+            )
+        })
+}
+
+impl Settings {
+    /// Defaults with the built-in rules only (no config file).
+    pub fn defaults(base_dir: PathBuf) -> Result<Settings, Error> {
+        Settings::from_text(None, base_dir, "", &[])
+    }
+
+    /// Loads `path` and compiles it with the built-in rules plus `extra_rules` (`--rules`).
+    pub fn load(path: &Path, extra_rules: &[PathBuf]) -> Result<Settings, Error> {
+        let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
+            path: path.display().to_string(),
+            source,
+        })?;
+        let base = path
+            .parent()
+            .map(Path::to_path_buf)
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or_else(|| PathBuf::from("."));
+        Settings::from_text(Some(path), base, &text, extra_rules)
+    }
+
+    pub fn from_text(
+        path: Option<&Path>,
+        base_dir: PathBuf,
+        text: &str,
+        extra_rules: &[PathBuf],
+    ) -> Result<Settings, Error> {
+        let name = path
+            .map(|p| p.display().to_string())
+            .unwrap_or_else(|| "forgelint.toml".into());
+        let text: Arc<str> = Arc::from(text);
+        let raw: RawConfig =
+            toml::from_str(&text).map_err(|e| FileError::from_toml(&name, &text, &e))?;
+
+        let mut rules = RuleSet::builtin()?;
+        for r in &raw.rules {
+            let p = base_dir.join(r.get_ref());
+            if !p.exists() {
+                return Err(FileError::new(
+                    &name,
+                    &text,
+                    Some(r.span()),
+                    format!("rule path `{}` does not exist", p.display()),
+                )
+                .into());
+            }
+            rules.load_path(&p)?;
+        }
+        for p in extra_rules {
+            rules.load_path(p)?;
+        }
+        rules.sort();
+
+        let catalog = match &raw.platform.catalog {
+            Some(c) => {
+                let p = base_dir.join(c.get_ref());
+                if !p.is_file() {
+                    return Err(FileError::new(
+                        &name,
+                        &text,
+                        Some(c.span()),
+                        format!("catalog `{}` does not exist", p.display()),
+                    )
+                    .into());
+                }
+                Some(Arc::new(Catalog::load(&p)?))
+            }
+            None => None,
+        };
+        let platform = Platform {
+            kind: raw
+                .platform
+                .kind
+                .unwrap_or_else(|| DEFAULT_KIND.to_string()),
+            catalog,
+            registries: raw.platform.registries,
+            gpu_quota: raw.platform.gpu_quota,
+            project_quota: raw.platform.project_quota,
+        };
+
+        let include_patterns: Vec<Spanned<String>> = match raw.files.include {
+            Some(list) => list,
+            None => DEFAULT_INCLUDE
+                .iter()
+                .map(|p| Spanned::new(0..0, p.to_string()))
+                .collect(),
+        };
+        let files = Files {
+            include: glob_set(&name, &text, &include_patterns)?,
+            exclude: glob_set(&name, &text, &raw.files.exclude)?,
+        };
+
+        let unknown_rule = |id: &Spanned<String>| -> Error {
+            let mut e = FileError::new(
+                &name,
+                &text,
+                Some(id.span()),
+                format!("unknown rule `{}`", id.get_ref()),
+            );
+            if let Some(s) =
+                crate::error::suggest(id.get_ref(), rules.rules.iter().map(|r| r.id.as_str()))
+            {
+                e.help = Some(format!("did you mean `{s}`?"));
+            }
+            e.into()
+        };
+        let mut severity = BTreeMap::new();
+        for (id, level) in &raw.severity {
+            if rules.get(id.get_ref()).is_none() {
+                return Err(unknown_rule(id));
+            }
+            let value = match level.get_ref().as_str() {
+                "off" => None,
+                other => Some(Severity::parse(other).ok_or_else(|| {
+                    FileError::new(
+                        &name,
+                        &text,
+                        Some(level.span()),
+                        format!("unknown severity `{other}`"),
+                    )
+                    .with_help("use \"off\", \"note\", \"warning\" or \"error\"")
+                })?),
+            };
+            severity.insert(id.get_ref().clone(), value);
+        }
+        let mut per_file_ignores = Vec::new();
+        for (pattern, ids) in &raw.per_file_ignores {
+            let matcher = glob(&name, &text, pattern)?.compile_matcher();
+            for id in ids.get_ref() {
+                if rules.get(id.get_ref()).is_none() {
+                    return Err(unknown_rule(id));
+                }
+            }
+            per_file_ignores.push((
+                matcher,
+                ids.get_ref().iter().map(|i| i.get_ref().clone()).collect(),
+            ));
+        }
+
+        Ok(Settings {
+            config_path: path.map(Path::to_path_buf),
+            base_dir,
+            platform,
+            files,
+            rules,
+            severity,
+            per_file_ignores,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn load(text: &str) -> Result<Settings, Error> {
+        Settings::from_text(None, PathBuf::from("."), text, &[])
+    }
+
+    #[test]
+    fn unknown_keys_are_errors_with_did_you_mean() {
+        let err = load("[platform]\ncatalg = \"x\"\n").unwrap_err();
+        let Error::File(f) = err else { panic!() };
+        assert!(f.message.contains("unknown field `catalg`"), "{}", f.message);
+        assert_eq!(f.help.as_deref(), Some("did you mean `catalog`?"));
+        assert_eq!(f.span, Some(11..17));
+    }
+
+    #[test]
+    fn quota_prefers_the_project_entry() {
+        let s = load("[platform]\ngpu-quota = 64\n[platform.project-quota]\nbig-lab = 256\n").unwrap();
+        assert_eq!(s.platform.quota_for(Some("big-lab")), Some(256));
+        assert_eq!(s.platform.quota_for(Some("other")), Some(64));
+        assert_eq!(s.platform.quota_for(None), Some(64));
+    }
+
+    #[test]
+    fn unknown_rule_ids_are_errors() {
+        let err = load("[severity]\nowner-ignord = \"off\"\n").unwrap_err();
+        let Error::File(f) = err else { panic!() };
+        assert_eq!(f.help.as_deref(), Some("did you mean `owner-ignored`?"));
+    }
+}

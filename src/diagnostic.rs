@@ -1,0 +1,76 @@
+//! One concrete finding type that every output format reads.
+
+use std::sync::Arc;
+
+use crate::json::Span;
+use crate::rules::Severity;
+use crate::source::{LineIndex, Position};
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Related {
+    pub span: Span,
+    pub start: Position,
+    pub end: Position,
+    pub label: String,
+}
+
+/// A finding: a rule that fired on a file, at an exact span.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    /// The file as the user named or discovered it.
+    pub path: Arc<str>,
+    pub rule: Arc<str>,
+    pub severity: Severity,
+    pub message: String,
+    pub help: Option<String>,
+    /// JSON Pointer of the offending value ("" for the document, or a file-level problem).
+    pub pointer: String,
+    /// Byte range in the file.
+    pub span: Span,
+    /// 1-based line and UTF-16 column of the span's start and end (end is one past the last
+    /// character).
+    pub start: Position,
+    pub end: Position,
+    pub related: Vec<Related>,
+}
+
+impl Finding {
+    /// Sort key: path, then position, then rule id — the same whatever the thread count.
+    pub fn sort_key(&self) -> (&str, u32, u32, &str, &str) {
+        (&self.path, self.span.start, self.span.end, &self.rule, &self.message)
+    }
+}
+
+/// Computes positions lazily: most files have no finding, so most never build a line index.
+pub struct Locator<'a> {
+    text: &'a str,
+    index: Option<LineIndex>,
+}
+
+impl<'a> Locator<'a> {
+    pub fn new(text: &'a str) -> Locator<'a> {
+        Locator { text, index: None }
+    }
+
+    /// Clamps `span` into the text on char boundaries (a finding must always render).
+    pub fn clamp(&self, span: Span) -> Span {
+        let len = self.text.len();
+        let mut start = (span.start as usize).min(len);
+        let mut end = (span.end as usize).clamp(start, len);
+        while !self.text.is_char_boundary(start) {
+            start -= 1;
+        }
+        while !self.text.is_char_boundary(end) {
+            end += 1;
+        }
+        Span::new(start, end)
+    }
+
+    pub fn positions(&mut self, span: Span) -> (Span, Position, Position) {
+        let span = self.clamp(span);
+        let index = self.index.get_or_insert_with(|| LineIndex::new(self.text));
+        let start = index.position(self.text, span.start as usize);
+        let end = index.position(self.text, span.end as usize);
+        (span, start, end)
+    }
+}

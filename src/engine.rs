@@ -1,0 +1,229 @@
+//! Linting one file: read it (bounded), parse once, run the effective rules, stamp identity.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::config::{Platform, Settings};
+use crate::diagnostic::{Finding, Locator, Related};
+use crate::json::Span;
+use crate::rules::eval::{run_check, Context, Hit, ProjectFs};
+use crate::rules::{Rule, Severity};
+
+/// Files larger than this are not parsed: an `invalid-json` finding says so.
+pub const MAX_FILE_SIZE: u64 = 32 * 1024 * 1024;
+/// At most this many findings are kept per file; a final note says how many more there were.
+pub const MAX_FINDINGS_PER_FILE: usize = 1000;
+
+pub const INVALID_JSON: &str = "invalid-json";
+
+/// A rule as it applies to one file: its configured severity.
+#[derive(Clone, Copy)]
+pub struct Active<'a> {
+    pub rule: &'a Rule,
+    pub severity: Severity,
+}
+
+/// The project root as a real directory.
+pub struct RealProject {
+    pub root: PathBuf,
+}
+
+impl ProjectFs for RealProject {
+    fn dir_exists(&self, relative: &str) -> bool {
+        self.root.join(relative).is_dir()
+    }
+}
+
+/// A set of directories, for rule-file cases.
+pub struct VirtualProject {
+    pub dirs: Vec<String>,
+}
+
+impl ProjectFs for VirtualProject {
+    fn dir_exists(&self, relative: &str) -> bool {
+        let mut want: Vec<&str> = Vec::new();
+        for part in relative.split(['/', '\\']) {
+            match part {
+                "" | "." => {}
+                ".." => {
+                    if want.pop().is_none() {
+                        return false;
+                    }
+                }
+                p => want.push(p),
+            }
+        }
+        want.is_empty()
+            || self.dirs.iter().any(|d| {
+                let have: Vec<&str> = d.split('/').filter(|p| !p.is_empty()).collect();
+                have.starts_with(&want)
+            })
+    }
+}
+
+/// The project root for a spec at `path`: `X` for `X/.starforge/jobspec.json`; else the folder
+/// of the config file in use; else the git work tree's root; else the current directory.
+pub fn project_root(path: &Path, settings: &Settings, cwd: &Path) -> PathBuf {
+    let abs = cwd.join(path);
+    if let Some(dir) = abs.parent() {
+        if dir.file_name().is_some_and(|n| n == ".starforge") {
+            if let Some(x) = dir.parent() {
+                return x.to_path_buf();
+            }
+        }
+    }
+    if settings.config_path.is_some() {
+        return cwd.join(&settings.base_dir);
+    }
+    if let Some(root) = abs
+        .parent()
+        .and_then(|d| d.ancestors().find(|a| a.join(".git").exists()))
+    {
+        return root.to_path_buf();
+    }
+    cwd.to_path_buf()
+}
+
+/// Reads at most `MAX_FILE_SIZE + 1` bytes of an already-opened regular file.
+pub fn read_bounded(path: &Path) -> std::io::Result<Vec<u8>> {
+    let file = std::fs::File::open(path)?;
+    let mut bytes = Vec::new();
+    file.take(MAX_FILE_SIZE + 1).read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
+/// A finding at the very start of a file (unreadable, not a regular file, too large).
+pub fn file_finding(path: &Arc<str>, rule: Active<'_>, message: String) -> Finding {
+    let start = crate::source::Position { line: 1, column: 1 };
+    Finding {
+        path: path.clone(),
+        rule: Arc::from(rule.rule.id.as_str()),
+        severity: rule.severity,
+        message,
+        help: None,
+        pointer: String::new(),
+        span: Span::default(),
+        start,
+        end: start,
+        related: Vec::new(),
+    }
+}
+
+/// Lints the bytes of one jobspec with the rules active for it.
+pub fn lint_bytes(
+    bytes: &[u8],
+    path: &Arc<str>,
+    rules: &[Active<'_>],
+    platform: &Platform,
+    project: &dyn ProjectFs,
+) -> Vec<Finding> {
+    let invalid_json = rules.iter().find(|a| a.rule.id == INVALID_JSON);
+    if bytes.len() as u64 > MAX_FILE_SIZE {
+        return invalid_json
+            .map(|r| {
+                vec![file_finding(
+                    path,
+                    *r,
+                    format!(
+                        "the file is larger than the {} MiB limit; it was not parsed",
+                        MAX_FILE_SIZE / 1024 / 1024
+                    ),
+                )]
+            })
+            .unwrap_or_default();
+    }
+    let doc = match crate::json::parse_bytes(bytes) {
+        Ok(doc) => doc,
+        Err(err) => {
+            let Some(rule) = invalid_json else {
+                return Vec::new();
+            };
+            // Not UTF-8: point at the bad byte in the lossy text, which keeps the offsets of
+            // the valid prefix.
+            let text = String::from_utf8_lossy(bytes);
+            let mut locator = Locator::new(&text);
+            let end = text[err.offset.min(text.len())..]
+                .chars()
+                .next()
+                .map_or(err.offset, |c| err.offset + c.len_utf8());
+            let (span, start, end) = locator.positions(Span::new(err.offset, end));
+            return vec![Finding {
+                path: path.clone(),
+                rule: Arc::from(rule.rule.id.as_str()),
+                severity: rule.severity,
+                message: err.message,
+                help: None,
+                pointer: String::new(),
+                span,
+                start,
+                end,
+                related: Vec::new(),
+            }];
+        }
+    };
+    // parse_bytes succeeded, so the bytes are UTF-8.
+    let text = std::str::from_utf8(bytes).unwrap_or_default();
+    let recipe = platform.catalog.as_ref().and_then(|c| {
+        let spec = doc.get(doc.root(), "spec")?;
+        let recipe = doc.get(spec, "recipe")?;
+        c.get(doc.as_str(doc.get(recipe, "name")?)?)
+    });
+    let ctx = Context {
+        doc: &doc,
+        platform,
+        recipe,
+        project,
+    };
+    let mut findings = Vec::new();
+    let mut locator = Locator::new(text);
+    let mut hits: Vec<Hit> = Vec::new();
+    for active in rules {
+        for check in &active.rule.checks {
+            if platform.has(check.needs) {
+                run_check(check, &ctx, &mut hits);
+            }
+        }
+        // One rule, one finding per span (two checks of a rule can agree on a value).
+        hits.sort_by_key(|h| h.span);
+        hits.dedup_by_key(|h| h.span);
+        for hit in hits.drain(..) {
+            let (span, start, end) = locator.positions(hit.span);
+            let related = hit
+                .related
+                .into_iter()
+                .map(|(span, label)| {
+                    let (span, start, end) = locator.positions(span);
+                    Related {
+                        span,
+                        start,
+                        end,
+                        label,
+                    }
+                })
+                .collect();
+            findings.push(Finding {
+                path: path.clone(),
+                rule: Arc::from(active.rule.id.as_str()),
+                severity: active.severity,
+                message: hit.message,
+                help: hit.help,
+                pointer: hit.pointer,
+                span,
+                start,
+                end,
+                related,
+            });
+        }
+    }
+    if findings.len() > MAX_FINDINGS_PER_FILE {
+        findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+        let dropped = findings.len() - MAX_FINDINGS_PER_FILE;
+        findings.truncate(MAX_FINDINGS_PER_FILE);
+        if let Some(last) = findings.last_mut() {
+            last.message
+                .push_str(&format!(" ({dropped} more findings in this file not shown)"));
+        }
+    }
+    findings
+}

@@ -1,0 +1,181 @@
+//! Errors that stop the run (exit 2): bad flags, config, catalog or rule files. Each points at
+//! the offending file's own line and column when there is one.
+
+use std::sync::Arc;
+
+use miette::{Diagnostic, LabeledSpan, NamedSource, SourceCode};
+
+/// A problem in one of forgelint's own input files (config, catalog, rule file).
+#[derive(Debug, Clone)]
+pub struct FileError {
+    pub source: NamedSource<Arc<str>>,
+    /// Byte range in `source`; `None` for a problem with the file as a whole.
+    pub span: Option<std::ops::Range<usize>>,
+    pub message: String,
+    pub label: Option<String>,
+    pub help: Option<String>,
+}
+
+impl FileError {
+    pub fn new(
+        name: &str,
+        text: &Arc<str>,
+        span: Option<std::ops::Range<usize>>,
+        message: impl Into<String>,
+    ) -> FileError {
+        // A span must lie inside the text and on char boundaries for miette to render it.
+        let span = span.map(|r| clamp_span(text, r));
+        FileError {
+            source: NamedSource::new(name, text.clone()),
+            span,
+            message: message.into(),
+            label: None,
+            help: None,
+        }
+    }
+
+    pub fn with_help(mut self, help: impl Into<String>) -> FileError {
+        self.help = Some(help.into());
+        self
+    }
+
+    pub fn with_label(mut self, label: impl Into<String>) -> FileError {
+        self.label = Some(label.into());
+        self
+    }
+
+    /// Builds an error from a `toml` parse or deserialize error, adding a did-you-mean for
+    /// unknown keys.
+    pub fn from_toml(name: &str, text: &Arc<str>, err: &toml::de::Error) -> FileError {
+        let message = err.message().trim().to_string();
+        let help = did_you_mean_for_unknown_field(&message);
+        let mut out = FileError::new(name, text, err.span(), message);
+        out.help = help;
+        out
+    }
+}
+
+fn clamp_span(text: &str, r: std::ops::Range<usize>) -> std::ops::Range<usize> {
+    let mut start = r.start.min(text.len());
+    let mut end = r.end.clamp(start, text.len());
+    while !text.is_char_boundary(start) {
+        start -= 1;
+    }
+    while !text.is_char_boundary(end) {
+        end += 1;
+    }
+    start..end
+}
+
+/// serde's message for an unknown field is "unknown field `x`, expected one of `a`, `b`" (or
+/// "expected `a` or `b`"): suggest the closest expected name.
+fn did_you_mean_for_unknown_field(message: &str) -> Option<String> {
+    let rest = message
+        .strip_prefix("unknown field `")
+        .or_else(|| message.strip_prefix("unknown variant `"))?;
+    let (unknown, expected) = rest.split_once('`')?;
+    let candidates: Vec<&str> = expected.split('`').skip(1).step_by(2).collect();
+    match suggest(unknown, candidates.iter().copied()) {
+        Some(best) => Some(format!("did you mean `{best}`?")),
+        None if !candidates.is_empty() => Some(format!(
+            "expected one of: {}",
+            candidates
+                .iter()
+                .map(|c| format!("`{c}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+        None => None,
+    }
+}
+
+/// The closest candidate to `word`, if any is close enough to be a likely typo.
+pub fn suggest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let lower = word.to_lowercase();
+    candidates
+        .into_iter()
+        .map(|c| {
+            let score = strsim::jaro_winkler(&lower, &c.to_lowercase());
+            (score, c)
+        })
+        .filter(|(score, _)| *score >= 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, c)| c)
+}
+
+impl std::fmt::Display for FileError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for FileError {}
+
+impl Diagnostic for FileError {
+    fn help<'a>(&'a self) -> Option<Box<dyn std::fmt::Display + 'a>> {
+        self.help
+            .as_ref()
+            .map(|h| Box::new(h) as Box<dyn std::fmt::Display>)
+    }
+    fn source_code(&self) -> Option<&dyn SourceCode> {
+        self.span.as_ref().map(|_| &self.source as &dyn SourceCode)
+    }
+    fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
+        let span = self.span.clone()?;
+        let label = LabeledSpan::new_primary_with_span(
+            Some(self.label.clone().unwrap_or_else(|| "here".to_string())),
+            span,
+        );
+        Some(Box::new(std::iter::once(label)))
+    }
+}
+
+/// Everything that makes forgelint exit with status 2.
+#[derive(Debug, thiserror::Error, Diagnostic)]
+pub enum Error {
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    File(#[from] Box<FileError>),
+    #[error("{message}")]
+    Usage {
+        message: String,
+        #[help]
+        help: Option<String>,
+    },
+    #[error("cannot read {path}: {source}")]
+    Io {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl From<FileError> for Error {
+    fn from(e: FileError) -> Error {
+        Error::File(Box::new(e))
+    }
+}
+
+impl Error {
+    pub fn usage(message: impl Into<String>) -> Error {
+        Error::Usage {
+            message: message.into(),
+            help: None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn suggests_the_closest_known_key() {
+        let help = did_you_mean_for_unknown_field(
+            "unknown field `catalg`, expected one of `kind`, `catalog`, `registries`",
+        );
+        assert_eq!(help.as_deref(), Some("did you mean `catalog`?"));
+        let help = did_you_mean_for_unknown_field("unknown field `zzz`, expected `a` or `b`");
+        assert_eq!(help.as_deref(), Some("expected one of: `a`, `b`"));
+    }
+}

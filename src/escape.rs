@@ -1,0 +1,79 @@
+//! Making text from a linted file safe to print. A value can hold terminal escapes, bidi
+//! overrides or line breaks; every one is shown as a visible escape, never passed through.
+
+/// Characters that must never reach a terminal or a log raw: C0/C1 controls, DEL, bidi controls,
+/// and the Unicode line/paragraph separators.
+pub fn is_dangerous(c: char) -> bool {
+    c.is_control()
+        || matches!(c,
+            '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}'
+            | '\u{2028}' | '\u{2029}' | '\u{FEFF}')
+}
+
+/// A value from a linted file, quoted and escaped for a message: `"a\u001b[2J"`. Long values are
+/// cut to `max_chars` characters with `…`.
+pub fn quote(s: &str, max_chars: usize) -> String {
+    let mut out = String::with_capacity(s.len().min(max_chars * 2) + 2);
+    out.push('"');
+    for (n, c) in s.chars().enumerate() {
+        if n == max_chars {
+            out.push('…');
+            break;
+        }
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if is_dangerous(c) => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// Text shown as is (a path, a message), with dangerous characters made visible as `\u{…}`.
+pub fn visible(s: &str) -> std::borrow::Cow<'_, str> {
+    if !s.chars().any(is_dangerous) {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        if is_dangerous(c) {
+            out.push_str(&format!("\\u{{{:x}}}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// For a code frame: one visible character per dangerous one, so the frame keeps its shape.
+/// C0 controls become their Unicode "control picture" (ESC → ␛); others become `�`.
+pub fn picture(c: char) -> Option<char> {
+    match c {
+        '\t' | '\n' => None,
+        '\u{0}'..='\u{1f}' => char::from_u32(0x2400 + c as u32),
+        '\u{7f}' => Some('␡'),
+        c if is_dangerous(c) => Some('�'),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nothing_dangerous_survives() {
+        let hostile = "a\u{1b}]8;;x\u{7}\n::error::x\u{202e}b";
+        for out in [quote(hostile, 100), visible(hostile).into_owned()] {
+            assert!(!out.chars().any(is_dangerous), "{out:?}");
+            assert!(out.contains("::error::x"), "the value stays recognisable: {out}");
+        }
+        assert_eq!(quote("abcdef", 3), "\"abc…\"");
+        assert_eq!(picture('\u{1b}'), Some('␛'));
+    }
+}

@@ -1,0 +1,334 @@
+//! forgelint: a static policy linter for forge/v2 job specifications.
+//!
+//! The pipeline: config and rules compiled once ([`config`], [`rules`]) → files discovered
+//! ([`discover`]) → each file read, parsed once and linted in parallel ([`engine`]) → findings
+//! collected and sorted → one reporter writes them ([`report`]).
+
+pub mod cases;
+pub mod catalog;
+pub mod cli;
+pub mod commands;
+pub mod config;
+pub mod diagnostic;
+pub mod discover;
+pub mod engine;
+pub mod error;
+pub mod escape;
+pub mod json;
+pub mod report;
+pub mod rules;
+pub mod select;
+pub mod source;
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+use rayon::prelude::*;
+
+use cli::{CheckArgs, Cli, ColorChoice, Command, FailOn};
+use config::Settings;
+use diagnostic::Finding;
+use engine::{lint_bytes, Active, RealProject};
+pub use error::Error;
+use rules::Severity;
+
+/// How a run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExitStatus {
+    /// No finding at or above `--fail-on`.
+    Success = 0,
+    /// Findings at or above `--fail-on`.
+    Failure = 1,
+    /// The tool could not do its job.
+    Error = 2,
+}
+
+/// The process's surroundings, injectable so tests run in-process.
+pub struct Env<'a> {
+    pub stdout: &'a mut dyn Write,
+    pub stderr: &'a mut dyn Write,
+    pub stdin: &'a mut dyn Read,
+    pub stdout_is_terminal: bool,
+    /// `NO_COLOR` is set (to anything non-empty).
+    pub no_color: bool,
+    pub cwd: PathBuf,
+    /// Terminal width for code frames.
+    pub width: usize,
+}
+
+pub fn run(cli: Cli, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
+    match cli.command {
+        Some(Command::Check(args)) => check(args, env),
+        Some(Command::Rules(args)) => commands::rules(args, env),
+        Some(Command::Explain(args)) => commands::explain(args, env),
+        None => check(cli.check, env),
+    }
+}
+
+/// Loads the settings the flags ask for: `--config`, `--no-config`, or the nearest config file.
+pub fn load_settings(
+    config: Option<&Path>,
+    no_config: bool,
+    extra_rules: &[PathBuf],
+    cwd: &Path,
+) -> Result<Settings, Error> {
+    let found = if no_config {
+        None
+    } else {
+        config.map(Path::to_path_buf).or_else(|| config::find_config(cwd))
+    };
+    match found {
+        Some(path) => Settings::load(&path, extra_rules),
+        None => {
+            let mut settings = Settings::defaults(PathBuf::from("."))?;
+            for p in extra_rules {
+                settings.rules.load_path(p)?;
+            }
+            settings.rules.sort();
+            Ok(settings)
+        }
+    }
+}
+
+fn unknown_rule_error(id: &str, settings: &Settings, flag: &str) -> Error {
+    let help = error::suggest(id, settings.rules.rules.iter().map(|r| r.id.as_str()))
+        .map(|s| format!("did you mean `{s}`?"))
+        .or_else(|| Some("`forgelint rules` lists every rule".to_string()));
+    Error::Usage {
+        message: format!("{flag}: unknown rule `{id}`"),
+        help,
+    }
+}
+
+/// The rules that apply to a file at `relative` (for per-file ignores).
+fn active_rules<'a>(base: &[Active<'a>], settings: &Settings, relative: &Path) -> Vec<Active<'a>> {
+    let ignored: Vec<&str> = settings
+        .per_file_ignores
+        .iter()
+        .filter(|(glob, _)| glob.is_match(relative))
+        .flat_map(|(_, ids)| ids.iter().map(String::as_str))
+        .collect();
+    base.iter()
+        .filter(|a| !ignored.contains(&a.rule.id.as_str()))
+        .copied()
+        .collect()
+}
+
+fn relative_to<'p>(path: &'p Path, base: &Path, cwd: &Path) -> std::borrow::Cow<'p, Path> {
+    let clean = path.strip_prefix(".").unwrap_or(path);
+    if base == Path::new(".") {
+        return clean.into();
+    }
+    match cwd.join(clean).strip_prefix(cwd.join(base)) {
+        Ok(rel) => rel.to_path_buf().into(),
+        Err(_) => clean.into(),
+    }
+}
+
+struct FileOutcome {
+    findings: Vec<Finding>,
+    /// An explicitly named file that could not be read: exit 2.
+    tool_error: bool,
+}
+
+/// Re-reads files for code frames; the spec read from stdin is kept in memory.
+struct FileSources {
+    stdin: Option<(Arc<str>, Arc<str>)>,
+}
+
+impl report::Sources for FileSources {
+    fn text(&self, path: &str) -> Option<Arc<str>> {
+        if let Some((name, text)) = &self.stdin {
+            if **name == *path {
+                return Some(text.clone());
+            }
+        }
+        let bytes = engine::read_bounded(Path::new(path)).ok()?;
+        String::from_utf8(bytes).ok().map(Arc::from)
+    }
+}
+
+fn check(args: CheckArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
+    let started = Instant::now();
+    let settings = load_settings(args.config.as_deref(), args.no_config, &args.rules, &env.cwd)?;
+
+    for id in args.select.iter().chain(&args.ignore) {
+        if settings.rules.get(id).is_none() {
+            let flag = if args.select.contains(id) { "--select" } else { "--ignore" };
+            return Err(unknown_rule_error(id, &settings, flag));
+        }
+    }
+    let base_rules: Vec<Active<'_>> = settings
+        .rules
+        .rules
+        .iter()
+        .filter(|r| args.select.is_empty() || args.select.contains(&r.id))
+        .filter(|r| !args.ignore.contains(&r.id))
+        .filter_map(|r| {
+            let severity = match settings.severity.get(&r.id) {
+                Some(None) => return None,
+                Some(Some(s)) => *s,
+                None => r.severity,
+            };
+            Some(Active { rule: r, severity })
+        })
+        .collect();
+
+    let threads = args
+        .jobs
+        .filter(|&j| j > 0)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| Error::usage(format!("cannot start worker threads: {e}")))?;
+
+    let mut paths = args.paths.clone();
+    if paths.is_empty() {
+        paths.push(PathBuf::from("."));
+    }
+    let stdin_requested = paths.iter().any(|p| p == Path::new("-"));
+    paths.retain(|p| p != Path::new("-"));
+    if args.stdin_filename.is_some() && !stdin_requested {
+        return Err(Error::usage("--stdin-filename goes with `-` (read the spec from standard input)"));
+    }
+
+    let discovery = discover::discover(
+        &paths,
+        &discover::Options {
+            settings: &settings,
+            no_ignore: args.no_ignore,
+            threads,
+            cwd: &env.cwd,
+        },
+    );
+    for warning in &discovery.warnings {
+        writeln!(env.stderr, "warning: {}", escape::visible(warning)).ok();
+    }
+    for (path, why) in &discovery.missing {
+        writeln!(
+            env.stderr,
+            "error: {}: {why}",
+            escape::visible(&path.display().to_string())
+        )
+        .ok();
+    }
+
+    let invalid_json = base_rules.iter().find(|a| a.rule.id == engine::INVALID_JSON).copied();
+    let lint_one = |candidate: &discover::Candidate| -> FileOutcome {
+        let display: Arc<str> = Arc::from(candidate.path.to_string_lossy().as_ref());
+        let rel = relative_to(&candidate.path, &settings.base_dir, &env.cwd);
+        let active = active_rules(&base_rules, &settings, &rel);
+        let file_problem = |message: String| FileOutcome {
+            findings: invalid_json
+                .filter(|_| active.iter().any(|a| a.rule.id == engine::INVALID_JSON))
+                .map(|r| vec![engine::file_finding(&display, r, message)])
+                .unwrap_or_default(),
+            tool_error: candidate.explicit,
+        };
+        if let Some(problem) = &candidate.problem {
+            return file_problem(problem.clone());
+        }
+        let bytes = match engine::read_bounded(&candidate.path) {
+            Ok(b) => b,
+            Err(e) => return file_problem(format!("cannot read the file: {e}")),
+        };
+        let project = RealProject {
+            root: engine::project_root(&candidate.path, &settings, &env.cwd),
+        };
+        FileOutcome {
+            findings: lint_bytes(&bytes, &display, &active, &settings.platform, &project),
+            tool_error: false,
+        }
+    };
+    let outcomes: Vec<FileOutcome> = pool.install(|| discovery.files.par_iter().map(lint_one).collect());
+
+    let mut files = discovery.files.len();
+    let mut tool_error = !discovery.missing.is_empty() || outcomes.iter().any(|o| o.tool_error);
+    let mut findings: Vec<Finding> = outcomes.into_iter().flat_map(|o| o.findings).collect();
+
+    let mut stdin_source = None;
+    if stdin_requested {
+        files += 1;
+        let mut bytes = Vec::new();
+        let read = env
+            .stdin
+            .take(engine::MAX_FILE_SIZE + 1)
+            .read_to_end(&mut bytes);
+        let name = args
+            .stdin_filename
+            .clone()
+            .unwrap_or_else(|| PathBuf::from("-"));
+        let display: Arc<str> = Arc::from(name.to_string_lossy().as_ref());
+        let rel = relative_to(&name, &settings.base_dir, &env.cwd);
+        let active = active_rules(&base_rules, &settings, &rel);
+        match read {
+            Err(e) => {
+                tool_error = true;
+                writeln!(env.stderr, "error: cannot read standard input: {e}").ok();
+            }
+            Ok(_) => {
+                let project = RealProject {
+                    root: engine::project_root(&name, &settings, &env.cwd),
+                };
+                findings.extend(lint_bytes(&bytes, &display, &active, &settings.platform, &project));
+                stdin_source = Some((display, Arc::from(String::from_utf8_lossy(&bytes).as_ref())));
+            }
+        }
+    }
+
+    findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+
+    let color = match args.color {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => env.stdout_is_terminal && !env.no_color,
+    };
+    let sources = FileSources { stdin: stdin_source };
+    let written = report::write(
+        env.stdout,
+        &findings,
+        &sources,
+        &report::ReportOptions {
+            format: args.format,
+            color,
+            width: env.width,
+        },
+    )
+    .and_then(|_| env.stdout.flush());
+    match written {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(ExitStatus::Success),
+        Err(e) => {
+            return Err(Error::Io {
+                path: "standard output".into(),
+                source: e,
+            })
+        }
+        Ok(()) => {}
+    }
+
+    let mut summary = report::Summary {
+        files,
+        elapsed: started.elapsed(),
+        ..Default::default()
+    };
+    summary.count(&findings);
+    if !args.quiet {
+        writeln!(env.stderr, "{}", summary.line()).ok();
+    }
+
+    let threshold = match args.fail_on {
+        FailOn::Error => Severity::Error,
+        FailOn::Warning => Severity::Warning,
+        FailOn::Note => Severity::Note,
+    };
+    Ok(if tool_error {
+        ExitStatus::Error
+    } else if findings.iter().any(|f| f.severity >= threshold) {
+        ExitStatus::Failure
+    } else {
+        ExitStatus::Success
+    })
+}

@@ -1,0 +1,322 @@
+//! miette graphical reports: a code frame with a label on the exact span.
+//!
+//! The frame is never the raw file: it is an excerpt in which every control, escape or bidi
+//! character is replaced by a visible picture (so a hostile value cannot steer the terminal), and
+//! on a very long line (a minified spec) only a window around the span is shown.
+
+use std::fmt;
+use std::io::Write;
+
+use miette::{
+    Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteError,
+    MietteSpanContents, SourceCode, SourceSpan, SpanContents,
+};
+
+use crate::diagnostic::Finding;
+use crate::escape::{picture, visible};
+use crate::json::Span;
+use crate::rules::Severity;
+use crate::source::LineIndex;
+
+/// Lines longer than this (in bytes) are shown as a window around the span.
+const LONG_LINE: usize = 160;
+/// Characters of context on each side of the span in a window.
+const WINDOW_CONTEXT: usize = 50;
+
+pub struct HumanOptions {
+    pub color: bool,
+    pub width: usize,
+}
+
+/// A sanitized excerpt of the file that stands in for it as miette's source.
+struct Excerpt {
+    text: String,
+    /// 0-based line number of the excerpt's first line in the file.
+    first_line: usize,
+    /// Shown in the frame header: the path and the finding's position.
+    name: String,
+}
+
+impl SourceCode for Excerpt {
+    fn read_span<'a>(
+        &'a self,
+        span: &SourceSpan,
+        before: usize,
+        after: usize,
+    ) -> Result<Box<dyn SpanContents<'a> + 'a>, MietteError> {
+        let inner = self.text.read_span(span, before, after)?;
+        Ok(Box::new(MietteSpanContents::new_named(
+            self.name.clone(),
+            inner.data(),
+            *inner.span(),
+            inner.line() + self.first_line,
+            inner.column(),
+            inner.line_count(),
+        )))
+    }
+}
+
+struct Report<'a> {
+    finding: &'a Finding,
+    excerpt: Option<Excerpt>,
+    labels: Vec<LabeledSpan>,
+    notes: Vec<String>,
+    message: String,
+    help: Option<String>,
+}
+
+impl fmt::Debug for Report<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl fmt::Display for Report<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Report<'_> {}
+
+impl Diagnostic for Report<'_> {
+    fn code<'b>(&'b self) -> Option<Box<dyn fmt::Display + 'b>> {
+        Some(Box::new(&*self.finding.rule))
+    }
+    fn severity(&self) -> Option<miette::Severity> {
+        Some(match self.finding.severity {
+            Severity::Error => miette::Severity::Error,
+            Severity::Warning => miette::Severity::Warning,
+            Severity::Note => miette::Severity::Advice,
+        })
+    }
+    fn help<'b>(&'b self) -> Option<Box<dyn fmt::Display + 'b>> {
+        let mut parts: Vec<&str> = Vec::new();
+        if let Some(h) = &self.help {
+            parts.push(h);
+        }
+        parts.extend(self.notes.iter().map(String::as_str));
+        if parts.is_empty() {
+            None
+        } else {
+            Some(Box::new(parts.join("\n")))
+        }
+    }
+    fn source_code(&self) -> Option<&dyn SourceCode> {
+        self.excerpt.as_ref().map(|e| e as &dyn SourceCode)
+    }
+    fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
+        if self.excerpt.is_none() {
+            return None;
+        }
+        Some(Box::new(self.labels.iter().cloned()))
+    }
+}
+
+/// Copies `text[range]` into a printable string; returns it with the new offsets of `marks`
+/// (byte offsets into `text`, each inside `range`).
+fn sanitize(text: &str, range: std::ops::Range<usize>, marks: &[usize]) -> (String, Vec<usize>) {
+    let mut out = String::with_capacity(range.len() + 16);
+    let mut mapped = vec![usize::MAX; marks.len()];
+    let segment = &text[range.clone()];
+    let mut chars = segment.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        let at = range.start + i;
+        for (m, slot) in marks.iter().zip(mapped.iter_mut()) {
+            if *m == at {
+                *slot = out.len();
+            }
+        }
+        match c {
+            '\r' if chars.peek().map(|p| p.1) == Some('\n') => out.push('\r'),
+            c => match picture(c) {
+                Some(p) => out.push(p),
+                None => out.push(c),
+            },
+        }
+    }
+    for slot in mapped.iter_mut().filter(|s| **s == usize::MAX) {
+        *slot = out.len();
+    }
+    (out, mapped)
+}
+
+fn floor_char(text: &str, mut i: usize) -> usize {
+    while !text.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+fn ceil_char(text: &str, mut i: usize) -> usize {
+    while !text.is_char_boundary(i) {
+        i += 1;
+    }
+    i
+}
+
+/// Builds the excerpt and the labels for one finding.
+fn excerpt(
+    finding: &Finding,
+    text: &str,
+    index: &LineIndex,
+) -> Option<(Excerpt, Vec<LabeledSpan>, Vec<String>)> {
+    let valid = |s: Span| {
+        (s.end as usize) <= text.len()
+            && text.is_char_boundary(s.start as usize)
+            && text.is_char_boundary(s.end as usize)
+    };
+    if !valid(finding.span) || finding.related.iter().any(|r| !valid(r.span)) {
+        return None;
+    }
+    let primary = finding.span;
+    let line = index.line_of(primary.start as usize);
+    let line_range = index.line_range(text, line);
+    let mut notes = Vec::new();
+    if line_range.len() > LONG_LINE {
+        // A window on one long line around the primary span.
+        let start = primary.start as usize;
+        let end = (primary.end as usize)
+            .min(line_range.end)
+            .min(start + 2 * WINDOW_CONTEXT);
+        let from = floor_char(text, start.saturating_sub(WINDOW_CONTEXT).max(line_range.start));
+        let to = ceil_char(text, (end + WINDOW_CONTEXT).min(line_range.end));
+        let mut marks = vec![start, ceil_char(text, end)];
+        let mut related = Vec::new();
+        for r in &finding.related {
+            let (s, e) = (r.span.start as usize, r.span.end as usize);
+            if s >= from && e <= to {
+                marks.extend([s, e]);
+                related.push(r);
+            } else {
+                notes.push(format!(
+                    "{} at {}:{}",
+                    r.label, r.start.line, r.start.column
+                ));
+            }
+        }
+        let (body, mapped) = sanitize(text, from..to, &marks);
+        let prefix = if from > line_range.start { "…" } else { "" };
+        let suffix = if to < line_range.end { "…" } else { "" };
+        let shift = prefix.len();
+        let mut labels = vec![LabeledSpan::new_primary_with_span(
+            None,
+            (mapped[0] + shift)..(mapped[1] + shift),
+        )];
+        for (i, r) in related.iter().enumerate() {
+            labels.push(LabeledSpan::new_with_span(
+                Some(visible(&r.label).into_owned()),
+                (mapped[2 + 2 * i] + shift)..(mapped[3 + 2 * i] + shift),
+            ));
+        }
+        let text = format!("{prefix}{body}{suffix}");
+        return Some((
+            Excerpt {
+                text,
+                first_line: line,
+                name: String::new(),
+            },
+            labels,
+            notes,
+        ));
+    }
+    // Whole lines from the first to the last label, so miette can pick its own context.
+    let mut spans = vec![primary];
+    spans.extend(finding.related.iter().map(|r| r.span));
+    let first = spans.iter().map(|s| s.start).min().unwrap_or(0) as usize;
+    let last = spans.iter().map(|s| s.end).max().unwrap_or(0) as usize;
+    let first_line = index.line_of(first).saturating_sub(1);
+    let last_line = (index.line_of(last) + 1).min(index.line_count() - 1);
+    let from = index.line_start(first_line);
+    let to = index.line_range(text, last_line).end;
+    let marks: Vec<usize> = spans
+        .iter()
+        .flat_map(|s| [s.start as usize, s.end as usize])
+        .collect();
+    let (body, mapped) = sanitize(text, from..to.max(from), &marks);
+    let mut labels = vec![LabeledSpan::new_primary_with_span(
+        None,
+        mapped[0]..mapped[1],
+    )];
+    for (i, r) in finding.related.iter().enumerate() {
+        labels.push(LabeledSpan::new_with_span(
+            Some(visible(&r.label).into_owned()),
+            mapped[2 + 2 * i]..mapped[3 + 2 * i],
+        ));
+    }
+    Some((
+        Excerpt {
+            text: body,
+            first_line,
+            name: String::new(),
+        },
+        labels,
+        notes,
+    ))
+}
+
+pub struct HumanRenderer {
+    handler: GraphicalReportHandler,
+}
+
+impl HumanRenderer {
+    pub fn new(opts: &HumanOptions) -> HumanRenderer {
+        let theme = if opts.color {
+            GraphicalTheme::unicode()
+        } else {
+            GraphicalTheme::unicode_nocolor()
+        };
+        let handler = GraphicalReportHandler::new_themed(theme)
+            .with_width(opts.width)
+            .with_links(opts.color)
+            .without_primary_span_start()
+            .with_context_lines(1);
+        HumanRenderer { handler }
+    }
+
+    /// Renders one finding; `source` is the file's text, when it could be read again.
+    pub fn render(
+        &self,
+        out: &mut dyn Write,
+        finding: &Finding,
+        source: Option<(&str, &LineIndex)>,
+    ) -> std::io::Result<()> {
+        let location = format!(
+            "{}:{}:{}",
+            visible(&finding.path),
+            finding.start.line,
+            finding.start.column
+        );
+        let parts = source.and_then(|(text, index)| excerpt(finding, text, index));
+        let message = visible(&finding.message).into_owned();
+        let report = match parts {
+            Some((mut excerpt, labels, notes)) => {
+                excerpt.name = location;
+                Report {
+                    finding,
+                    excerpt: Some(excerpt),
+                    labels,
+                    notes,
+                    message,
+                    help: finding.help.as_ref().map(|h| visible(h).into_owned()),
+                }
+            }
+            // No frame to show (the file could not be read, or changed since): the message
+            // carries the location.
+            None => Report {
+                finding,
+                excerpt: None,
+                labels: Vec::new(),
+                notes: Vec::new(),
+                message: format!("{location}: {message}"),
+                help: finding.help.as_ref().map(|h| visible(h).into_owned()),
+            },
+        };
+        let mut rendered = String::new();
+        if self.handler.render_report(&mut rendered, &report).is_err() {
+            rendered = format!("{}\n", report.message);
+        }
+        out.write_all(rendered.as_bytes())
+    }
+}
+

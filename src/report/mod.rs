@@ -1,0 +1,117 @@
+//! Reporters: one function per output format behind one `match`.
+
+pub mod concise;
+pub mod human;
+
+use std::io::Write;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::cli::OutputFormat;
+use crate::diagnostic::Finding;
+use crate::rules::Severity;
+use crate::source::LineIndex;
+
+/// At most this many findings get a graphical frame; the rest are printed one per line, so a
+/// huge audit stays fast and nothing is dropped.
+pub const MAX_GRAPHICAL: usize = 200;
+
+/// What a run amounts to, for the summary line and the exit code.
+#[derive(Debug, Default, Clone)]
+pub struct Summary {
+    pub files: usize,
+    pub files_with_findings: usize,
+    pub errors: usize,
+    pub warnings: usize,
+    pub notes: usize,
+    pub elapsed: Duration,
+}
+
+impl Summary {
+    pub fn count(&mut self, findings: &[Finding]) {
+        for f in findings {
+            match f.severity {
+                Severity::Error => self.errors += 1,
+                Severity::Warning => self.warnings += 1,
+                Severity::Note => self.notes += 1,
+            }
+        }
+        let mut paths: Vec<&str> = findings.iter().map(|f| &*f.path).collect();
+        paths.dedup();
+        self.files_with_findings = paths.len();
+    }
+
+    pub fn line(&self) -> String {
+        let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+        let ms = self.elapsed.as_secs_f64() * 1000.0;
+        let time = if ms < 1000.0 { format!("{ms:.1} ms") } else { format!("{:.2} s", ms / 1000.0) };
+        if self.errors + self.warnings + self.notes == 0 {
+            return format!("All clear: {} checked, no findings ({time}).", plural(self.files, "file"));
+        }
+        let mut parts = vec![plural(self.errors, "error"), plural(self.warnings, "warning")];
+        if self.notes > 0 {
+            parts.push(plural(self.notes, "note"));
+        }
+        format!(
+            "Found {} in {} of {} checked ({time}).",
+            parts.join(", "),
+            self.files_with_findings,
+            plural(self.files, "file"),
+        )
+    }
+}
+
+/// Where the text of a file with findings comes from when a format shows code frames.
+pub trait Sources {
+    /// The file's text, or `None` when it cannot be read again.
+    fn text(&self, path: &str) -> Option<Arc<str>>;
+}
+
+pub struct ReportOptions {
+    pub format: OutputFormat,
+    pub color: bool,
+    pub width: usize,
+}
+
+/// The one dispatch point over output formats. `findings` are sorted.
+pub fn write(
+    out: &mut dyn Write,
+    findings: &[Finding],
+    sources: &dyn Sources,
+    opts: &ReportOptions,
+) -> std::io::Result<()> {
+    match opts.format {
+        OutputFormat::Concise => concise::write(out, findings),
+        OutputFormat::Human => {
+            let renderer = human::HumanRenderer::new(&human::HumanOptions {
+                color: opts.color,
+                width: opts.width,
+            });
+            let (framed, rest) = findings.split_at(findings.len().min(MAX_GRAPHICAL));
+            let mut current: Option<(&str, Option<(Arc<str>, LineIndex)>)> = None;
+            for f in framed {
+                if current.as_ref().map(|c| c.0) != Some(&*f.path) {
+                    let loaded = sources.text(&f.path).map(|t| {
+                        let index = LineIndex::new(&t);
+                        (t, index)
+                    });
+                    current = Some((&f.path, loaded));
+                }
+                let source = current
+                    .as_ref()
+                    .and_then(|c| c.1.as_ref())
+                    .map(|(t, i)| (&**t, i));
+                renderer.render(out, f, source)?;
+            }
+            if !rest.is_empty() {
+                writeln!(
+                    out,
+                    "{} more findings, one per line (code frames are shown for the first {MAX_GRAPHICAL}):",
+                    rest.len()
+                )?;
+                concise::write(out, rest)?;
+            }
+            Ok(())
+        }
+    }
+}

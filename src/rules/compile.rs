@@ -1,0 +1,553 @@
+//! Rule file (TOML) → compiled [`Rule`]. Every error points at the rule file's own span.
+
+use std::ops::Range;
+use std::sync::Arc;
+
+use toml::Spanned;
+
+use super::eval::Lit;
+use super::functions::Function;
+use super::schema::{RawCase, RawClause, RawRule};
+use super::template::Template;
+use super::*;
+use crate::catalog::Catalog;
+use crate::error::FileError;
+
+/// Placeholders every check can use in its message.
+pub const COMMON_VARS: [&str; 5] = ["value", "expected", "path", "key", "pointer"];
+
+struct Compiler<'a> {
+    name: &'a str,
+    text: &'a Arc<str>,
+}
+
+type Result<T> = std::result::Result<T, Box<FileError>>;
+
+impl Compiler<'_> {
+    fn err(&self, span: Range<usize>, message: impl Into<String>) -> Box<FileError> {
+        Box::new(FileError::new(self.name, self.text, Some(span), message))
+    }
+
+    /// Offset of byte `offset` of a string value whose TOML span is `span` (skips the quote).
+    fn inner(&self, span: &Range<usize>, offset: usize) -> Range<usize> {
+        let quote = if self.text[span.start..].starts_with("'''") || self.text[span.start..].starts_with("\"\"\"") {
+            3
+        } else {
+            1
+        };
+        let at = (span.start + quote + offset).min(span.end);
+        at..(at + 1).min(span.end)
+    }
+
+    fn selector(&self, raw: &Spanned<String>) -> Result<Selector> {
+        Selector::parse(raw.get_ref()).map_err(|e| {
+            self.err(self.inner(&raw.span(), e.offset), format!("bad selector: {}", e.message))
+        })
+    }
+
+    fn regex(&self, raw: &Spanned<String>) -> Result<regex::Regex> {
+        regex::RegexBuilder::new(raw.get_ref())
+            .size_limit(1 << 20)
+            .build()
+            .map_err(|e| {
+                let detail = e.to_string();
+                let last = detail.lines().last().unwrap_or("").trim().to_string();
+                self.err(raw.span(), format!("bad regex: {last}"))
+            })
+    }
+
+    fn template(&self, raw: &Spanned<String>, known: &[&str]) -> Result<Template> {
+        Template::parse(raw.get_ref(), known).map_err(|(offset, message)| {
+            self.err(self.inner(&raw.span(), offset), message)
+        })
+    }
+
+    fn operand(&self, raw: &Spanned<toml::Value>) -> Result<Operand> {
+        if let toml::Value::Table(t) = raw.get_ref() {
+            if t.len() == 1 {
+                let (k, v) = t.iter().next().expect("one entry");
+                let name = v.as_str().ok_or_else(|| self.err(raw.span(), format!("`{k}` takes a string")))?;
+                return match k.as_str() {
+                    "fact" => Fact::ALL
+                        .iter()
+                        .find(|(n, _)| *n == name)
+                        .map(|(_, f)| Operand::Fact(*f))
+                        .ok_or_else(|| self.unknown(raw.span(), "fact", name, Fact::ALL.iter().map(|f| f.0))),
+                    "setting" => Setting::ALL
+                        .iter()
+                        .find(|(n, _)| *n == name)
+                        .map(|(_, s)| Operand::Setting(*s))
+                        .ok_or_else(|| self.unknown(raw.span(), "setting", name, Setting::ALL.iter().map(|f| f.0))),
+                    "select" => Selector::parse(name)
+                        .map(Operand::Select)
+                        .map_err(|e| self.err(raw.span(), format!("bad selector: {}", e.message))),
+                    _ => Err(self.err(
+                        raw.span(),
+                        format!("unknown reference `{k}`: use {{ fact = \"…\" }}, {{ setting = \"…\" }} or {{ select = \"…\" }}"),
+                    )),
+                };
+            }
+        }
+        Lit::from_toml(raw.get_ref())
+            .map(Operand::Literal)
+            .map_err(|m| self.err(raw.span(), m))
+    }
+
+    fn unknown<'n>(
+        &self,
+        span: Range<usize>,
+        what: &str,
+        name: &str,
+        known: impl Iterator<Item = &'n str> + Clone,
+    ) -> Box<FileError> {
+        let mut e = FileError::new(self.name, self.text, Some(span), format!("unknown {what} `{name}`"));
+        e.help = Some(match crate::error::suggest(name, known.clone()) {
+            Some(s) => format!("did you mean `{s}`?"),
+            None => format!("known: {}", known.collect::<Vec<_>>().join(", ")),
+        });
+        Box::new(e)
+    }
+
+    fn number(&self, raw: &Spanned<toml::Value>) -> Result<Operand> {
+        let op = self.operand(raw)?;
+        if let Operand::Literal(lit) = &op {
+            if !matches!(lit, Lit::Num(_)) {
+                return Err(self.err(raw.span(), "a bound must be a number or a reference"));
+            }
+        }
+        Ok(op)
+    }
+
+    /// The predicates of a clause; at most one is allowed.
+    fn predicates(&self, c: &RawClause) -> Result<Vec<(Range<usize>, Predicate)>> {
+        let mut out = Vec::new();
+        let flag = |v: &Option<Spanned<bool>>, p: Predicate, out: &mut Vec<_>| -> Result<()> {
+            if let Some(v) = v {
+                if !*v.get_ref() {
+                    return Err(self.err(v.span(), "only `true` is meaningful here; leave the key out instead"));
+                }
+                out.push((v.span(), p));
+            }
+            Ok(())
+        };
+        flag(&c.present, Predicate::Present, &mut out)?;
+        flag(&c.non_empty, Predicate::NonEmpty, &mut out)?;
+        flag(&c.absent, Predicate::Absent, &mut out)?;
+        flag(&c.empty, Predicate::Empty, &mut out)?;
+        flag(&c.semver, Predicate::Semver, &mut out)?;
+        if let Some(v) = &c.equals {
+            out.push((v.span(), Predicate::Equals(self.operand(v)?)));
+        }
+        if let Some(v) = &c.not_equals {
+            out.push((v.span(), Predicate::NotEquals(self.operand(v)?)));
+        }
+        if let Some(v) = &c.one_of {
+            out.push((v.span(), Predicate::OneOf(self.operand(v)?)));
+        }
+        if let Some(v) = &c.not_one_of {
+            out.push((v.span(), Predicate::NotOneOf(self.operand(v)?)));
+        }
+        if let Some(v) = &c.matches {
+            out.push((v.span(), Predicate::Matches(self.regex(v)?)));
+        }
+        if let Some(v) = &c.not_matches {
+            out.push((v.span(), Predicate::NotMatches(self.regex(v)?)));
+        }
+        if let Some(v) = &c.type_ {
+            let names: Vec<&str> = match v.get_ref() {
+                toml::Value::String(s) => vec![s.as_str()],
+                toml::Value::Array(a) => a.iter().filter_map(|x| x.as_str()).collect(),
+                _ => vec![],
+            };
+            if names.is_empty() {
+                return Err(self.err(v.span(), "`type` takes a type name or a list of them"));
+            }
+            let mut types = Vec::new();
+            for n in names {
+                types.push(JsonType::parse(n).ok_or_else(|| {
+                    self.unknown(v.span(), "type", n, JsonType::NAMES.iter().copied())
+                })?);
+            }
+            out.push((v.span(), Predicate::Type(types)));
+        }
+        if let Some(v) = &c.minimum {
+            out.push((v.span(), Predicate::Minimum(self.number(v)?)));
+        }
+        if let Some(v) = &c.maximum {
+            out.push((v.span(), Predicate::Maximum(self.number(v)?)));
+        }
+        if let Some(v) = &c.exclusive_minimum {
+            out.push((v.span(), Predicate::ExclusiveMinimum(self.number(v)?)));
+        }
+        if let Some(v) = &c.exclusive_maximum {
+            out.push((v.span(), Predicate::ExclusiveMaximum(self.number(v)?)));
+        }
+        for (raw, make) in [
+            (&c.min_length, Predicate::MinLength as fn(usize) -> Predicate),
+            (&c.max_length, Predicate::MaxLength),
+        ] {
+            if let Some(v) = raw {
+                let n = usize::try_from(*v.get_ref())
+                    .map_err(|_| self.err(v.span(), "a length bound must be 0 or more"))?;
+                out.push((v.span(), make(n)));
+            }
+        }
+        if let Some(v) = &c.semver_range {
+            let op = self.operand(v)?;
+            if let Operand::Literal(Lit::Str(s)) = &op {
+                semver::VersionReq::parse(s)
+                    .map_err(|e| self.err(v.span(), format!("bad semver range: {e}")))?;
+            } else if matches!(op, Operand::Literal(_)) {
+                return Err(self.err(v.span(), "`semver-range` takes a range string or a reference"));
+            }
+            out.push((v.span(), Predicate::SemverRange(op)));
+        }
+        if out.len() > 1 {
+            return Err(self.err(out[1].0.clone(), "one clause takes one predicate; split it into two checks or conditions"));
+        }
+        Ok(out)
+    }
+
+    fn forbid(&self, what: &str, spans: &[(Option<Range<usize>>, &str)]) -> Result<()> {
+        for (span, key) in spans {
+            if let Some(span) = span {
+                return Err(self.err(span.clone(), format!("`{key}` is not allowed in {what}")));
+            }
+        }
+        Ok(())
+    }
+
+    fn condition(&self, raw: &Spanned<RawClause>) -> Result<Condition> {
+        let c = raw.get_ref();
+        self.forbid(
+            "a condition",
+            &[
+                (c.when.as_ref().map(|_| raw.span()), "when"),
+                (c.message.as_ref().map(|m| m.span()), "message"),
+                (c.help.as_ref().map(|m| m.span()), "help"),
+                (c.report_at.as_ref().map(|m| m.span()), "report-at"),
+                (c.unique.as_ref().map(|m| m.span()), "unique"),
+                (c.keys.as_ref().map(|m| m.span()), "keys"),
+                (c.function.as_ref().map(|m| m.span()), "function"),
+                (c.options.as_ref().map(|m| m.span()), "options"),
+            ],
+        )?;
+        let combinators = c.any.is_some() as usize + c.all.is_some() as usize + c.not.is_some() as usize;
+        let mut predicates = self.predicates(c)?;
+        let subject = c.select.is_some() as usize + c.fact.is_some() as usize;
+        if combinators > 0 {
+            if combinators > 1 || subject > 0 || !predicates.is_empty() {
+                return Err(self.err(raw.span(), "a condition is either `any`, `all`, `not`, or a subject (`select`/`fact`) with one predicate"));
+            }
+            if let Some(list) = &c.any {
+                return Ok(Condition::Any(list.iter().map(|x| self.condition(x)).collect::<Result<_>>()?));
+            }
+            if let Some(list) = &c.all {
+                return Ok(Condition::All(list.iter().map(|x| self.condition(x)).collect::<Result<_>>()?));
+            }
+            if let Some(inner) = &c.not {
+                return Ok(Condition::Not(Box::new(self.condition(inner)?)));
+            }
+        }
+        if subject != 1 {
+            return Err(self.err(raw.span(), "a condition needs exactly one of `select` or `fact`"));
+        }
+        let Some((_, predicate)) = predicates.pop() else {
+            return Err(self.err(raw.span(), "a condition needs a predicate (`equals`, `one-of`, `present`, …)"));
+        };
+        if let Some(sel) = &c.select {
+            return Ok(Condition::Select(self.selector(sel)?, predicate));
+        }
+        let fact = c.fact.as_ref().expect("subject is a fact");
+        let name = fact.get_ref();
+        let f = Fact::ALL
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, f)| *f)
+            .ok_or_else(|| self.unknown(fact.span(), "fact", name, Fact::ALL.iter().map(|f| f.0)))?;
+        Ok(Condition::Fact(f, predicate))
+    }
+
+    fn check(
+        &self,
+        raw: &Spanned<RawClause>,
+        default_message: Option<&Spanned<String>>,
+        default_help: Option<&Spanned<String>>,
+    ) -> Result<Check> {
+        let c = raw.get_ref();
+        self.forbid(
+            "a check (use `select`; facts go in `when`)",
+            &[
+                (c.fact.as_ref().map(|m| m.span()), "fact"),
+                (c.any.as_ref().map(|_| raw.span()), "any"),
+                (c.all.as_ref().map(|_| raw.span()), "all"),
+                (c.not.as_ref().map(|_| raw.span()), "not"),
+            ],
+        )?;
+        let select = match &c.select {
+            Some(s) => self.selector(s)?,
+            None if c.function.is_some() => Selector::parse("$").expect("root selector"),
+            None => return Err(self.err(raw.span(), "a check needs `select` (a selector such as `metadata.name`)")),
+        };
+        let mut predicates = self.predicates(c)?;
+        let mut assertions = predicates.len();
+        assertions += c.unique.is_some() as usize + c.keys.is_some() as usize + c.function.is_some() as usize;
+        if assertions != 1 {
+            return Err(self.err(raw.span(), "a check needs exactly one assertion: a predicate (`present`, `equals`, `matches`, …), `unique`, `keys` or `function`"));
+        }
+        if c.options.is_some() && c.function.is_none() {
+            return Err(self.err(c.options.as_ref().expect("options").span(), "`options` goes with `function`"));
+        }
+        let mut function_vars: &[&str] = &[];
+        let assertion = if let Some((_, p)) = predicates.pop() {
+            Assertion::Predicate(p)
+        } else if let Some(u) = &c.unique {
+            if !*u.get_ref() {
+                return Err(self.err(u.span(), "only `unique = true` is meaningful"));
+            }
+            Assertion::Unique
+        } else if let Some(k) = &c.keys {
+            Assertion::Keys(k.get_ref().clone())
+        } else {
+            let name = c.function.as_ref().expect("a function");
+            let options = c.options.as_ref();
+            let f = Function::compile(name.get_ref(), options.map(|o| o.get_ref()))
+                .map_err(|(on_options, message)| {
+                    let span = if on_options { options.map(|o| o.span()).unwrap_or(name.span()) } else { name.span() };
+                    let mut e = FileError::new(self.name, self.text, Some(span), message);
+                    if !on_options {
+                        e.help = Some(match crate::error::suggest(name.get_ref(), Function::NAMES.iter().copied()) {
+                            Some(s) => format!("did you mean `{s}`?"),
+                            None => format!("built-in functions: {}", Function::NAMES.join(", ")),
+                        });
+                    }
+                    Box::new(e)
+                })?;
+            function_vars = f.vars();
+            Assertion::Function(f)
+        };
+        let mut known: Vec<&str> = COMMON_VARS.to_vec();
+        known.extend_from_slice(function_vars);
+        if matches!(assertion, Assertion::Keys(_)) {
+            known.extend_from_slice(&["did-you-mean", "allowed"]);
+        }
+        let message_raw = c.message.as_ref().or(default_message).ok_or_else(|| {
+            self.err(raw.span(), "a check needs a `message` (here or at the top of the rule file)")
+        })?;
+        let message = self.template(message_raw, &known)?;
+        let help = match c.help.as_ref().or(default_help) {
+            Some(h) => Some(self.template(h, &known)?),
+            None => None,
+        };
+        let report_at = match &c.report_at {
+            None => ReportAt::Value,
+            Some(r) => match r.get_ref().as_str() {
+                "key" => ReportAt::Key,
+                "value" => ReportAt::Value,
+                other => return Err(self.unknown(r.span(), "report-at", other, ["key", "value"].into_iter())),
+            },
+        };
+        let when = match &c.when {
+            Some(list) => list.iter().map(|x| self.condition(x)).collect::<Result<Vec<_>>>()?,
+            None => Vec::new(),
+        };
+        let needs = assertion_needs(&assertion);
+        Ok(Check {
+            select,
+            when,
+            assertion,
+            message,
+            help,
+            report_at,
+            related_label: c.related_label.clone().unwrap_or_else(|| "first here".to_string()),
+            needs,
+        })
+    }
+
+    fn case(&self, raw: &Spanned<RawCase>, valid: bool, index: usize) -> Result<Case> {
+        let c = raw.get_ref();
+        let document = match (&c.patch, &c.document) {
+            (Some(_), Some(d)) => return Err(self.err(d.span(), "a case takes `patch` or `document`, not both")),
+            (None, Some(d)) => d.get_ref().clone(),
+            (Some(p), None) => apply_patch(REFERENCE_SPEC, p.get_ref())
+                .map_err(|m| self.err(p.span(), format!("bad patch: {m}")))?,
+            (None, None) => REFERENCE_SPEC.to_string(),
+        };
+        let mut document = document;
+        for e in &c.edit {
+            let (old, new) = e.get_ref();
+            if old.is_empty() || !document.contains(old.as_str()) {
+                return Err(self.err(e.span(), "the text to replace is not in the case's document"));
+            }
+            document = document.replace(old.as_str(), new);
+        }
+        if valid && (c.at.is_some() || c.count.is_some()) {
+            return Err(self.err(raw.span(), "`at` and `count` describe the finding of an [[invalid]] case"));
+        }
+        let catalog = if c.no_catalog {
+            Some(None)
+        } else if let Some(recipes) = &c.catalog {
+            let catalog = Catalog::from_raw(recipes.clone(), |_, m| FileError::new(self.name, self.text, Some(raw.span()), m))
+                .map_err(Box::new)?;
+            Some(Some(Arc::new(catalog)))
+        } else {
+            None
+        };
+        Ok(Case {
+            name: c.name.clone().unwrap_or_else(|| format!("{} case {}", if valid { "valid" } else { "invalid" }, index + 1)),
+            valid,
+            span: raw.span(),
+            document,
+            at: c.at.clone(),
+            count: c.count,
+            also: c.also.clone(),
+            context: CaseContext {
+                kind: c.kind.clone(),
+                catalog,
+                registries: c.registries.clone(),
+                gpu_quota: c.gpu_quota,
+                project_quota: c.project_quota.clone(),
+                dirs: c.dirs.clone(),
+            },
+        })
+    }
+}
+
+fn operand_needs(op: &Operand) -> Needs {
+    match op {
+        Operand::Fact(_) => Needs { catalog: true, ..Needs::default() },
+        Operand::Setting(Setting::Registries) => Needs { registries: true, ..Needs::default() },
+        Operand::Setting(Setting::GpuQuota) => Needs { quota: true, ..Needs::default() },
+        _ => Needs::default(),
+    }
+}
+
+fn assertion_needs(a: &Assertion) -> Needs {
+    match a {
+        Assertion::Predicate(
+            Predicate::Equals(op)
+            | Predicate::NotEquals(op)
+            | Predicate::OneOf(op)
+            | Predicate::NotOneOf(op)
+            | Predicate::Minimum(op)
+            | Predicate::Maximum(op)
+            | Predicate::ExclusiveMinimum(op)
+            | Predicate::ExclusiveMaximum(op)
+            | Predicate::SemverRange(op),
+        ) => operand_needs(op),
+        Assertion::Function(f) => f.needs(),
+        _ => Needs::default(),
+    }
+}
+
+/// Catalog facts in top-level `when` conditions: without a catalog they can never hold.
+fn when_needs(when: &[Condition]) -> Needs {
+    let mut needs = Needs::default();
+    for c in when {
+        if let Condition::Fact(_, p) = c {
+            if !matches!(p, Predicate::Absent | Predicate::Empty) {
+                needs.catalog = true;
+            }
+        }
+    }
+    needs
+}
+
+/// Applies a JSON merge patch (RFC 7386) to `base`; returns the patched document, pretty-printed.
+pub fn apply_patch(base: &str, patch: &str) -> std::result::Result<String, String> {
+    fn merge(target: &mut serde_json::Value, patch: &serde_json::Value) {
+        match patch {
+            serde_json::Value::Object(p) => {
+                if !target.is_object() {
+                    *target = serde_json::Value::Object(Default::default());
+                }
+                let t = target.as_object_mut().expect("an object");
+                for (k, v) in p {
+                    if v.is_null() {
+                        t.remove(k);
+                    } else {
+                        merge(t.entry(k.clone()).or_insert(serde_json::Value::Null), v);
+                    }
+                }
+            }
+            other => *target = other.clone(),
+        }
+    }
+    let mut doc: serde_json::Value = serde_json::from_str(base).map_err(|e| e.to_string())?;
+    let patch: serde_json::Value = serde_json::from_str(patch).map_err(|e| e.to_string())?;
+    merge(&mut doc, &patch);
+    serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())
+}
+
+/// Compiles one rule file.
+pub fn compile_rule(name: &str, text: Arc<str>, builtin: bool) -> std::result::Result<Rule, Box<FileError>> {
+    let raw: RawRule = toml::from_str(&text).map_err(|e| Box::new(FileError::from_toml(name, &text, &e)))?;
+    let c = Compiler { name, text: &text };
+    let id = raw.id.get_ref();
+    let id_ok = !id.is_empty()
+        && id.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        && id.as_bytes()[0].is_ascii_lowercase();
+    if !id_ok {
+        return Err(c.err(raw.id.span(), "a rule id is lowercase letters, digits and `-`, starting with a letter"));
+    }
+    let severity = Severity::parse(raw.severity.get_ref()).ok_or_else(|| {
+        c.unknown(raw.severity.span(), "severity", raw.severity.get_ref(), ["error", "warning", "note"].into_iter())
+    })?;
+    let target = match &raw.target {
+        None => Target::Jobspec,
+        Some(t) if t.get_ref() == "jobspec" => Target::Jobspec,
+        Some(t) => return Err(c.unknown(t.span(), "target", t.get_ref(), ["jobspec"].into_iter())),
+    };
+    let reported_by_parser = match &raw.reported_by {
+        None => false,
+        Some(r) if r.get_ref() == "parser" && builtin => true,
+        Some(r) => return Err(c.err(r.span(), "`reported-by` is reserved for built-in rules")),
+    };
+    if raw.check.is_empty() && !reported_by_parser {
+        return Err(c.err(raw.id.span(), "a rule needs at least one [[check]]"));
+    }
+    let checks = raw
+        .check
+        .iter()
+        .map(|x| c.check(x, raw.message.as_ref(), raw.help.as_ref()))
+        .collect::<Result<Vec<_>>>()?;
+    let help = match &raw.help {
+        Some(h) => Some(c.template(h, &COMMON_VARS)?),
+        None => None,
+    };
+    // A rule needs a context when every check needs it (a check that can run without it makes
+    // the rule useful anyway).
+    let needs = checks
+        .iter()
+        .map(|ch| ch.needs.union(when_needs(&ch.when)))
+        .reduce(|a, b| Needs {
+            catalog: a.catalog && b.catalog,
+            registries: a.registries && b.registries,
+            quota: a.quota && b.quota,
+        })
+        .unwrap_or_default();
+    let mut cases = Vec::new();
+    for (i, case) in raw.valid.iter().enumerate() {
+        cases.push(c.case(case, true, i)?);
+    }
+    for (i, case) in raw.invalid.iter().enumerate() {
+        cases.push(c.case(case, false, i)?);
+    }
+    Ok(Rule {
+        id: id.clone(),
+        severity,
+        summary: raw.summary.trim().to_string(),
+        explanation: raw.explanation.unwrap_or_default().trim().to_string(),
+        help,
+        target,
+        checks,
+        needs,
+        origin: Origin {
+            name: name.to_string(),
+            text: text.clone(),
+            builtin,
+            id_span: raw.id.span(),
+        },
+        cases,
+    })
+}

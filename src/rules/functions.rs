@@ -1,0 +1,324 @@
+//! Built-in functions: the few checks no declarative predicate covers. A rule file names one with
+//! `function = "…"` and passes `options`; the rule stays data.
+
+use super::eval::{emit, last_key, match_span, project, Context, Hit, Lit, Vars, MAX_VALUE_CHARS};
+use super::{Check, Needs, Operand, Setting};
+use crate::escape::quote;
+use crate::json::{push_pointer_segment, Value};
+use crate::select::Resolution;
+
+#[derive(Debug, Clone)]
+pub enum Function {
+    /// Objects that repeat a key (recorded by the parser).
+    DuplicateKeys,
+    /// Σ nodes × gpus_per_node over the selected pool arrays against the project's quota.
+    GpuQuota,
+    /// The registry host of the selected image references must be allowed.
+    ImageRegistry { allowed: Operand },
+    /// Two selected `<owner>/<name>` values with the same last segment.
+    LeafCollision { separator: String },
+    /// A relative path that is absolute or climbs out of the project root with `..`.
+    PathEscapesRoot,
+    /// A relative path that names no directory under the project root.
+    DirectoryMissing,
+}
+
+type CompileError = (bool, String);
+
+fn no_options(name: &str, options: Option<&toml::Table>) -> Result<(), CompileError> {
+    match options {
+        Some(o) if !o.is_empty() => Err((true, format!("function `{name}` takes no options"))),
+        _ => Ok(()),
+    }
+}
+
+fn check_keys(name: &str, options: &toml::Table, known: &[&str]) -> Result<(), CompileError> {
+    for key in options.keys() {
+        if !known.contains(&key.as_str()) {
+            let hint = crate::error::suggest(key, known.iter().copied())
+                .map(|s| format!("; did you mean `{s}`?"))
+                .unwrap_or_default();
+            return Err((true, format!("function `{name}` has no option `{key}`{hint}")));
+        }
+    }
+    Ok(())
+}
+
+impl Function {
+    pub const NAMES: [&'static str; 6] = [
+        "duplicate-keys",
+        "gpu-quota",
+        "image-registry",
+        "leaf-collision",
+        "path-escapes-root",
+        "directory-missing",
+    ];
+
+    /// Compiles `function = name` with its options; errors say whether the options are at fault.
+    pub fn compile(name: &str, options: Option<&toml::Table>) -> Result<Function, CompileError> {
+        let empty = toml::Table::new();
+        let opts = options.unwrap_or(&empty);
+        Ok(match name {
+            "duplicate-keys" => {
+                no_options(name, options)?;
+                Function::DuplicateKeys
+            }
+            "gpu-quota" => {
+                no_options(name, options)?;
+                Function::GpuQuota
+            }
+            "path-escapes-root" => {
+                no_options(name, options)?;
+                Function::PathEscapesRoot
+            }
+            "directory-missing" => {
+                no_options(name, options)?;
+                Function::DirectoryMissing
+            }
+            "image-registry" => {
+                check_keys(name, opts, &["allowed"])?;
+                let allowed = match opts.get("allowed") {
+                    None => Operand::Setting(Setting::Registries),
+                    Some(toml::Value::Array(items)) => Operand::Literal(
+                        Lit::from_toml(&toml::Value::Array(items.clone())).map_err(|e| (true, e))?,
+                    ),
+                    Some(toml::Value::Table(t)) if t.get("setting").and_then(|v| v.as_str()) == Some("registries") => {
+                        Operand::Setting(Setting::Registries)
+                    }
+                    Some(_) => return Err((true, "`allowed` is a list of hosts or { setting = \"registries\" }".into())),
+                };
+                Function::ImageRegistry { allowed }
+            }
+            "leaf-collision" => {
+                check_keys(name, opts, &["separator"])?;
+                let separator = match opts.get("separator") {
+                    None => "/".to_string(),
+                    Some(toml::Value::String(s)) if !s.is_empty() => s.clone(),
+                    Some(_) => return Err((true, "`separator` is a non-empty string".into())),
+                };
+                Function::LeafCollision { separator }
+            }
+            other => return Err((false, format!("unknown function `{other}`"))),
+        })
+    }
+
+    /// Placeholders this function adds for messages.
+    pub fn vars(&self) -> &'static [&'static str] {
+        match self {
+            Function::DuplicateKeys => &[],
+            Function::GpuQuota => &["total", "quota", "project"],
+            Function::ImageRegistry { .. } => &["host", "allowed"],
+            Function::LeafCollision { .. } => &["leaf", "other"],
+            Function::PathEscapesRoot => &["reason"],
+            Function::DirectoryMissing => &[],
+        }
+    }
+
+    pub fn needs(&self) -> Needs {
+        match self {
+            Function::GpuQuota => Needs { quota: true, ..Needs::default() },
+            Function::ImageRegistry { allowed: Operand::Setting(_) } => Needs { registries: true, ..Needs::default() },
+            _ => Needs::default(),
+        }
+    }
+
+    pub fn run(&self, check: &Check, ctx: &Context<'_>, res: &Resolution, out: &mut Vec<Hit>) {
+        let doc = ctx.doc;
+        match self {
+            Function::DuplicateKeys => {
+                for dup in &doc.duplicates {
+                    let mut pointer = doc.pointer_of(dup.object);
+                    push_pointer_segment(&mut pointer, &dup.key);
+                    let key = quote(&dup.key, MAX_VALUE_CHARS);
+                    let vars = Vars { key: key.clone(), path: key, pointer: pointer.clone(), ..Vars::default() };
+                    out.push(emit(check, dup.second, pointer, vars, vec![(dup.first, check.related_label.clone())]));
+                }
+            }
+            Function::GpuQuota => {
+                let project_name = project(doc);
+                let Some(quota) = ctx.platform.quota_for(project_name) else { return };
+                for m in &res.found {
+                    let mut total: u128 = 0;
+                    for &pool in doc.items(m.node) {
+                        let int = |key: &str| -> Option<u128> {
+                            match doc.value(doc.get(pool, key)?) {
+                                Value::Number(raw) => raw.parse::<u128>().ok(),
+                                _ => None,
+                            }
+                        };
+                        if let (Some(nodes), Some(gpus)) = (int("nodes"), int("gpus_per_node")) {
+                            total = total.saturating_add(nodes.saturating_mul(gpus));
+                        }
+                    }
+                    if total > quota as u128 {
+                        let vars = Vars {
+                            value: total.to_string(),
+                            expected: format!("at most {quota}"),
+                            pointer: m.pointer.clone(),
+                            extra: vec![
+                                ("total", total.to_string()),
+                                ("quota", quota.to_string()),
+                                ("project", project_name.map(|p| quote(p, MAX_VALUE_CHARS)).unwrap_or_else(|| "(none)".into())),
+                            ],
+                            ..Vars::default()
+                        };
+                        out.push(emit(check, match_span(ctx, m, check.report_at), m.pointer.clone(), vars, Vec::new()));
+                    }
+                }
+            }
+            Function::ImageRegistry { allowed } => {
+                let allowed: Vec<String> = match allowed {
+                    Operand::Literal(Lit::List(items)) => items.iter().filter_map(|l| match l {
+                        Lit::Str(s) => Some(s.clone()),
+                        _ => None,
+                    }).collect(),
+                    _ => match &ctx.platform.registries {
+                        Some(r) => r.clone(),
+                        None => return,
+                    },
+                };
+                for m in &res.found {
+                    let Some(image) = doc.as_str(m.node) else { continue };
+                    if image.is_empty() {
+                        continue;
+                    }
+                    let host = image_registry_host(image);
+                    if !allowed.iter().any(|a| a == host) {
+                        let list = allowed.iter().map(|a| quote(a, MAX_VALUE_CHARS)).collect::<Vec<_>>().join(", ");
+                        let vars = Vars {
+                            value: quote(image, MAX_VALUE_CHARS),
+                            expected: list.clone(),
+                            pointer: m.pointer.clone(),
+                            extra: vec![("host", quote(host, MAX_VALUE_CHARS)), ("allowed", list)],
+                            ..Vars::default()
+                        };
+                        out.push(emit(check, match_span(ctx, m, check.report_at), m.pointer.clone(), vars, Vec::new()));
+                    }
+                }
+            }
+            Function::LeafCollision { separator } => {
+                let mut seen: Vec<(&str, &str, &crate::select::Match)> = Vec::new();
+                for m in &res.found {
+                    let Some(id) = doc.as_str(m.node) else { continue };
+                    let leaf = id.rsplit(separator.as_str()).next().unwrap_or(id);
+                    if leaf.is_empty() {
+                        continue;
+                    }
+                    if let Some((_, first_id, first)) = seen.iter().find(|(l, _, _)| *l == leaf) {
+                        let vars = Vars {
+                            value: quote(id, MAX_VALUE_CHARS),
+                            key: quote(&last_key(m), MAX_VALUE_CHARS),
+                            pointer: m.pointer.clone(),
+                            extra: vec![("leaf", quote(leaf, MAX_VALUE_CHARS)), ("other", quote(first_id, MAX_VALUE_CHARS))],
+                            ..Vars::default()
+                        };
+                        let related = vec![(match_span(ctx, first, check.report_at), check.related_label.clone())];
+                        out.push(emit(check, match_span(ctx, m, check.report_at), m.pointer.clone(), vars, related));
+                    } else {
+                        seen.push((leaf, id, m));
+                    }
+                }
+            }
+            Function::PathEscapesRoot | Function::DirectoryMissing => {
+                for m in &res.found {
+                    let Some(path) = doc.as_str(m.node) else { continue };
+                    if path.is_empty() {
+                        continue;
+                    }
+                    let escape = path_escape(path);
+                    let fault = match self {
+                        Function::PathEscapesRoot => escape.map(str::to_string),
+                        _ if escape.is_none() && !ctx.project.dir_exists(path) => Some(String::new()),
+                        _ => None,
+                    };
+                    if let Some(reason) = fault {
+                        let vars = Vars {
+                            value: quote(path, MAX_VALUE_CHARS),
+                            pointer: m.pointer.clone(),
+                            extra: vec![("reason", reason)],
+                            ..Vars::default()
+                        };
+                        out.push(emit(check, match_span(ctx, m, check.report_at), m.pointer.clone(), vars, Vec::new()));
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Why `path` is not a path inside the project root, if it is not.
+pub fn path_escape(path: &str) -> Option<&'static str> {
+    let bytes = path.as_bytes();
+    if path.starts_with('/') || path.starts_with('\\') {
+        return Some("it is an absolute path");
+    }
+    if bytes.len() >= 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':' {
+        return Some("it is an absolute Windows path");
+    }
+    if path.starts_with('~') {
+        return Some("it starts at a home directory");
+    }
+    let mut depth: i64 = 0;
+    for part in path.split(['/', '\\']) {
+        match part {
+            "" | "." => {}
+            ".." => {
+                depth -= 1;
+                if depth < 0 {
+                    return Some("it climbs out of the project root with `..`");
+                }
+            }
+            _ => depth += 1,
+        }
+    }
+    None
+}
+
+/// The registry host of a Docker image reference, by Docker's own rule: the first component is a
+/// host only if there is a `/` after it and it contains `.` or `:`, is `localhost`, or has an
+/// uppercase letter; otherwise the image lives on Docker Hub (`docker.io`).
+pub fn image_registry_host(image: &str) -> &str {
+    let Some((first, _)) = image.split_once('/') else {
+        return "docker.io";
+    };
+    let is_host = first.contains(['.', ':']) || first == "localhost" || first.chars().any(|c| c.is_ascii_uppercase());
+    if !is_host || first == "index.docker.io" {
+        "docker.io"
+    } else {
+        first
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn docker_host_rule() {
+        for (image, host) in [
+            ("ubuntu", "docker.io"),
+            ("ubuntu:22.04", "docker.io"),
+            ("library/ubuntu", "docker.io"),
+            ("nvcr.io/nvidia/pytorch:24.01", "nvcr.io"),
+            ("nvcr.io.evil.com/x", "nvcr.io.evil.com"),
+            ("registry.internal:5000/a/b@sha256:00", "registry.internal:5000"),
+            ("localhost/x", "localhost"),
+            ("localhost:5000/x", "localhost:5000"),
+            ("Registry/x", "Registry"),
+            ("index.docker.io/library/ubuntu", "docker.io"),
+            ("[::1]:5000/x", "[::1]:5000"),
+        ] {
+            assert_eq!(image_registry_host(image), host, "{image}");
+        }
+    }
+
+    #[test]
+    fn path_escapes() {
+        assert!(path_escape("experiments/x").is_none());
+        assert!(path_escape("a/../b").is_none());
+        assert!(path_escape("./a").is_none());
+        for bad in ["/abs", "../x", "a/../../x", "C:\\x", "~/x", "\\\\server\\x"] {
+            assert!(path_escape(bad).is_some(), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,374 @@
+//! Rules as data: the compiled rule model, the embedded built-in rules and rule-folder loading.
+//!
+//! A rule file (TOML, see `schema`) is compiled once into a [`Rule`] before any jobspec is read:
+//! selectors parsed, regexes and semver ranges compiled, message placeholders checked, functions
+//! and their options validated. A bad rule file fails here with its own line and column.
+
+mod compile;
+pub mod eval;
+mod functions;
+pub mod schema;
+pub mod template;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::error::{Error, FileError};
+use crate::select::Selector;
+pub use compile::compile_rule;
+pub use eval::{Hit, Lit};
+use template::Template;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Severity {
+    Note,
+    Warning,
+    Error,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Note => "note",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+    pub fn parse(s: &str) -> Option<Severity> {
+        match s {
+            "note" => Some(Severity::Note),
+            "warning" => Some(Severity::Warning),
+            "error" => Some(Severity::Error),
+            _ => None,
+        }
+    }
+}
+
+impl std::fmt::Display for Severity {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Context a check needs from the configuration before it can run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Needs {
+    pub catalog: bool,
+    pub registries: bool,
+    pub quota: bool,
+}
+
+impl Needs {
+    pub fn union(self, other: Needs) -> Needs {
+        Needs {
+            catalog: self.catalog || other.catalog,
+            registries: self.registries || other.registries,
+            quota: self.quota || other.quota,
+        }
+    }
+    pub fn names(self) -> Vec<&'static str> {
+        let mut out = Vec::new();
+        if self.catalog {
+            out.push("catalog");
+        }
+        if self.registries {
+            out.push("registries");
+        }
+        if self.quota {
+            out.push("quota");
+        }
+        out
+    }
+}
+
+/// What kind of file a rule reads. Only jobspecs today; a field so text rules over other files of
+/// an experiment directory can be added without changing rule files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Target {
+    Jobspec,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReportAt {
+    Key,
+    Value,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JsonType {
+    String,
+    Integer,
+    Number,
+    Boolean,
+    Array,
+    Object,
+    Null,
+}
+
+impl JsonType {
+    pub const NAMES: [&'static str; 7] = [
+        "string", "integer", "number", "boolean", "array", "object", "null",
+    ];
+    pub fn parse(s: &str) -> Option<JsonType> {
+        Some(match s {
+            "string" => JsonType::String,
+            "integer" => JsonType::Integer,
+            "number" => JsonType::Number,
+            "boolean" => JsonType::Boolean,
+            "array" => JsonType::Array,
+            "object" => JsonType::Object,
+            "null" => JsonType::Null,
+            _ => return None,
+        })
+    }
+    pub fn as_str(self) -> &'static str {
+        Self::NAMES[self as usize]
+    }
+}
+
+/// A value a predicate compares against: written in the rule, or looked up per document.
+#[derive(Debug, Clone)]
+pub enum Operand {
+    Literal(Lit),
+    /// A fact of the admission catalog about the spec's recipe, e.g. `recipe.version`.
+    Fact(Fact),
+    /// A `[platform]` setting, e.g. `registries`.
+    Setting(Setting),
+    /// The values at another place of the same document.
+    Select(Selector),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fact {
+    RecipeKnown,
+    RecipeVersion,
+    RecipeDigest,
+    RecipeRuntimeId,
+    RecipeObservability,
+    RecipeCustom,
+    RecipeRequiresCore,
+    CatalogRecipes,
+}
+
+impl Fact {
+    pub const ALL: [(&'static str, Fact); 8] = [
+        ("recipe.known", Fact::RecipeKnown),
+        ("recipe.version", Fact::RecipeVersion),
+        ("recipe.digest", Fact::RecipeDigest),
+        ("recipe.runtime_id", Fact::RecipeRuntimeId),
+        ("recipe.observability", Fact::RecipeObservability),
+        ("recipe.custom", Fact::RecipeCustom),
+        ("recipe.requires.core", Fact::RecipeRequiresCore),
+        ("catalog.recipes", Fact::CatalogRecipes),
+    ];
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Setting {
+    Kind,
+    Registries,
+    /// The quota that applies to the spec's project: `project-quota`, else `gpu-quota`.
+    GpuQuota,
+}
+
+impl Setting {
+    pub const ALL: [(&'static str, Setting); 3] = [
+        ("kind", Setting::Kind),
+        ("registries", Setting::Registries),
+        ("gpu-quota", Setting::GpuQuota),
+    ];
+}
+
+#[derive(Debug, Clone)]
+pub enum Predicate {
+    Present,
+    NonEmpty,
+    Absent,
+    Empty,
+    Equals(Operand),
+    NotEquals(Operand),
+    OneOf(Operand),
+    NotOneOf(Operand),
+    Matches(regex::Regex),
+    NotMatches(regex::Regex),
+    Type(Vec<JsonType>),
+    Minimum(Operand),
+    Maximum(Operand),
+    ExclusiveMinimum(Operand),
+    ExclusiveMaximum(Operand),
+    MinLength(usize),
+    MaxLength(usize),
+    Semver,
+    SemverRange(Operand),
+}
+
+#[derive(Debug, Clone)]
+pub enum Condition {
+    Select(Selector, Predicate),
+    Fact(Fact, Predicate),
+    Any(Vec<Condition>),
+    All(Vec<Condition>),
+    Not(Box<Condition>),
+}
+
+#[derive(Debug, Clone)]
+pub enum Assertion {
+    Predicate(Predicate),
+    /// The selected values are pairwise distinct.
+    Unique,
+    /// The selected objects have no keys but these.
+    Keys(Vec<String>),
+    Function(functions::Function),
+}
+
+#[derive(Debug, Clone)]
+pub struct Check {
+    pub select: Selector,
+    pub when: Vec<Condition>,
+    pub assertion: Assertion,
+    pub message: Template,
+    pub help: Option<Template>,
+    pub report_at: ReportAt,
+    pub related_label: String,
+    pub needs: Needs,
+}
+
+/// Where a rule came from: the file's name and text, for errors and `test-rules` reports.
+#[derive(Debug, Clone)]
+pub struct Origin {
+    pub name: String,
+    pub text: Arc<str>,
+    pub builtin: bool,
+    /// Byte range of the `id` value in the file.
+    pub id_span: std::ops::Range<usize>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Case {
+    pub name: String,
+    pub valid: bool,
+    /// Byte range of the case in the rule file.
+    pub span: std::ops::Range<usize>,
+    pub document: String,
+    pub at: Option<String>,
+    pub count: Option<usize>,
+    pub also: Vec<String>,
+    pub context: CaseContext,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct CaseContext {
+    pub kind: Option<String>,
+    pub catalog: Option<Option<Arc<crate::catalog::Catalog>>>,
+    pub registries: Option<Vec<String>>,
+    pub gpu_quota: Option<u64>,
+    pub project_quota: Option<std::collections::BTreeMap<String, u64>>,
+    pub dirs: Option<Vec<String>>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Rule {
+    pub id: String,
+    pub severity: Severity,
+    pub summary: String,
+    pub explanation: String,
+    pub help: Option<Template>,
+    pub target: Target,
+    pub checks: Vec<Check>,
+    /// Context without which none of the checks can run (shown by `forgelint rules`).
+    pub needs: Needs,
+    pub origin: Origin,
+    pub cases: Vec<Case>,
+}
+
+/// The built-in rules, embedded in the binary.
+pub const BUILTIN: &[(&str, &str)] = &include!(concat!(env!("OUT_DIR"), "/builtin_rules.rs"));
+
+/// The reference spec that rule-file cases patch.
+pub const REFERENCE_SPEC: &str = include_str!("../../rules/reference/jobspec.json");
+/// The catalog of the reference context of rule-file cases.
+pub const REFERENCE_CATALOG: &str = include_str!("../../rules/reference/catalog.toml");
+
+/// Every rule in play, in a stable order (by id).
+#[derive(Debug, Clone, Default)]
+pub struct RuleSet {
+    pub rules: Vec<Rule>,
+}
+
+impl RuleSet {
+    /// The built-in rules only.
+    pub fn builtin() -> Result<RuleSet, Error> {
+        let mut set = RuleSet::default();
+        for (name, text) in BUILTIN {
+            set.add(compile_rule(&format!("rules/{name}"), Arc::from(*text), true)?)?;
+        }
+        set.sort();
+        Ok(set)
+    }
+
+    pub fn add(&mut self, rule: Rule) -> Result<(), Error> {
+        if let Some(existing) = self.rules.iter().find(|r| r.id == rule.id) {
+            return Err(FileError::new(
+                &rule.origin.name,
+                &rule.origin.text,
+                Some(rule.origin.id_span.clone()),
+                format!("duplicate rule id `{}`", rule.id),
+            )
+            .with_help(format!("`{}` is already defined by {}", rule.id, existing.origin.name))
+            .into());
+        }
+        self.rules.push(rule);
+        Ok(())
+    }
+
+    pub fn sort(&mut self) {
+        self.rules.sort_by(|a, b| a.id.cmp(&b.id));
+    }
+
+    pub fn get(&self, id: &str) -> Option<&Rule> {
+        self.rules.iter().find(|r| r.id == id)
+    }
+
+    /// Adds every `*.toml` rule file of `path` (a file, or a folder searched recursively).
+    pub fn load_path(&mut self, path: &Path) -> Result<(), Error> {
+        for file in rule_files(path)? {
+            let text = std::fs::read_to_string(&file).map_err(|source| Error::Io {
+                path: file.display().to_string(),
+                source,
+            })?;
+            let rule = compile_rule(&file.display().to_string(), Arc::from(text), false)?;
+            self.add(rule)?;
+        }
+        Ok(())
+    }
+}
+
+/// The `*.toml` files under `path` (recursively), sorted.
+fn rule_files(path: &Path) -> Result<Vec<PathBuf>, Error> {
+    let meta = std::fs::metadata(path).map_err(|source| Error::Io {
+        path: path.display().to_string(),
+        source,
+    })?;
+    if meta.is_file() {
+        return Ok(vec![path.to_path_buf()]);
+    }
+    let mut out = Vec::new();
+    let mut stack = vec![path.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let entries = std::fs::read_dir(&dir).map_err(|source| Error::Io {
+            path: dir.display().to_string(),
+            source,
+        })?;
+        for entry in entries.flatten() {
+            let p = entry.path();
+            let Ok(ft) = entry.file_type() else { continue };
+            if ft.is_dir() {
+                stack.push(p);
+            } else if ft.is_file() && p.extension().is_some_and(|e| e == "toml") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}

@@ -1,0 +1,107 @@
+//! Message templates: `{name}` placeholders filled from a finding's variables; `{{` and `}}` are
+//! literal braces. Placeholders are checked against the variables a check can provide when the
+//! rule file is compiled, so a typo is an error there, not a blank in a message.
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Piece {
+    Text(String),
+    Var(String),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Template {
+    pieces: Vec<Piece>,
+}
+
+/// A template error: byte offset in the template text, message.
+pub type TemplateError = (usize, String);
+
+impl Template {
+    pub fn parse(text: &str, known: &[&str]) -> Result<Template, TemplateError> {
+        let mut pieces = Vec::new();
+        let mut literal = String::new();
+        let mut chars = text.char_indices().peekable();
+        while let Some((i, c)) = chars.next() {
+            match c {
+                '{' if chars.peek().map(|p| p.1) == Some('{') => {
+                    chars.next();
+                    literal.push('{');
+                }
+                '}' if chars.peek().map(|p| p.1) == Some('}') => {
+                    chars.next();
+                    literal.push('}');
+                }
+                '{' => {
+                    let rest = &text[i + 1..];
+                    let Some(end) = rest.find('}') else {
+                        return Err((i, "unclosed `{` in message template (use `{{` for a brace)".into()));
+                    };
+                    let name = rest[..end].trim();
+                    if !known.contains(&name) {
+                        let hint = match crate::error::suggest(name, known.iter().copied()) {
+                            Some(s) => format!("; did you mean `{{{s}}}`?"),
+                            None => format!(
+                                "; this check provides {}",
+                                known.iter().map(|k| format!("{{{k}}}")).collect::<Vec<_>>().join(", ")
+                            ),
+                        };
+                        return Err((i, format!("unknown placeholder `{{{name}}}`{hint}")));
+                    }
+                    if !literal.is_empty() {
+                        pieces.push(Piece::Text(std::mem::take(&mut literal)));
+                    }
+                    pieces.push(Piece::Var(name.to_string()));
+                    for _ in 0..=end {
+                        chars.next();
+                    }
+                }
+                '}' => return Err((i, "unmatched `}` in message template (use `}}` for a brace)".into())),
+                c => literal.push(c),
+            }
+        }
+        if !literal.is_empty() {
+            pieces.push(Piece::Text(literal));
+        }
+        Ok(Template { pieces })
+    }
+
+    /// Fills the template; `lookup` returns each variable's already-escaped text.
+    pub fn render<'a>(&self, lookup: impl Fn(&str) -> Option<&'a str>) -> String {
+        let mut out = String::new();
+        for piece in &self.pieces {
+            match piece {
+                Piece::Text(t) => out.push_str(t),
+                Piece::Var(v) => out.push_str(lookup(v).unwrap_or("")),
+            }
+        }
+        out
+    }
+
+    pub fn uses(&self, name: &str) -> bool {
+        self.pieces.iter().any(|p| matches!(p, Piece::Var(v) if v == name))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fills_and_escapes() {
+        let t = Template::parse("{path} is {value} {{literal}}", &["path", "value"]).unwrap();
+        let out = t.render(|k| match k {
+            "path" => Some("a.b"),
+            "value" => Some("\"x\""),
+            _ => None,
+        });
+        assert_eq!(out, "a.b is \"x\" {literal}");
+    }
+
+    #[test]
+    fn unknown_placeholders_are_errors_with_a_suggestion() {
+        let err = Template::parse("x {valeu}", &["value", "path"]).unwrap_err();
+        assert_eq!(err.0, 2);
+        assert!(err.1.contains("did you mean `{value}`"), "{}", err.1);
+        assert!(Template::parse("x {value", &["value"]).is_err());
+    }
+}

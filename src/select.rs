@@ -1,0 +1,380 @@
+//! Selectors: a small, strict subset of JSONPath evaluated on our own span-aware tree.
+//!
+//! ```text
+//! spec.resources.pools[*].name           every pool's name
+//! spec.resources.roles.*                 every value of a map
+//! spec.hyperparams."policy.optimizer.kwargs.lr"   a key that contains dots
+//! spec.hyperparams['policy.optimizer.kwargs.lr']  the same, JSONPath style
+//! spec.plugins[0].id                     one array item
+//! $                                      the whole document
+//! ```
+//! Results carry JSON Pointers (RFC 6901) for machine output.
+
+use crate::json::{push_pointer_segment, Document, NodeId, Span, Value};
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Segment {
+    Key(String),
+    Index(usize),
+    /// Every item of an array or every value of an object.
+    Wildcard,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Selector {
+    pub segments: Vec<Segment>,
+    text: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SelectorError {
+    /// Byte offset in the selector text.
+    pub offset: usize,
+    pub message: String,
+}
+
+/// One selected value.
+#[derive(Debug, Clone)]
+pub struct Match {
+    pub node: NodeId,
+    /// The span of the key that holds the value, when its parent is an object.
+    pub key_span: Option<Span>,
+    pub pointer: String,
+}
+
+/// An object on the selector's way that lacks the next key.
+#[derive(Debug, Clone)]
+pub struct Missing {
+    pub parent: NodeId,
+    pub parent_key_span: Option<Span>,
+    pub parent_pointer: String,
+    /// The first absent key, and the whole remaining path from it, dotted.
+    pub key: String,
+    pub rest: String,
+    /// The JSON Pointer of the absent value itself.
+    pub pointer: String,
+}
+
+#[derive(Debug, Default)]
+pub struct Resolution {
+    pub found: Vec<Match>,
+    pub missing: Vec<Missing>,
+}
+
+fn is_plain_key_char(c: char) -> bool {
+    !matches!(c, '.' | '[' | ']' | '"' | '\'' | '*' | '$') && !c.is_whitespace() && !c.is_control()
+}
+
+impl Selector {
+    pub fn parse(text: &str) -> Result<Selector, SelectorError> {
+        let err = |offset: usize, message: &str| SelectorError {
+            offset,
+            message: message.to_string(),
+        };
+        let bytes = text.as_bytes();
+        let mut segments = Vec::new();
+        let mut pos = 0;
+        if text.starts_with('$') {
+            pos = 1;
+            if pos == text.len() {
+                return Ok(Selector {
+                    segments,
+                    text: text.to_string(),
+                });
+            }
+            if bytes[pos] != b'.' && bytes[pos] != b'[' {
+                return Err(err(pos, "expected `.` or `[` after `$`"));
+            }
+        }
+        if text.is_empty() {
+            return Err(err(0, "empty selector (use `$` for the whole document)"));
+        }
+        let mut first = pos == 0;
+        while pos < text.len() {
+            match bytes[pos] {
+                b'[' => {
+                    pos += 1;
+                    let close = text[pos..]
+                        .find(']')
+                        .map(|i| pos + i)
+                        .ok_or_else(|| err(pos - 1, "unclosed `[`"))?;
+                    let inner = text[pos..close].trim();
+                    if inner == "*" {
+                        segments.push(Segment::Wildcard);
+                    } else if inner.starts_with('\'') || inner.starts_with('"') {
+                        let (key, used) = parse_quoted(inner).map_err(|(o, m)| err(pos + o, m))?;
+                        if used != inner.len() {
+                            return Err(err(pos + used, "unexpected text after a quoted key"));
+                        }
+                        segments.push(Segment::Key(key));
+                    } else if !inner.is_empty() && inner.bytes().all(|b| b.is_ascii_digit()) {
+                        let index = inner
+                            .parse()
+                            .map_err(|_| err(pos, "array index is too large"))?;
+                        segments.push(Segment::Index(index));
+                    } else {
+                        return Err(err(
+                            pos,
+                            "expected `*`, an index or a quoted key inside `[...]`",
+                        ));
+                    }
+                    pos = close + 1;
+                }
+                b'.' if !first => {
+                    pos += 1;
+                    pos = parse_dotted(text, pos, &mut segments)?;
+                }
+                _ if first => {
+                    pos = parse_dotted(text, pos, &mut segments)?;
+                }
+                _ => return Err(err(pos, "expected `.` or `[` between selector segments")),
+            }
+            first = false;
+        }
+        Ok(Selector {
+            segments,
+            text: text.to_string(),
+        })
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.text
+    }
+
+    /// Does this selector have wildcards (may match many values)?
+    pub fn is_multi(&self) -> bool {
+        self.segments.iter().any(|s| *s == Segment::Wildcard)
+    }
+
+    pub fn resolve(&self, doc: &Document<'_>) -> Resolution {
+        let mut out = Resolution::default();
+        let start = Match {
+            node: doc.root(),
+            key_span: None,
+            pointer: String::new(),
+        };
+        self.walk(doc, start, 0, &mut out);
+        out
+    }
+
+    /// Records that the value at `segments[depth..]` below `at` is absent. Under a wildcard
+    /// nothing is missing: there is simply nothing to select.
+    fn missing(&self, at: Match, depth: usize, out: &mut Resolution) {
+        let rest = &self.segments[depth..];
+        if rest.contains(&Segment::Wildcard) {
+            return;
+        }
+        let Some(Segment::Key(key)) = rest.first() else {
+            return;
+        };
+        let mut pointer = at.pointer.clone();
+        for segment in rest {
+            match segment {
+                Segment::Key(k) => push_pointer_segment(&mut pointer, k),
+                Segment::Index(i) => pointer.push_str(&format!("/{i}")),
+                Segment::Wildcard => {}
+            }
+        }
+        out.missing.push(Missing {
+            parent: at.node,
+            parent_key_span: at.key_span,
+            parent_pointer: at.pointer,
+            key: key.clone(),
+            rest: display_segments(rest),
+            pointer,
+        });
+    }
+
+    fn walk(&self, doc: &Document<'_>, at: Match, depth: usize, out: &mut Resolution) {
+        let Some(segment) = self.segments.get(depth) else {
+            out.found.push(at);
+            return;
+        };
+        match (segment, doc.value(at.node)) {
+            (Segment::Key(key), Value::Object { .. }) => match doc.member(at.node, key) {
+                Some(member) => {
+                    let mut pointer = at.pointer.clone();
+                    push_pointer_segment(&mut pointer, key);
+                    let next = Match {
+                        node: member.value,
+                        key_span: Some(member.key_span),
+                        pointer,
+                    };
+                    self.walk(doc, next, depth + 1, out);
+                }
+                None => self.missing(at, depth, out),
+            },
+            // null stands for "not set": what lies below it is missing, not mistyped.
+            (Segment::Key(_), Value::Null) => self.missing(at, depth, out),
+            (Segment::Index(i), Value::Array { .. }) => {
+                if let Some(&item) = doc.items(at.node).get(*i) {
+                    let pointer = format!("{}/{}", at.pointer, i);
+                    let next = Match {
+                        node: item,
+                        key_span: None,
+                        pointer,
+                    };
+                    self.walk(doc, next, depth + 1, out);
+                }
+            }
+            (Segment::Wildcard, Value::Array { .. }) => {
+                for (i, &item) in doc.items(at.node).iter().enumerate() {
+                    let next = Match {
+                        node: item,
+                        key_span: None,
+                        pointer: format!("{}/{}", at.pointer, i),
+                    };
+                    self.walk(doc, next, depth + 1, out);
+                }
+            }
+            (Segment::Wildcard, Value::Object { .. }) => {
+                for member in doc.members(at.node) {
+                    let mut pointer = at.pointer.clone();
+                    push_pointer_segment(&mut pointer, &member.key);
+                    let next = Match {
+                        node: member.value,
+                        key_span: Some(member.key_span),
+                        pointer,
+                    };
+                    self.walk(doc, next, depth + 1, out);
+                }
+            }
+            // A value of the wrong type on the way: nothing selected, and nothing "missing"
+            // either (wrong-type reports the real fault).
+            _ => {}
+        }
+    }
+}
+
+impl std::fmt::Display for Selector {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+/// Renders segments as a dotted path (for messages such as "metadata.name is missing").
+pub fn display_segments(segments: &[Segment]) -> String {
+    let mut out = String::new();
+    for segment in segments {
+        match segment {
+            Segment::Key(k) if k.chars().all(is_plain_key_char) && !k.is_empty() => {
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(k);
+            }
+            Segment::Key(k) => {
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(&serde_json::to_string(k).unwrap_or_default());
+            }
+            Segment::Index(i) => out.push_str(&format!("[{i}]")),
+            Segment::Wildcard => out.push_str("[*]"),
+        }
+    }
+    out
+}
+
+fn parse_dotted(
+    text: &str,
+    pos: usize,
+    segments: &mut Vec<Segment>,
+) -> Result<usize, SelectorError> {
+    let rest = &text[pos..];
+    if rest.starts_with('"') || rest.starts_with('\'') {
+        let (key, used) = parse_quoted(rest).map_err(|(o, m)| SelectorError {
+            offset: pos + o,
+            message: m.to_string(),
+        })?;
+        segments.push(Segment::Key(key));
+        return Ok(pos + used);
+    }
+    if rest.starts_with('*') {
+        segments.push(Segment::Wildcard);
+        return Ok(pos + 1);
+    }
+    let len = rest
+        .char_indices()
+        .find(|(_, c)| !is_plain_key_char(*c))
+        .map(|(i, _)| i)
+        .unwrap_or(rest.len());
+    if len == 0 {
+        return Err(SelectorError {
+            offset: pos,
+            message: "expected a key name".to_string(),
+        });
+    }
+    segments.push(Segment::Key(rest[..len].to_string()));
+    Ok(pos + len)
+}
+
+/// Parses `"..."` (JSON escapes) or `'...'` (no escapes but `\'` and `\\`); returns the key and
+/// the bytes used.
+fn parse_quoted(text: &str) -> Result<(String, usize), (usize, &'static str)> {
+    let quote = text.as_bytes()[0];
+    let mut out = String::new();
+    let mut chars = text.char_indices().skip(1);
+    while let Some((i, c)) = chars.next() {
+        match c {
+            c if c as u32 == quote as u32 => {
+                if quote == b'"' {
+                    let key: String = serde_json::from_str(&text[..=i])
+                        .map_err(|_| (0, "invalid escape in a quoted key"))?;
+                    return Ok((key, i + 1));
+                }
+                return Ok((out, i + 1));
+            }
+            '\\' if quote == b'\'' => match chars.next() {
+                Some((_, c @ ('\'' | '\\'))) => out.push(c),
+                _ => return Err((i, "only `\\'` and `\\\\` escapes are allowed in '...' keys")),
+            },
+            '\\' => {
+                chars.next();
+            }
+            c => out.push(c),
+        }
+    }
+    Err((0, "unclosed quoted key"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::parse;
+
+    #[test]
+    fn parses_the_documented_forms() {
+        let s = Selector::parse(r#"spec.hyperparams."policy.optimizer.kwargs.lr""#).unwrap();
+        assert_eq!(
+            s.segments,
+            vec![
+                Segment::Key("spec".into()),
+                Segment::Key("hyperparams".into()),
+                Segment::Key("policy.optimizer.kwargs.lr".into())
+            ]
+        );
+        let t = Selector::parse("$.spec.hyperparams['policy.optimizer.kwargs.lr']").unwrap();
+        assert_eq!(s.segments, t.segments);
+        let w = Selector::parse("spec.resources.pools[*].name").unwrap();
+        assert_eq!(w.segments[3], Segment::Wildcard);
+        assert_eq!(Selector::parse("a.*.b").unwrap().segments[1], Segment::Wildcard);
+        assert_eq!(Selector::parse("a[3]").unwrap().segments[1], Segment::Index(3));
+        assert!(Selector::parse("$").unwrap().segments.is_empty());
+        for bad in ["", "a..b", "a[", "a[x]", "a b", "a.'x", "$x"] {
+            assert!(Selector::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn resolves_with_pointers_and_reports_missing_keys() {
+        let doc = parse(r#"{"p": [{"n": "a"}, {"m": 1}, 5], "h": {"x.y/z": 1}}"#).unwrap();
+        let r = Selector::parse("p[*].n").unwrap().resolve(&doc);
+        assert_eq!(r.found.len(), 1);
+        assert_eq!(r.found[0].pointer, "/p/0/n");
+        assert_eq!(r.missing.len(), 1);
+        assert_eq!(r.missing[0].parent_pointer, "/p/1");
+        let r = Selector::parse("h.\"x.y/z\"").unwrap().resolve(&doc);
+        assert_eq!(r.found[0].pointer, "/h/x.y~1z");
+    }
+}
