@@ -50,23 +50,8 @@ fn not_regular(ft: &std::fs::FileType) -> String {
 }
 
 impl Options<'_> {
-    /// The path relative to the settings' base folder, for glob matching.
-    fn relative<'p>(&self, path: &'p Path) -> std::borrow::Cow<'p, Path> {
-        let path_clean = path.strip_prefix(".").unwrap_or(path);
-        let base = self.settings.base_dir.as_path();
-        if base == Path::new(".") || base.as_os_str().is_empty() {
-            return std::borrow::Cow::Borrowed(path_clean);
-        }
-        let abs = self.cwd.join(path_clean);
-        let abs_base = self.cwd.join(base);
-        match abs.strip_prefix(&abs_base) {
-            Ok(rel) => std::borrow::Cow::Owned(rel.to_path_buf()),
-            Err(_) => std::borrow::Cow::Borrowed(path_clean),
-        }
-    }
-
     fn wanted(&self, path: &Path) -> bool {
-        let rel = self.relative(path);
+        let rel = crate::relative_to(path, &self.settings.base_dir, self.cwd);
         let files = &self.settings.files;
         files.include.is_match(&*rel) && !files.exclude.is_match(&*rel)
     }
@@ -169,8 +154,14 @@ fn walk(roots: &[PathBuf], opts: &Options<'_>, out: &mut Discovery) {
                 Some(not_regular(&ft))
             };
             if let Ok(mut f) = found.lock() {
+                // `./x` is shown as `x`, as every other linter does.
+                let path = entry.into_path();
+                let path = match path.strip_prefix(".") {
+                    Ok(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+                    _ => path,
+                };
                 f.push(Candidate {
-                    path: entry.into_path(),
+                    path,
                     explicit: false,
                     problem,
                 });

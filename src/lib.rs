@@ -116,7 +116,8 @@ fn active_rules<'a>(base: &[Active<'a>], settings: &Settings, relative: &Path) -
         .collect()
 }
 
-fn relative_to<'p>(path: &'p Path, base: &Path, cwd: &Path) -> std::borrow::Cow<'p, Path> {
+/// `path` relative to `base` (the config's folder), for glob matching; as given when outside it.
+pub fn relative_to<'p>(path: &'p Path, base: &Path, cwd: &Path) -> std::borrow::Cow<'p, Path> {
     let clean = path.strip_prefix(".").unwrap_or(path);
     if base == Path::new(".") {
         return clean.into();

@@ -80,9 +80,6 @@ impl fmt::Display for Report<'_> {
 impl std::error::Error for Report<'_> {}
 
 impl Diagnostic for Report<'_> {
-    fn code<'b>(&'b self) -> Option<Box<dyn fmt::Display + 'b>> {
-        Some(Box::new(&*self.finding.rule))
-    }
     fn severity(&self) -> Option<miette::Severity> {
         Some(match self.finding.severity {
             Severity::Error => miette::Severity::Error,
@@ -288,7 +285,13 @@ impl HumanRenderer {
             finding.start.column
         );
         let parts = source.and_then(|(text, index)| excerpt(finding, text, index));
-        let message = visible(&finding.message).into_owned();
+        // The rule id leads the message, as in the concise format: `error[rule-id]: …`.
+        let message = format!(
+            "{}[{}]: {}",
+            finding.severity,
+            finding.rule,
+            visible(&finding.message)
+        );
         let report = match parts {
             Some((mut excerpt, labels, notes)) => {
                 excerpt.name = location;

@@ -540,13 +540,12 @@ pub fn run_check(check: &Check, ctx: &Context<'_>, out: &mut Vec<Hit>) {
                         Some(s) => format!("; did you mean {}?", quote(s, MAX_VALUE_CHARS)),
                         None => String::new(),
                     };
-                    let parent = match_path(m);
-                    let key = quote(&member.key, MAX_VALUE_CHARS);
+                    let path = match_path(&Match { node: member.value, key_span: None, pointer: pointer.clone() });
                     let vars = Vars {
                         value: render_val(node_val(ctx.doc, member.value)),
                         expected: allowed.join(", "),
-                        path: if parent.is_empty() { key.clone() } else { format!("{parent}.{key}") },
-                        key,
+                        path,
+                        key: quote(&member.key, MAX_VALUE_CHARS),
                         pointer: pointer.clone(),
                         extra: vec![("did-you-mean", did_you_mean), ("allowed", allowed.join(", "))],
                     };
