@@ -17,7 +17,12 @@ fn main() {
     for name in &names {
         let path = dir.join(name);
         println!("cargo:rerun-if-changed={}", path.display());
-        writeln!(out, "    ({name:?}, include_str!({:?})),", path.display().to_string()).unwrap();
+        writeln!(
+            out,
+            "    ({name:?}, include_str!({:?})),",
+            path.display().to_string()
+        )
+        .unwrap();
     }
     out.push(']');
     let dest = Path::new(&std::env::var("OUT_DIR").unwrap()).join("builtin_rules.rs");

@@ -72,7 +72,13 @@ pub fn run_case(case: &Case, rules: &[&Rule]) -> Vec<Finding> {
         })
         .collect();
     let path: Arc<str> = Arc::from("case.json");
-    let mut findings = lint_bytes(case.document.as_bytes(), &path, &active, &platform, &project);
+    let mut findings = lint_bytes(
+        case.document.as_bytes(),
+        &path,
+        &active,
+        &platform,
+        &project,
+    );
     findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
     findings
 }

@@ -92,7 +92,10 @@ impl Catalog {
                     Err(e) => {
                         return Err(fail(
                             i,
-                            format!("recipe `{}`: requires.core `{range}` is not a semver range: {e}", r.name),
+                            format!(
+                                "recipe `{}`: requires.core `{range}` is not a semver range: {e}",
+                                r.name
+                            ),
                         ))
                     }
                 },
@@ -143,7 +146,12 @@ impl Catalog {
         let raw: RawCatalog = if is_json {
             serde_json::from_str(text).map_err(|e| {
                 let offset = offset_of_line_col(text, e.line(), e.column());
-                FileError::new(name, text, Some(offset..offset), format!("invalid catalog: {e}"))
+                FileError::new(
+                    name,
+                    text,
+                    Some(offset..offset),
+                    format!("invalid catalog: {e}"),
+                )
             })?
         } else {
             toml::from_str(text).map_err(|e| FileError::from_toml(name, text, &e))?
@@ -188,7 +196,12 @@ requires = { core = ">=0.3.0, <0.4.0" }
         .into();
         let c = Catalog::parse("c.toml", &toml_text, false).unwrap();
         let r = c.get("nemo-rl/grpo").unwrap();
-        assert!(r.requires_core.as_ref().unwrap().1.matches(&"0.3.2".parse().unwrap()));
+        assert!(r
+            .requires_core
+            .as_ref()
+            .unwrap()
+            .1
+            .matches(&"0.3.2".parse().unwrap()));
         let json_text: Arc<str> =
             r#"{"recipe": [{"name": "a/b", "custom": true, "requires": {"core": "^1"}}]}"#.into();
         let c = Catalog::parse("c.json", &json_text, true).unwrap();

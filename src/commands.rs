@@ -15,9 +15,17 @@ fn needs_text(rule: &Rule) -> String {
 }
 
 pub fn rules(args: RulesArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
-    let settings = load_settings(args.config.as_deref(), args.no_config, &args.rules, &env.cwd)?;
+    let settings = load_settings(
+        args.config.as_deref(),
+        args.no_config,
+        &args.rules,
+        &env.cwd,
+    )?;
     let rules = &settings.rules.rules;
-    let io = |e| Error::Io { path: "standard output".into(), source: e };
+    let io = |e| Error::Io {
+        path: "standard output".into(),
+        source: e,
+    };
     match args.format {
         ListFormat::Json => {
             let list: Vec<serde_json::Value> = rules
@@ -38,9 +46,18 @@ pub fn rules(args: RulesArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
         }
         ListFormat::Human => {
             let id_width = rules.iter().map(|r| r.id.len()).max().unwrap_or(2).max(2);
-            let needs_width = rules.iter().map(|r| needs_text(r).len()).max().unwrap_or(5).max(5);
-            writeln!(env.stdout, "{:id_width$}  {:8}  {:needs_width$}  SUMMARY", "ID", "SEVERITY", "NEEDS")
-                .map_err(io)?;
+            let needs_width = rules
+                .iter()
+                .map(|r| needs_text(r).len())
+                .max()
+                .unwrap_or(5)
+                .max(5);
+            writeln!(
+                env.stdout,
+                "{:id_width$}  {:8}  {:needs_width$}  SUMMARY",
+                "ID", "SEVERITY", "NEEDS"
+            )
+            .map_err(io)?;
             for r in rules {
                 writeln!(
                     env.stdout,
@@ -58,14 +75,28 @@ pub fn rules(args: RulesArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
 }
 
 pub fn explain(args: ExplainArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
-    let settings = load_settings(args.config.as_deref(), args.no_config, &args.rules, &env.cwd)?;
+    let settings = load_settings(
+        args.config.as_deref(),
+        args.no_config,
+        &args.rules,
+        &env.cwd,
+    )?;
     let Some(rule) = settings.rules.get(&args.rule) else {
-        let help = crate::error::suggest(&args.rule, settings.rules.rules.iter().map(|r| r.id.as_str()))
-            .map(|s| format!("did you mean `{s}`?"))
-            .or_else(|| Some("`forgelint rules` lists every rule".into()));
-        return Err(Error::Usage { message: format!("unknown rule `{}`", visible(&args.rule)), help });
+        let help = crate::error::suggest(
+            &args.rule,
+            settings.rules.rules.iter().map(|r| r.id.as_str()),
+        )
+        .map(|s| format!("did you mean `{s}`?"))
+        .or_else(|| Some("`forgelint rules` lists every rule".into()));
+        return Err(Error::Usage {
+            message: format!("unknown rule `{}`", visible(&args.rule)),
+            help,
+        });
     };
-    let io = |e| Error::Io { path: "standard output".into(), source: e };
+    let io = |e| Error::Io {
+        path: "standard output".into(),
+        source: e,
+    };
     let mut text = format!(
         "{} ({}; needs: {})\n\n{}\n",
         rule.id,
@@ -78,15 +109,26 @@ pub fn explain(args: ExplainArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error
     }
     let example = |valid: bool| rule.cases.iter().find(|c| c.valid == valid);
     if let Some(case) = example(false) {
-        text.push_str(&format!("\nFails ({}):\n\n{}\n", case.name, indent(&case.document)));
+        text.push_str(&format!(
+            "\nFails ({}):\n\n{}\n",
+            case.name,
+            indent(&case.document)
+        ));
     }
     if let Some(case) = example(true) {
-        text.push_str(&format!("\nPasses ({}):\n\n{}\n", case.name, indent(&case.document)));
+        text.push_str(&format!(
+            "\nPasses ({}):\n\n{}\n",
+            case.name,
+            indent(&case.document)
+        ));
     }
     write!(env.stdout, "{}", visible(&text).replace("\\u{a}", "\n")).map_err(io)?;
     Ok(ExitStatus::Success)
 }
 
 fn indent(text: &str) -> String {
-    text.lines().map(|l| format!("    {l}")).collect::<Vec<_>>().join("\n")
+    text.lines()
+        .map(|l| format!("    {l}"))
+        .collect::<Vec<_>>()
+        .join("\n")
 }

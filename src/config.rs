@@ -309,14 +309,19 @@ mod tests {
     fn unknown_keys_are_errors_with_did_you_mean() {
         let err = load("[platform]\ncatalg = \"x\"\n").unwrap_err();
         let Error::File(f) = err else { panic!() };
-        assert!(f.message.contains("unknown field `catalg`"), "{}", f.message);
+        assert!(
+            f.message.contains("unknown field `catalg`"),
+            "{}",
+            f.message
+        );
         assert_eq!(f.help.as_deref(), Some("did you mean `catalog`?"));
         assert_eq!(f.span, Some(11..17));
     }
 
     #[test]
     fn quota_prefers_the_project_entry() {
-        let s = load("[platform]\ngpu-quota = 64\n[platform.project-quota]\nbig-lab = 256\n").unwrap();
+        let s =
+            load("[platform]\ngpu-quota = 64\n[platform.project-quota]\nbig-lab = 256\n").unwrap();
         assert_eq!(s.platform.quota_for(Some("big-lab")), Some(256));
         assert_eq!(s.platform.quota_for(Some("other")), Some(64));
         assert_eq!(s.platform.quota_for(None), Some(64));

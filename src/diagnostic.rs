@@ -37,7 +37,13 @@ pub struct Finding {
 impl Finding {
     /// Sort key: path, then position, then rule id — the same whatever the thread count.
     pub fn sort_key(&self) -> (&str, u32, u32, &str, &str) {
-        (&self.path, self.span.start, self.span.end, &self.rule, &self.message)
+        (
+            &self.path,
+            self.span.start,
+            self.span.end,
+            &self.rule,
+            &self.message,
+        )
     }
 }
 

@@ -71,7 +71,8 @@ pub fn discover(paths: &[PathBuf], opts: &Options<'_>) -> Discovery {
                         problem: Some("a dangling symbolic link; its target does not exist".into()),
                     });
                 } else {
-                    out.missing.push((path.clone(), "no such file or directory".into()));
+                    out.missing
+                        .push((path.clone(), "no such file or directory".into()));
                 }
             }
             Err(e) => out.files.push(Candidate {

@@ -221,8 +221,9 @@ pub fn lint_bytes(
         let dropped = findings.len() - MAX_FINDINGS_PER_FILE;
         findings.truncate(MAX_FINDINGS_PER_FILE);
         if let Some(last) = findings.last_mut() {
-            last.message
-                .push_str(&format!(" ({dropped} more findings in this file not shown)"));
+            last.message.push_str(&format!(
+                " ({dropped} more findings in this file not shown)"
+            ));
         }
     }
     findings

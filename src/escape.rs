@@ -71,7 +71,10 @@ mod tests {
         let hostile = "a\u{1b}]8;;x\u{7}\n::error::x\u{202e}b";
         for out in [quote(hostile, 100), visible(hostile).into_owned()] {
             assert!(!out.chars().any(is_dangerous), "{out:?}");
-            assert!(out.contains("::error::x"), "the value stays recognisable: {out}");
+            assert!(
+                out.contains("::error::x"),
+                "the value stays recognisable: {out}"
+            );
         }
         assert_eq!(quote("abcdef", 3), "\"abc…\"");
         assert_eq!(picture('\u{1b}'), Some('␛'));

@@ -45,9 +45,15 @@ pub enum Value<'s> {
     Number(&'s str),
     String(Cow<'s, str>),
     /// `len` item ids starting at `start` in [`Document::items`].
-    Array { start: u32, len: u32 },
+    Array {
+        start: u32,
+        len: u32,
+    },
     /// `len` members starting at `start` in [`Document::members`].
-    Object { start: u32, len: u32 },
+    Object {
+        start: u32,
+        len: u32,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -476,7 +482,9 @@ impl<'s> Parser<'s> {
             }
             Frame::Object { start, scratch, .. } => {
                 let first = self.doc.members.len();
-                self.doc.members.extend(self.member_scratch.drain(scratch..));
+                self.doc
+                    .members
+                    .extend(self.member_scratch.drain(scratch..));
                 let len = self.doc.members.len() - first;
                 let id = self.push(
                     Value::Object {
@@ -719,7 +727,10 @@ mod tests {
         let doc = parse(text).unwrap();
         let root = doc.root();
         let a = doc.member(root, "a").unwrap();
-        assert_eq!(&text[a.key_span.start as usize..a.key_span.end as usize], "\"a\"");
+        assert_eq!(
+            &text[a.key_span.start as usize..a.key_span.end as usize],
+            "\"a\""
+        );
         let items = doc.items(a.value);
         assert_eq!(items.len(), 2);
         assert_eq!(doc.as_str(items[1]), Some("x\n"));
@@ -736,7 +747,10 @@ mod tests {
         assert_eq!(doc.duplicates[0].key, "a");
         assert_eq!(doc.duplicates[0].first, Span::new(1, 4));
         // Last wins on lookup.
-        assert_eq!(doc.value(doc.get(doc.root(), "a").unwrap()), &Value::Number("3"));
+        assert_eq!(
+            doc.value(doc.get(doc.root(), "a").unwrap()),
+            &Value::Number("3")
+        );
     }
 
     #[test]
@@ -760,13 +774,20 @@ mod tests {
     #[test]
     fn lone_surrogate_becomes_replacement_character() {
         let doc = parse(r#"{"a": "\ud800x", "b": "\ud83d\ude00"}"#).unwrap();
-        assert_eq!(doc.as_str(doc.get(doc.root(), "a").unwrap()), Some("\u{FFFD}x"));
+        assert_eq!(
+            doc.as_str(doc.get(doc.root(), "a").unwrap()),
+            Some("\u{FFFD}x")
+        );
         assert_eq!(doc.as_str(doc.get(doc.root(), "b").unwrap()), Some("😀"));
     }
 
     #[test]
     fn deep_nesting_is_bounded_not_a_crash() {
-        let ok = format!("{{\"a\":{}{}}}", "[".repeat(MAX_DEPTH - 1), "]".repeat(MAX_DEPTH - 1));
+        let ok = format!(
+            "{{\"a\":{}{}}}",
+            "[".repeat(MAX_DEPTH - 1),
+            "]".repeat(MAX_DEPTH - 1)
+        );
         assert!(parse(&ok).is_ok());
         let deep = format!("{{\"a\":{}", "[".repeat(200_000));
         let err = parse(&deep).unwrap_err();

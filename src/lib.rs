@@ -4,6 +4,10 @@
 //! ([`discover`]) → each file read, parsed once and linted in parallel ([`engine`]) → findings
 //! collected and sorted → one reporter writes them ([`report`]).
 
+// Config and rule-file errors carry their file's text for the report; they happen once, before
+// any spec is read, so their size does not matter.
+#![allow(clippy::result_large_err)]
+
 pub mod cases;
 pub mod catalog;
 pub mod cli;
@@ -77,7 +81,9 @@ pub fn load_settings(
     let found = if no_config {
         None
     } else {
-        config.map(Path::to_path_buf).or_else(|| config::find_config(cwd))
+        config
+            .map(Path::to_path_buf)
+            .or_else(|| config::find_config(cwd))
     };
     match found {
         Some(path) => Settings::load(&path, extra_rules),
@@ -153,11 +159,20 @@ impl report::Sources for FileSources {
 
 fn check(args: CheckArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
     let started = Instant::now();
-    let settings = load_settings(args.config.as_deref(), args.no_config, &args.rules, &env.cwd)?;
+    let settings = load_settings(
+        args.config.as_deref(),
+        args.no_config,
+        &args.rules,
+        &env.cwd,
+    )?;
 
     for id in args.select.iter().chain(&args.ignore) {
         if settings.rules.get(id).is_none() {
-            let flag = if args.select.contains(id) { "--select" } else { "--ignore" };
+            let flag = if args.select.contains(id) {
+                "--select"
+            } else {
+                "--ignore"
+            };
             return Err(unknown_rule_error(id, &settings, flag));
         }
     }
@@ -193,7 +208,9 @@ fn check(args: CheckArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
     let stdin_requested = paths.iter().any(|p| p == Path::new("-"));
     paths.retain(|p| p != Path::new("-"));
     if args.stdin_filename.is_some() && !stdin_requested {
-        return Err(Error::usage("--stdin-filename goes with `-` (read the spec from standard input)"));
+        return Err(Error::usage(
+            "--stdin-filename goes with `-` (read the spec from standard input)",
+        ));
     }
 
     let discovery = discover::discover(
@@ -217,7 +234,10 @@ fn check(args: CheckArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
         .ok();
     }
 
-    let invalid_json = base_rules.iter().find(|a| a.rule.id == engine::INVALID_JSON).copied();
+    let invalid_json = base_rules
+        .iter()
+        .find(|a| a.rule.id == engine::INVALID_JSON)
+        .copied();
     let lint_one = |candidate: &discover::Candidate| -> FileOutcome {
         let display: Arc<str> = Arc::from(candidate.path.to_string_lossy().as_ref());
         let rel = relative_to(&candidate.path, &settings.base_dir, &env.cwd);
@@ -244,7 +264,8 @@ fn check(args: CheckArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
             tool_error: false,
         }
     };
-    let outcomes: Vec<FileOutcome> = pool.install(|| discovery.files.par_iter().map(lint_one).collect());
+    let outcomes: Vec<FileOutcome> =
+        pool.install(|| discovery.files.par_iter().map(lint_one).collect());
 
     let mut files = discovery.files.len();
     let mut tool_error = !discovery.missing.is_empty() || outcomes.iter().any(|o| o.tool_error);
@@ -274,7 +295,13 @@ fn check(args: CheckArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
                 let project = RealProject {
                     root: engine::project_root(&name, &settings, &env.cwd),
                 };
-                findings.extend(lint_bytes(&bytes, &display, &active, &settings.platform, &project));
+                findings.extend(lint_bytes(
+                    &bytes,
+                    &display,
+                    &active,
+                    &settings.platform,
+                    &project,
+                ));
                 stdin_source = Some((display, Arc::from(String::from_utf8_lossy(&bytes).as_ref())));
             }
         }
@@ -287,7 +314,9 @@ fn check(args: CheckArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
         ColorChoice::Never => false,
         ColorChoice::Auto => env.stdout_is_terminal && !env.no_color,
     };
-    let sources = FileSources { stdin: stdin_source };
+    let sources = FileSources {
+        stdin: stdin_source,
+    };
     let written = report::write(
         env.stdout,
         &findings,

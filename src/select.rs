@@ -143,7 +143,7 @@ impl Selector {
 
     /// Does this selector have wildcards (may match many values)?
     pub fn is_multi(&self) -> bool {
-        self.segments.iter().any(|s| *s == Segment::Wildcard)
+        self.segments.contains(&Segment::Wildcard)
     }
 
     pub fn resolve(&self, doc: &Document<'_>) -> Resolution {
@@ -358,8 +358,14 @@ mod tests {
         assert_eq!(s.segments, t.segments);
         let w = Selector::parse("spec.resources.pools[*].name").unwrap();
         assert_eq!(w.segments[3], Segment::Wildcard);
-        assert_eq!(Selector::parse("a.*.b").unwrap().segments[1], Segment::Wildcard);
-        assert_eq!(Selector::parse("a[3]").unwrap().segments[1], Segment::Index(3));
+        assert_eq!(
+            Selector::parse("a.*.b").unwrap().segments[1],
+            Segment::Wildcard
+        );
+        assert_eq!(
+            Selector::parse("a[3]").unwrap().segments[1],
+            Segment::Index(3)
+        );
         assert!(Selector::parse("$").unwrap().segments.is_empty());
         for bad in ["", "a..b", "a[", "a[x]", "a b", "a.'x", "$x"] {
             assert!(Selector::parse(bad).is_err(), "{bad}");

@@ -83,8 +83,17 @@ mod tests {
         let index = LineIndex::new(text);
         let x = text.find('x').unwrap();
         // `  "名": "😀` = 2 + 1 + 1 + 1 + 1 + 1 + 1 + 2 UTF-16 units before x.
-        assert_eq!(index.position(text, x), Position { line: 2, column: 11 });
-        assert_eq!(index.position(text, text.len() - 1), Position { line: 3, column: 1 });
+        assert_eq!(
+            index.position(text, x),
+            Position {
+                line: 2,
+                column: 11
+            }
+        );
+        assert_eq!(
+            index.position(text, text.len() - 1),
+            Position { line: 3, column: 1 }
+        );
         assert_eq!(&text[index.line_range(text, 1)], "  \"名\": \"😀x\"");
     }
 }

@@ -103,9 +103,7 @@ impl Diagnostic for Report<'_> {
         self.excerpt.as_ref().map(|e| e as &dyn SourceCode)
     }
     fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
-        if self.excerpt.is_none() {
-            return None;
-        }
+        self.excerpt.as_ref()?;
         Some(Box::new(self.labels.iter().cloned()))
     }
 }
@@ -176,7 +174,10 @@ fn excerpt(
         let end = (primary.end as usize)
             .min(line_range.end)
             .min(start + 2 * WINDOW_CONTEXT);
-        let from = floor_char(text, start.saturating_sub(WINDOW_CONTEXT).max(line_range.start));
+        let from = floor_char(
+            text,
+            start.saturating_sub(WINDOW_CONTEXT).max(line_range.start),
+        );
         let to = ceil_char(text, (end + WINDOW_CONTEXT).min(line_range.end));
         let mut marks = vec![start, ceil_char(text, end)];
         let mut related = Vec::new();
@@ -322,4 +323,3 @@ impl HumanRenderer {
         out.write_all(rendered.as_bytes())
     }
 }
-

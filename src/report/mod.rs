@@ -44,11 +44,21 @@ impl Summary {
     pub fn line(&self) -> String {
         let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
         let ms = self.elapsed.as_secs_f64() * 1000.0;
-        let time = if ms < 1000.0 { format!("{ms:.1} ms") } else { format!("{:.2} s", ms / 1000.0) };
+        let time = if ms < 1000.0 {
+            format!("{ms:.1} ms")
+        } else {
+            format!("{:.2} s", ms / 1000.0)
+        };
         if self.errors + self.warnings + self.notes == 0 {
-            return format!("All clear: {} checked, no findings ({time}).", plural(self.files, "file"));
+            return format!(
+                "All clear: {} checked, no findings ({time}).",
+                plural(self.files, "file")
+            );
         }
-        let mut parts = vec![plural(self.errors, "error"), plural(self.warnings, "warning")];
+        let mut parts = vec![
+            plural(self.errors, "error"),
+            plural(self.warnings, "warning"),
+        ];
         if self.notes > 0 {
             parts.push(plural(self.notes, "note"));
         }
@@ -88,7 +98,9 @@ pub fn write(
                 width: opts.width,
             });
             let (framed, rest) = findings.split_at(findings.len().min(MAX_GRAPHICAL));
-            let mut current: Option<(&str, Option<(Arc<str>, LineIndex)>)> = None;
+            // The text of the file being reported on, loaded once per file.
+            type Loaded = Option<(Arc<str>, LineIndex)>;
+            let mut current: Option<(&str, Loaded)> = None;
             for f in framed {
                 if current.as_ref().map(|c| c.0) != Some(&*f.path) {
                     let loaded = sources.text(&f.path).map(|t| {

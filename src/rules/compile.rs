@@ -30,7 +30,9 @@ impl Compiler<'_> {
 
     /// Offset of byte `offset` of a string value whose TOML span is `span` (skips the quote).
     fn inner(&self, span: &Range<usize>, offset: usize) -> Range<usize> {
-        let quote = if self.text[span.start..].starts_with("'''") || self.text[span.start..].starts_with("\"\"\"") {
+        let quote = if self.text[span.start..].starts_with("'''")
+            || self.text[span.start..].starts_with("\"\"\"")
+        {
             3
         } else {
             1
@@ -41,7 +43,10 @@ impl Compiler<'_> {
 
     fn selector(&self, raw: &Spanned<String>) -> Result<Selector> {
         Selector::parse(raw.get_ref()).map_err(|e| {
-            self.err(self.inner(&raw.span(), e.offset), format!("bad selector: {}", e.message))
+            self.err(
+                self.inner(&raw.span(), e.offset),
+                format!("bad selector: {}", e.message),
+            )
         })
     }
 
@@ -57,16 +62,17 @@ impl Compiler<'_> {
     }
 
     fn template(&self, raw: &Spanned<String>, known: &[&str]) -> Result<Template> {
-        Template::parse(raw.get_ref(), known).map_err(|(offset, message)| {
-            self.err(self.inner(&raw.span(), offset), message)
-        })
+        Template::parse(raw.get_ref(), known)
+            .map_err(|(offset, message)| self.err(self.inner(&raw.span(), offset), message))
     }
 
     fn operand(&self, raw: &Spanned<toml::Value>) -> Result<Operand> {
         if let toml::Value::Table(t) = raw.get_ref() {
             if t.len() == 1 {
                 let (k, v) = t.iter().next().expect("one entry");
-                let name = v.as_str().ok_or_else(|| self.err(raw.span(), format!("`{k}` takes a string")))?;
+                let name = v
+                    .as_str()
+                    .ok_or_else(|| self.err(raw.span(), format!("`{k}` takes a string")))?;
                 return match k.as_str() {
                     "fact" => Fact::ALL
                         .iter()
@@ -100,7 +106,12 @@ impl Compiler<'_> {
         name: &str,
         known: impl Iterator<Item = &'n str> + Clone,
     ) -> Box<FileError> {
-        let mut e = FileError::new(self.name, self.text, Some(span), format!("unknown {what} `{name}`"));
+        let mut e = FileError::new(
+            self.name,
+            self.text,
+            Some(span),
+            format!("unknown {what} `{name}`"),
+        );
         e.help = Some(match crate::error::suggest(name, known.clone()) {
             Some(s) => format!("did you mean `{s}`?"),
             None => format!("known: {}", known.collect::<Vec<_>>().join(", ")),
@@ -124,7 +135,10 @@ impl Compiler<'_> {
         let flag = |v: &Option<Spanned<bool>>, p: Predicate, out: &mut Vec<_>| -> Result<()> {
             if let Some(v) = v {
                 if !*v.get_ref() {
-                    return Err(self.err(v.span(), "only `true` is meaningful here; leave the key out instead"));
+                    return Err(self.err(
+                        v.span(),
+                        "only `true` is meaningful here; leave the key out instead",
+                    ));
                 }
                 out.push((v.span(), p));
             }
@@ -183,7 +197,10 @@ impl Compiler<'_> {
             out.push((v.span(), Predicate::ExclusiveMaximum(self.number(v)?)));
         }
         for (raw, make) in [
-            (&c.min_length, Predicate::MinLength as fn(usize) -> Predicate),
+            (
+                &c.min_length,
+                Predicate::MinLength as fn(usize) -> Predicate,
+            ),
             (&c.max_length, Predicate::MaxLength),
         ] {
             if let Some(v) = raw {
@@ -198,12 +215,18 @@ impl Compiler<'_> {
                 semver::VersionReq::parse(s)
                     .map_err(|e| self.err(v.span(), format!("bad semver range: {e}")))?;
             } else if matches!(op, Operand::Literal(_)) {
-                return Err(self.err(v.span(), "`semver-range` takes a range string or a reference"));
+                return Err(self.err(
+                    v.span(),
+                    "`semver-range` takes a range string or a reference",
+                ));
             }
             out.push((v.span(), Predicate::SemverRange(op)));
         }
         if out.len() > 1 {
-            return Err(self.err(out[1].0.clone(), "one clause takes one predicate; split it into two checks or conditions"));
+            return Err(self.err(
+                out[1].0.clone(),
+                "one clause takes one predicate; split it into two checks or conditions",
+            ));
         }
         Ok(out)
     }
@@ -232,7 +255,8 @@ impl Compiler<'_> {
                 (c.options.as_ref().map(|m| m.span()), "options"),
             ],
         )?;
-        let combinators = c.any.is_some() as usize + c.all.is_some() as usize + c.not.is_some() as usize;
+        let combinators =
+            c.any.is_some() as usize + c.all.is_some() as usize + c.not.is_some() as usize;
         let mut predicates = self.predicates(c)?;
         let subject = c.select.is_some() as usize + c.fact.is_some() as usize;
         if combinators > 0 {
@@ -240,20 +264,34 @@ impl Compiler<'_> {
                 return Err(self.err(raw.span(), "a condition is either `any`, `all`, `not`, or a subject (`select`/`fact`) with one predicate"));
             }
             if let Some(list) = &c.any {
-                return Ok(Condition::Any(list.iter().map(|x| self.condition(x)).collect::<Result<_>>()?));
+                return Ok(Condition::Any(
+                    list.iter()
+                        .map(|x| self.condition(x))
+                        .collect::<Result<_>>()?,
+                ));
             }
             if let Some(list) = &c.all {
-                return Ok(Condition::All(list.iter().map(|x| self.condition(x)).collect::<Result<_>>()?));
+                return Ok(Condition::All(
+                    list.iter()
+                        .map(|x| self.condition(x))
+                        .collect::<Result<_>>()?,
+                ));
             }
             if let Some(inner) = &c.not {
                 return Ok(Condition::Not(Box::new(self.condition(inner)?)));
             }
         }
         if subject != 1 {
-            return Err(self.err(raw.span(), "a condition needs exactly one of `select` or `fact`"));
+            return Err(self.err(
+                raw.span(),
+                "a condition needs exactly one of `select` or `fact`",
+            ));
         }
         let Some((_, predicate)) = predicates.pop() else {
-            return Err(self.err(raw.span(), "a condition needs a predicate (`equals`, `one-of`, `present`, …)"));
+            return Err(self.err(
+                raw.span(),
+                "a condition needs a predicate (`equals`, `one-of`, `present`, …)",
+            ));
         };
         if let Some(sel) = &c.select {
             return Ok(Condition::Select(self.selector(sel)?, predicate));
@@ -264,7 +302,9 @@ impl Compiler<'_> {
             .iter()
             .find(|(n, _)| n == name)
             .map(|(_, f)| *f)
-            .ok_or_else(|| self.unknown(fact.span(), "fact", name, Fact::ALL.iter().map(|f| f.0)))?;
+            .ok_or_else(|| {
+                self.unknown(fact.span(), "fact", name, Fact::ALL.iter().map(|f| f.0))
+            })?;
         Ok(Condition::Fact(f, predicate))
     }
 
@@ -287,16 +327,22 @@ impl Compiler<'_> {
         let select = match &c.select {
             Some(s) => self.selector(s)?,
             None if c.function.is_some() => Selector::parse("$").expect("root selector"),
-            None => return Err(self.err(raw.span(), "a check needs `select` (a selector such as `metadata.name`)")),
+            None => {
+                return Err(self.err(
+                    raw.span(),
+                    "a check needs `select` (a selector such as `metadata.name`)",
+                ))
+            }
         };
         let mut predicates = self.predicates(c)?;
         let mut assertions = predicates.len();
-        assertions += c.unique.is_some() as usize + c.keys.is_some() as usize + c.function.is_some() as usize;
+        assertions +=
+            c.unique.is_some() as usize + c.keys.is_some() as usize + c.function.is_some() as usize;
         if assertions != 1 {
             return Err(self.err(raw.span(), "a check needs exactly one assertion: a predicate (`present`, `equals`, `matches`, …), `unique`, `keys` or `function`"));
         }
-        if c.options.is_some() && c.function.is_none() {
-            return Err(self.err(c.options.as_ref().expect("options").span(), "`options` goes with `function`"));
+        if let (Some(options), None) = (&c.options, &c.function) {
+            return Err(self.err(options.span(), "`options` goes with `function`"));
         }
         let mut function_vars: &[&str] = &[];
         let assertion = if let Some((_, p)) = predicates.pop() {
@@ -311,18 +357,30 @@ impl Compiler<'_> {
         } else {
             let name = c.function.as_ref().expect("a function");
             let options = c.options.as_ref();
-            let f = Function::compile(name.get_ref(), options.map(|o| o.get_ref()))
-                .map_err(|(on_options, message)| {
-                    let span = if on_options { options.map(|o| o.span()).unwrap_or(name.span()) } else { name.span() };
+            let f = Function::compile(name.get_ref(), options.map(|o| o.get_ref())).map_err(
+                |(on_options, message)| {
+                    let span = if on_options {
+                        options.map(|o| o.span()).unwrap_or(name.span())
+                    } else {
+                        name.span()
+                    };
                     let mut e = FileError::new(self.name, self.text, Some(span), message);
                     if !on_options {
-                        e.help = Some(match crate::error::suggest(name.get_ref(), Function::NAMES.iter().copied()) {
-                            Some(s) => format!("did you mean `{s}`?"),
-                            None => format!("built-in functions: {}", Function::NAMES.join(", ")),
-                        });
+                        e.help = Some(
+                            match crate::error::suggest(
+                                name.get_ref(),
+                                Function::NAMES.iter().copied(),
+                            ) {
+                                Some(s) => format!("did you mean `{s}`?"),
+                                None => {
+                                    format!("built-in functions: {}", Function::NAMES.join(", "))
+                                }
+                            },
+                        );
                     }
                     Box::new(e)
-                })?;
+                },
+            )?;
             function_vars = f.vars();
             Assertion::Function(f)
         };
@@ -332,7 +390,10 @@ impl Compiler<'_> {
             known.extend_from_slice(&["did-you-mean", "allowed"]);
         }
         let message_raw = c.message.as_ref().or(default_message).ok_or_else(|| {
-            self.err(raw.span(), "a check needs a `message` (here or at the top of the rule file)")
+            self.err(
+                raw.span(),
+                "a check needs a `message` (here or at the top of the rule file)",
+            )
         })?;
         let message = self.template(message_raw, &known)?;
         let help = match c.help.as_ref().or(default_help) {
@@ -344,11 +405,21 @@ impl Compiler<'_> {
             Some(r) => match r.get_ref().as_str() {
                 "key" => ReportAt::Key,
                 "value" => ReportAt::Value,
-                other => return Err(self.unknown(r.span(), "report-at", other, ["key", "value"].into_iter())),
+                other => {
+                    return Err(self.unknown(
+                        r.span(),
+                        "report-at",
+                        other,
+                        ["key", "value"].into_iter(),
+                    ))
+                }
             },
         };
         let when = match &c.when {
-            Some(list) => list.iter().map(|x| self.condition(x)).collect::<Result<Vec<_>>>()?,
+            Some(list) => list
+                .iter()
+                .map(|x| self.condition(x))
+                .collect::<Result<Vec<_>>>()?,
             None => Vec::new(),
         };
         let needs = assertion_needs(&assertion);
@@ -359,7 +430,10 @@ impl Compiler<'_> {
             message,
             help,
             report_at,
-            related_label: c.related_label.clone().unwrap_or_else(|| "first here".to_string()),
+            related_label: c
+                .related_label
+                .clone()
+                .unwrap_or_else(|| "first here".to_string()),
             needs,
         })
     }
@@ -367,7 +441,9 @@ impl Compiler<'_> {
     fn case(&self, raw: &Spanned<RawCase>, valid: bool, index: usize) -> Result<Case> {
         let c = raw.get_ref();
         let document = match (&c.patch, &c.document) {
-            (Some(_), Some(d)) => return Err(self.err(d.span(), "a case takes `patch` or `document`, not both")),
+            (Some(_), Some(d)) => {
+                return Err(self.err(d.span(), "a case takes `patch` or `document`, not both"))
+            }
             (None, Some(d)) => d.get_ref().clone(),
             (Some(p), None) => apply_patch(REFERENCE_SPEC, p.get_ref())
                 .map_err(|m| self.err(p.span(), format!("bad patch: {m}")))?,
@@ -377,24 +453,38 @@ impl Compiler<'_> {
         for e in &c.edit {
             let (old, new) = e.get_ref();
             if old.is_empty() || !document.contains(old.as_str()) {
-                return Err(self.err(e.span(), "the text to replace is not in the case's document"));
+                return Err(self.err(
+                    e.span(),
+                    "the text to replace is not in the case's document",
+                ));
             }
             document = document.replace(old.as_str(), new);
         }
         if valid && (c.at.is_some() || c.count.is_some()) {
-            return Err(self.err(raw.span(), "`at` and `count` describe the finding of an [[invalid]] case"));
+            return Err(self.err(
+                raw.span(),
+                "`at` and `count` describe the finding of an [[invalid]] case",
+            ));
         }
         let catalog = if c.no_catalog {
             Some(None)
         } else if let Some(recipes) = &c.catalog {
-            let catalog = Catalog::from_raw(recipes.clone(), |_, m| FileError::new(self.name, self.text, Some(raw.span()), m))
-                .map_err(Box::new)?;
+            let catalog = Catalog::from_raw(recipes.clone(), |_, m| {
+                FileError::new(self.name, self.text, Some(raw.span()), m)
+            })
+            .map_err(Box::new)?;
             Some(Some(Arc::new(catalog)))
         } else {
             None
         };
         Ok(Case {
-            name: c.name.clone().unwrap_or_else(|| format!("{} case {}", if valid { "valid" } else { "invalid" }, index + 1)),
+            name: c.name.clone().unwrap_or_else(|| {
+                format!(
+                    "{} case {}",
+                    if valid { "valid" } else { "invalid" },
+                    index + 1
+                )
+            }),
             valid,
             span: raw.span(),
             document,
@@ -415,9 +505,18 @@ impl Compiler<'_> {
 
 fn operand_needs(op: &Operand) -> Needs {
     match op {
-        Operand::Fact(_) => Needs { catalog: true, ..Needs::default() },
-        Operand::Setting(Setting::Registries) => Needs { registries: true, ..Needs::default() },
-        Operand::Setting(Setting::GpuQuota) => Needs { quota: true, ..Needs::default() },
+        Operand::Fact(_) => Needs {
+            catalog: true,
+            ..Needs::default()
+        },
+        Operand::Setting(Setting::Registries) => Needs {
+            registries: true,
+            ..Needs::default()
+        },
+        Operand::Setting(Setting::GpuQuota) => Needs {
+            quota: true,
+            ..Needs::default()
+        },
         _ => Needs::default(),
     }
 }
@@ -480,18 +579,33 @@ pub fn apply_patch(base: &str, patch: &str) -> std::result::Result<String, Strin
 }
 
 /// Compiles one rule file.
-pub fn compile_rule(name: &str, text: Arc<str>, builtin: bool) -> std::result::Result<Rule, Box<FileError>> {
-    let raw: RawRule = toml::from_str(&text).map_err(|e| Box::new(FileError::from_toml(name, &text, &e)))?;
+pub fn compile_rule(
+    name: &str,
+    text: Arc<str>,
+    builtin: bool,
+) -> std::result::Result<Rule, Box<FileError>> {
+    let raw: RawRule =
+        toml::from_str(&text).map_err(|e| Box::new(FileError::from_toml(name, &text, &e)))?;
     let c = Compiler { name, text: &text };
     let id = raw.id.get_ref();
     let id_ok = !id.is_empty()
-        && id.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
         && id.as_bytes()[0].is_ascii_lowercase();
     if !id_ok {
-        return Err(c.err(raw.id.span(), "a rule id is lowercase letters, digits and `-`, starting with a letter"));
+        return Err(c.err(
+            raw.id.span(),
+            "a rule id is lowercase letters, digits and `-`, starting with a letter",
+        ));
     }
     let severity = Severity::parse(raw.severity.get_ref()).ok_or_else(|| {
-        c.unknown(raw.severity.span(), "severity", raw.severity.get_ref(), ["error", "warning", "note"].into_iter())
+        c.unknown(
+            raw.severity.span(),
+            "severity",
+            raw.severity.get_ref(),
+            ["error", "warning", "note"].into_iter(),
+        )
     })?;
     let target = match &raw.target {
         None => Target::Jobspec,

@@ -104,7 +104,13 @@ impl Vars {
             "path" => &self.path,
             "key" => &self.key,
             "pointer" => &self.pointer,
-            _ => return self.extra.iter().find(|(k, _)| *k == name).map(|(_, v)| v.as_str()),
+            _ => {
+                return self
+                    .extra
+                    .iter()
+                    .find(|(k, _)| *k == name)
+                    .map(|(_, v)| v.as_str())
+            }
         })
     }
 }
@@ -113,7 +119,11 @@ impl Vars {
 enum Val<'a> {
     Null,
     Bool(bool),
-    Num { value: f64, integer: bool, raw: Option<&'a str> },
+    Num {
+        value: f64,
+        integer: bool,
+        raw: Option<&'a str>,
+    },
     Str(&'a str),
     Array(usize),
     Object(usize),
@@ -137,7 +147,11 @@ fn node_val<'a>(doc: &'a Document<'a>, id: NodeId) -> Val<'a> {
 fn lit_val(l: &Lit) -> Val<'_> {
     match l {
         Lit::Bool(b) => Val::Bool(*b),
-        Lit::Num(n) => Val::Num { value: *n, integer: n.fract() == 0.0, raw: None },
+        Lit::Num(n) => Val::Num {
+            value: *n,
+            integer: n.fract() == 0.0,
+            raw: None,
+        },
         Lit::Str(s) => Val::Str(s),
         Lit::List(items) => Val::Array(items.len()),
     }
@@ -195,7 +209,10 @@ fn resolve(op: &Operand, ctx: &Context<'_>) -> Option<Lit> {
             .registries
             .as_ref()
             .map(|r| Lit::List(r.iter().map(|s| Lit::Str(s.clone())).collect())),
-        Operand::Setting(Setting::GpuQuota) => ctx.platform.quota_for(project(ctx.doc)).map(|q| Lit::Num(q as f64)),
+        Operand::Setting(Setting::GpuQuota) => ctx
+            .platform
+            .quota_for(project(ctx.doc))
+            .map(|q| Lit::Num(q as f64)),
         Operand::Select(sel) => {
             let res = sel.resolve(ctx.doc);
             let items = res
@@ -223,14 +240,27 @@ fn fact(f: Fact, ctx: &Context<'_>) -> Option<Lit> {
     let catalog = ctx.platform.catalog.as_ref()?;
     let str_lit = |s: &Option<String>| s.as_ref().map(|s| Lit::Str(s.clone()));
     match f {
-        Fact::CatalogRecipes => Some(Lit::List(catalog.names().iter().map(|n| Lit::Str(n.clone())).collect())),
+        Fact::CatalogRecipes => Some(Lit::List(
+            catalog
+                .names()
+                .iter()
+                .map(|n| Lit::Str(n.clone()))
+                .collect(),
+        )),
         Fact::RecipeKnown => Some(Lit::Bool(ctx.recipe.is_some())),
         Fact::RecipeVersion => str_lit(&ctx.recipe?.version),
         Fact::RecipeDigest => str_lit(&ctx.recipe?.digest),
         Fact::RecipeRuntimeId => str_lit(&ctx.recipe?.runtime_id),
-        Fact::RecipeObservability => ctx.recipe?.observability.map(|o| Lit::Str(o.as_str().into())),
+        Fact::RecipeObservability => ctx
+            .recipe?
+            .observability
+            .map(|o| Lit::Str(o.as_str().into())),
         Fact::RecipeCustom => Some(Lit::Bool(ctx.recipe?.custom)),
-        Fact::RecipeRequiresCore => ctx.recipe?.requires_core.as_ref().map(|(s, _)| Lit::Str(s.clone())),
+        Fact::RecipeRequiresCore => ctx
+            .recipe?
+            .requires_core
+            .as_ref()
+            .map(|(s, _)| Lit::Str(s.clone())),
     }
 }
 
@@ -290,7 +320,10 @@ fn test(p: &Predicate, v: Val<'_>, operand: &Option<Lit>) -> Outcome {
                 pass_if(ok)
             }
         }
-        Predicate::Minimum(_) | Predicate::Maximum(_) | Predicate::ExclusiveMinimum(_) | Predicate::ExclusiveMaximum(_) => {
+        Predicate::Minimum(_)
+        | Predicate::Maximum(_)
+        | Predicate::ExclusiveMinimum(_)
+        | Predicate::ExclusiveMaximum(_) => {
             let (Val::Num { value, .. }, Some(bound)) = (v, number_of(operand)) else {
                 return Skip;
             };
@@ -307,7 +340,11 @@ fn test(p: &Predicate, v: Val<'_>, operand: &Option<Lit>) -> Outcome {
                 Val::Array(len) | Val::Object(len) => len,
                 _ => return Skip,
             };
-            pass_if(if matches!(p, Predicate::MinLength(_)) { len >= *n } else { len <= *n })
+            pass_if(if matches!(p, Predicate::MinLength(_)) {
+                len >= *n
+            } else {
+                len <= *n
+            })
         }
         Predicate::Semver => match v {
             Val::Str(s) => pass_if(semver::Version::parse(s).is_ok()),
@@ -339,7 +376,11 @@ fn expected(p: &Predicate, operand: &Option<Lit>) -> String {
         Predicate::NotOneOf(_) => format!("none of {}", lit()),
         Predicate::Matches(re) => format!("a match for /{}/", re.as_str()),
         Predicate::NotMatches(re) => format!("no match for /{}/", re.as_str()),
-        Predicate::Type(types) => types.iter().map(|t| t.as_str()).collect::<Vec<_>>().join(" or "),
+        Predicate::Type(types) => types
+            .iter()
+            .map(|t| t.as_str())
+            .collect::<Vec<_>>()
+            .join(" or "),
         Predicate::Minimum(_) => format!("at least {}", lit()),
         Predicate::Maximum(_) => format!("at most {}", lit()),
         Predicate::ExclusiveMinimum(_) => format!("more than {}", lit()),
@@ -373,10 +414,15 @@ fn holds_for(p: &Predicate, res: &Resolution, ctx: &Context<'_>) -> bool {
         return false;
     }
     let operand = operand.flatten();
-    let all = res.found.iter().all(|m| test(p, node_val(ctx.doc, m.node), &operand) == Outcome::Pass);
+    let all = res
+        .found
+        .iter()
+        .all(|m| test(p, node_val(ctx.doc, m.node), &operand) == Outcome::Pass);
     match p {
         Predicate::Absent | Predicate::Empty => all,
-        Predicate::Present | Predicate::NonEmpty => all && !res.found.is_empty() && res.missing.is_empty(),
+        Predicate::Present | Predicate::NonEmpty => {
+            all && !res.found.is_empty() && res.missing.is_empty()
+        }
         _ => all && !res.found.is_empty(),
     }
 }
@@ -415,19 +461,39 @@ fn missing_span(ctx: &Context<'_>, miss: &Missing) -> Span {
         Some(k) => k,
         None => {
             let s = ctx.doc.span(miss.parent);
-            Span { start: s.start, end: s.start + 1 }
+            Span {
+                start: s.start,
+                end: s.start + 1,
+            }
         }
     }
 }
 
 pub fn last_key(m: &Match) -> String {
-    m.pointer.rsplit('/').next().unwrap_or("").replace("~1", "/").replace("~0", "~")
+    m.pointer
+        .rsplit('/')
+        .next()
+        .unwrap_or("")
+        .replace("~1", "/")
+        .replace("~0", "~")
 }
 
-pub fn emit(check: &Check, span: Span, pointer: String, vars: Vars, related: Vec<(Span, String)>) -> Hit {
+pub fn emit(
+    check: &Check,
+    span: Span,
+    pointer: String,
+    vars: Vars,
+    related: Vec<(Span, String)>,
+) -> Hit {
     let message = check.message.render(|k| vars.lookup(k));
     let help = check.help.as_ref().map(|h| h.render(|k| vars.lookup(k)));
-    Hit { span, pointer, message, help, related }
+    Hit {
+        span,
+        pointer,
+        message,
+        help,
+        related,
+    }
 }
 
 /// A `path` placeholder for a match: the selector with wildcards filled in from the pointer.
@@ -439,7 +505,9 @@ fn match_path(m: &Match) -> String {
         .map(|s| {
             let s = s.replace("~1", "/").replace("~0", "~");
             match s.parse::<usize>() {
-                Ok(i) if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) => Segment::Index(i),
+                Ok(i) if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) => {
+                    Segment::Index(i)
+                }
                 _ => Segment::Key(s),
             }
         })
@@ -474,7 +542,13 @@ pub fn run_check(check: &Check, ctx: &Context<'_>, out: &mut Vec<Hit>) {
                         pointer: m.pointer.clone(),
                         extra: Vec::new(),
                     };
-                    out.push(emit(check, match_span(ctx, m, check.report_at), m.pointer.clone(), vars, Vec::new()));
+                    out.push(emit(
+                        check,
+                        match_span(ctx, m, check.report_at),
+                        m.pointer.clone(),
+                        vars,
+                        Vec::new(),
+                    ));
                 }
             }
             if matches!(p, Predicate::Present | Predicate::NonEmpty) {
@@ -498,7 +572,13 @@ pub fn run_check(check: &Check, ctx: &Context<'_>, out: &mut Vec<Hit>) {
                         pointer: pointer.clone(),
                         extra: Vec::new(),
                     };
-                    out.push(emit(check, missing_span(ctx, miss), pointer, vars, Vec::new()));
+                    out.push(emit(
+                        check,
+                        missing_span(ctx, miss),
+                        pointer,
+                        vars,
+                        Vec::new(),
+                    ));
                 }
             }
         }
@@ -521,8 +601,17 @@ pub fn run_check(check: &Check, ctx: &Context<'_>, out: &mut Vec<Hit>) {
                         pointer: m.pointer.clone(),
                         extra: Vec::new(),
                     };
-                    let related = vec![(match_span(ctx, first, check.report_at), check.related_label.clone())];
-                    out.push(emit(check, match_span(ctx, m, check.report_at), m.pointer.clone(), vars, related));
+                    let related = vec![(
+                        match_span(ctx, first, check.report_at),
+                        check.related_label.clone(),
+                    )];
+                    out.push(emit(
+                        check,
+                        match_span(ctx, m, check.report_at),
+                        m.pointer.clone(),
+                        vars,
+                        related,
+                    ));
                 } else {
                     seen.push((identity, m));
                 }
@@ -536,18 +625,28 @@ pub fn run_check(check: &Check, ctx: &Context<'_>, out: &mut Vec<Hit>) {
                     }
                     let mut pointer = m.pointer.clone();
                     crate::json::push_pointer_segment(&mut pointer, &member.key);
-                    let did_you_mean = match crate::error::suggest(&member.key, allowed.iter().map(String::as_str)) {
+                    let did_you_mean = match crate::error::suggest(
+                        &member.key,
+                        allowed.iter().map(String::as_str),
+                    ) {
                         Some(s) => format!("; did you mean {}?", quote(s, MAX_VALUE_CHARS)),
                         None => String::new(),
                     };
-                    let path = match_path(&Match { node: member.value, key_span: None, pointer: pointer.clone() });
+                    let path = match_path(&Match {
+                        node: member.value,
+                        key_span: None,
+                        pointer: pointer.clone(),
+                    });
                     let vars = Vars {
                         value: render_val(node_val(ctx.doc, member.value)),
                         expected: allowed.join(", "),
                         path,
                         key: quote(&member.key, MAX_VALUE_CHARS),
                         pointer: pointer.clone(),
-                        extra: vec![("did-you-mean", did_you_mean), ("allowed", allowed.join(", "))],
+                        extra: vec![
+                            ("did-you-mean", did_you_mean),
+                            ("allowed", allowed.join(", ")),
+                        ],
                     };
                     out.push(emit(check, member.key_span, pointer, vars, Vec::new()));
                 }

@@ -38,7 +38,10 @@ fn check_keys(name: &str, options: &toml::Table, known: &[&str]) -> Result<(), C
             let hint = crate::error::suggest(key, known.iter().copied())
                 .map(|s| format!("; did you mean `{s}`?"))
                 .unwrap_or_default();
-            return Err((true, format!("function `{name}` has no option `{key}`{hint}")));
+            return Err((
+                true,
+                format!("function `{name}` has no option `{key}`{hint}"),
+            ));
         }
     }
     Ok(())
@@ -80,12 +83,20 @@ impl Function {
                 let allowed = match opts.get("allowed") {
                     None => Operand::Setting(Setting::Registries),
                     Some(toml::Value::Array(items)) => Operand::Literal(
-                        Lit::from_toml(&toml::Value::Array(items.clone())).map_err(|e| (true, e))?,
+                        Lit::from_toml(&toml::Value::Array(items.clone()))
+                            .map_err(|e| (true, e))?,
                     ),
-                    Some(toml::Value::Table(t)) if t.get("setting").and_then(|v| v.as_str()) == Some("registries") => {
+                    Some(toml::Value::Table(t))
+                        if t.get("setting").and_then(|v| v.as_str()) == Some("registries") =>
+                    {
                         Operand::Setting(Setting::Registries)
                     }
-                    Some(_) => return Err((true, "`allowed` is a list of hosts or { setting = \"registries\" }".into())),
+                    Some(_) => {
+                        return Err((
+                            true,
+                            "`allowed` is a list of hosts or { setting = \"registries\" }".into(),
+                        ))
+                    }
                 };
                 Function::ImageRegistry { allowed }
             }
@@ -116,8 +127,16 @@ impl Function {
 
     pub fn needs(&self) -> Needs {
         match self {
-            Function::GpuQuota => Needs { quota: true, ..Needs::default() },
-            Function::ImageRegistry { allowed: Operand::Setting(_) } => Needs { registries: true, ..Needs::default() },
+            Function::GpuQuota => Needs {
+                quota: true,
+                ..Needs::default()
+            },
+            Function::ImageRegistry {
+                allowed: Operand::Setting(_),
+            } => Needs {
+                registries: true,
+                ..Needs::default()
+            },
             _ => Needs::default(),
         }
     }
@@ -130,13 +149,26 @@ impl Function {
                     let mut pointer = doc.pointer_of(dup.object);
                     push_pointer_segment(&mut pointer, &dup.key);
                     let key = quote(&dup.key, MAX_VALUE_CHARS);
-                    let vars = Vars { key: key.clone(), path: key, pointer: pointer.clone(), ..Vars::default() };
-                    out.push(emit(check, dup.second, pointer, vars, vec![(dup.first, check.related_label.clone())]));
+                    let vars = Vars {
+                        key: key.clone(),
+                        path: key,
+                        pointer: pointer.clone(),
+                        ..Vars::default()
+                    };
+                    out.push(emit(
+                        check,
+                        dup.second,
+                        pointer,
+                        vars,
+                        vec![(dup.first, check.related_label.clone())],
+                    ));
                 }
             }
             Function::GpuQuota => {
                 let project_name = project(doc);
-                let Some(quota) = ctx.platform.quota_for(project_name) else { return };
+                let Some(quota) = ctx.platform.quota_for(project_name) else {
+                    return;
+                };
                 for m in &res.found {
                     let mut total: u128 = 0;
                     for &pool in doc.items(m.node) {
@@ -158,33 +190,53 @@ impl Function {
                             extra: vec![
                                 ("total", total.to_string()),
                                 ("quota", quota.to_string()),
-                                ("project", project_name.map(|p| quote(p, MAX_VALUE_CHARS)).unwrap_or_else(|| "(none)".into())),
+                                (
+                                    "project",
+                                    project_name
+                                        .map(|p| quote(p, MAX_VALUE_CHARS))
+                                        .unwrap_or_else(|| "(none)".into()),
+                                ),
                             ],
                             ..Vars::default()
                         };
-                        out.push(emit(check, match_span(ctx, m, check.report_at), m.pointer.clone(), vars, Vec::new()));
+                        out.push(emit(
+                            check,
+                            match_span(ctx, m, check.report_at),
+                            m.pointer.clone(),
+                            vars,
+                            Vec::new(),
+                        ));
                     }
                 }
             }
             Function::ImageRegistry { allowed } => {
                 let allowed: Vec<String> = match allowed {
-                    Operand::Literal(Lit::List(items)) => items.iter().filter_map(|l| match l {
-                        Lit::Str(s) => Some(s.clone()),
-                        _ => None,
-                    }).collect(),
+                    Operand::Literal(Lit::List(items)) => items
+                        .iter()
+                        .filter_map(|l| match l {
+                            Lit::Str(s) => Some(s.clone()),
+                            _ => None,
+                        })
+                        .collect(),
                     _ => match &ctx.platform.registries {
                         Some(r) => r.clone(),
                         None => return,
                     },
                 };
                 for m in &res.found {
-                    let Some(image) = doc.as_str(m.node) else { continue };
+                    let Some(image) = doc.as_str(m.node) else {
+                        continue;
+                    };
                     if image.is_empty() {
                         continue;
                     }
                     let host = image_registry_host(image);
                     if !allowed.iter().any(|a| a == host) {
-                        let list = allowed.iter().map(|a| quote(a, MAX_VALUE_CHARS)).collect::<Vec<_>>().join(", ");
+                        let list = allowed
+                            .iter()
+                            .map(|a| quote(a, MAX_VALUE_CHARS))
+                            .collect::<Vec<_>>()
+                            .join(", ");
                         let vars = Vars {
                             value: quote(image, MAX_VALUE_CHARS),
                             expected: list.clone(),
@@ -192,14 +244,22 @@ impl Function {
                             extra: vec![("host", quote(host, MAX_VALUE_CHARS)), ("allowed", list)],
                             ..Vars::default()
                         };
-                        out.push(emit(check, match_span(ctx, m, check.report_at), m.pointer.clone(), vars, Vec::new()));
+                        out.push(emit(
+                            check,
+                            match_span(ctx, m, check.report_at),
+                            m.pointer.clone(),
+                            vars,
+                            Vec::new(),
+                        ));
                     }
                 }
             }
             Function::LeafCollision { separator } => {
                 let mut seen: Vec<(&str, &str, &crate::select::Match)> = Vec::new();
                 for m in &res.found {
-                    let Some(id) = doc.as_str(m.node) else { continue };
+                    let Some(id) = doc.as_str(m.node) else {
+                        continue;
+                    };
                     let leaf = id.rsplit(separator.as_str()).next().unwrap_or(id);
                     if leaf.is_empty() {
                         continue;
@@ -209,11 +269,23 @@ impl Function {
                             value: quote(id, MAX_VALUE_CHARS),
                             key: quote(&last_key(m), MAX_VALUE_CHARS),
                             pointer: m.pointer.clone(),
-                            extra: vec![("leaf", quote(leaf, MAX_VALUE_CHARS)), ("other", quote(first_id, MAX_VALUE_CHARS))],
+                            extra: vec![
+                                ("leaf", quote(leaf, MAX_VALUE_CHARS)),
+                                ("other", quote(first_id, MAX_VALUE_CHARS)),
+                            ],
                             ..Vars::default()
                         };
-                        let related = vec![(match_span(ctx, first, check.report_at), check.related_label.clone())];
-                        out.push(emit(check, match_span(ctx, m, check.report_at), m.pointer.clone(), vars, related));
+                        let related = vec![(
+                            match_span(ctx, first, check.report_at),
+                            check.related_label.clone(),
+                        )];
+                        out.push(emit(
+                            check,
+                            match_span(ctx, m, check.report_at),
+                            m.pointer.clone(),
+                            vars,
+                            related,
+                        ));
                     } else {
                         seen.push((leaf, id, m));
                     }
@@ -221,14 +293,18 @@ impl Function {
             }
             Function::PathEscapesRoot | Function::DirectoryMissing => {
                 for m in &res.found {
-                    let Some(path) = doc.as_str(m.node) else { continue };
+                    let Some(path) = doc.as_str(m.node) else {
+                        continue;
+                    };
                     if path.is_empty() {
                         continue;
                     }
                     let escape = path_escape(path);
                     let fault = match self {
                         Function::PathEscapesRoot => escape.map(str::to_string),
-                        _ if escape.is_none() && !ctx.project.dir_exists(path) => Some(String::new()),
+                        _ if escape.is_none() && !ctx.project.dir_exists(path) => {
+                            Some(String::new())
+                        }
                         _ => None,
                     };
                     if let Some(reason) = fault {
@@ -238,7 +314,13 @@ impl Function {
                             extra: vec![("reason", reason)],
                             ..Vars::default()
                         };
-                        out.push(emit(check, match_span(ctx, m, check.report_at), m.pointer.clone(), vars, Vec::new()));
+                        out.push(emit(
+                            check,
+                            match_span(ctx, m, check.report_at),
+                            m.pointer.clone(),
+                            vars,
+                            Vec::new(),
+                        ));
                     }
                 }
             }
@@ -281,7 +363,9 @@ pub fn image_registry_host(image: &str) -> &str {
     let Some((first, _)) = image.split_once('/') else {
         return "docker.io";
     };
-    let is_host = first.contains(['.', ':']) || first == "localhost" || first.chars().any(|c| c.is_ascii_uppercase());
+    let is_host = first.contains(['.', ':'])
+        || first == "localhost"
+        || first.chars().any(|c| c.is_ascii_uppercase());
     if !is_host || first == "index.docker.io" {
         "docker.io"
     } else {
@@ -301,7 +385,10 @@ mod tests {
             ("library/ubuntu", "docker.io"),
             ("nvcr.io/nvidia/pytorch:24.01", "nvcr.io"),
             ("nvcr.io.evil.com/x", "nvcr.io.evil.com"),
-            ("registry.internal:5000/a/b@sha256:00", "registry.internal:5000"),
+            (
+                "registry.internal:5000/a/b@sha256:00",
+                "registry.internal:5000",
+            ),
             ("localhost/x", "localhost"),
             ("localhost:5000/x", "localhost:5000"),
             ("Registry/x", "Registry"),

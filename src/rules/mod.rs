@@ -300,7 +300,11 @@ impl RuleSet {
     pub fn builtin() -> Result<RuleSet, Error> {
         let mut set = RuleSet::default();
         for (name, text) in BUILTIN {
-            set.add(compile_rule(&format!("rules/{name}"), Arc::from(*text), true)?)?;
+            set.add(compile_rule(
+                &format!("rules/{name}"),
+                Arc::from(*text),
+                true,
+            )?)?;
         }
         set.sort();
         Ok(set)
@@ -314,7 +318,10 @@ impl RuleSet {
                 Some(rule.origin.id_span.clone()),
                 format!("duplicate rule id `{}`", rule.id),
             )
-            .with_help(format!("`{}` is already defined by {}", rule.id, existing.origin.name))
+            .with_help(format!(
+                "`{}` is already defined by {}",
+                rule.id, existing.origin.name
+            ))
             .into());
         }
         self.rules.push(rule);

@@ -34,7 +34,10 @@ impl Template {
                 '{' => {
                     let rest = &text[i + 1..];
                     let Some(end) = rest.find('}') else {
-                        return Err((i, "unclosed `{` in message template (use `{{` for a brace)".into()));
+                        return Err((
+                            i,
+                            "unclosed `{` in message template (use `{{` for a brace)".into(),
+                        ));
                     };
                     let name = rest[..end].trim();
                     if !known.contains(&name) {
@@ -42,7 +45,11 @@ impl Template {
                             Some(s) => format!("; did you mean `{{{s}}}`?"),
                             None => format!(
                                 "; this check provides {}",
-                                known.iter().map(|k| format!("{{{k}}}")).collect::<Vec<_>>().join(", ")
+                                known
+                                    .iter()
+                                    .map(|k| format!("{{{k}}}"))
+                                    .collect::<Vec<_>>()
+                                    .join(", ")
                             ),
                         };
                         return Err((i, format!("unknown placeholder `{{{name}}}`{hint}")));
@@ -55,7 +62,12 @@ impl Template {
                         chars.next();
                     }
                 }
-                '}' => return Err((i, "unmatched `}` in message template (use `}}` for a brace)".into())),
+                '}' => {
+                    return Err((
+                        i,
+                        "unmatched `}` in message template (use `}}` for a brace)".into(),
+                    ))
+                }
                 c => literal.push(c),
             }
         }
@@ -78,7 +90,9 @@ impl Template {
     }
 
     pub fn uses(&self, name: &str) -> bool {
-        self.pieces.iter().any(|p| matches!(p, Piece::Var(v) if v == name))
+        self.pieces
+            .iter()
+            .any(|p| matches!(p, Piece::Var(v) if v == name))
     }
 }
 
