@@ -36,6 +36,12 @@ pub enum OutputFormat {
     Human,
     /// One line per finding: path:line:col: severity[rule] message
     Concise,
+    /// One JSON document with every finding and a summary
+    Json,
+    /// SARIF 2.1.0, for GitHub code scanning
+    Sarif,
+    /// GitHub Actions workflow commands (annotations)
+    Github,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
@@ -61,6 +67,12 @@ pub struct CheckArgs {
     /// Output format
     #[arg(long, value_enum, default_value_t)]
     pub format: OutputFormat,
+    /// Write the report to FILE (atomically) instead of standard output
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Counts per rule and per severity (human, concise: instead of the findings; json: beside them)
+    #[arg(long)]
+    pub statistics: bool,
     /// Configuration file (instead of the nearest forgelint.toml)
     #[arg(long, value_name = "FILE", conflicts_with = "no_config")]
     pub config: Option<PathBuf>,

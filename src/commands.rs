@@ -97,38 +97,41 @@ pub fn explain(args: ExplainArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error
         path: "standard output".into(),
         source: e,
     };
-    let mut text = format!(
-        "{} ({}; needs: {})\n\n{}\n",
-        rule.id,
-        rule.severity,
-        needs_text(rule),
-        rule.summary
-    );
-    if !rule.explanation.is_empty() {
-        text.push_str(&format!("\n{}\n", rule.explanation));
-    }
-    let example = |valid: bool| rule.cases.iter().find(|c| c.valid == valid);
-    if let Some(case) = example(false) {
-        text.push_str(&format!(
-            "\nFails ({}):\n\n{}\n",
-            case.name,
-            indent(&case.document)
-        ));
-    }
-    if let Some(case) = example(true) {
-        text.push_str(&format!(
-            "\nPasses ({}):\n\n{}\n",
-            case.name,
-            indent(&case.document)
-        ));
-    }
-    write!(env.stdout, "{}", visible(&text).replace("\\u{a}", "\n")).map_err(io)?;
+    // The same page as docs/rules/<id>.md, with anything from a user's rule file made visible.
+    let doc = rule_doc(rule);
+    let safe: String = doc.lines().map(|l| format!("{}\n", visible(l))).collect();
+    write!(env.stdout, "{safe}").map_err(io)?;
     Ok(ExitStatus::Success)
 }
 
-fn indent(text: &str) -> String {
-    text.lines()
-        .map(|l| format!("    {l}"))
-        .collect::<Vec<_>>()
-        .join("\n")
+/// A rule's documentation page (Markdown): what `docs/rules/<id>.md` holds and SARIF's `helpUri`
+/// points at.
+pub fn rule_doc(rule: &Rule) -> String {
+    let mut out = format!("# {}\n\n", rule.id);
+    out.push_str(&format!(
+        "Severity: **{}** · needs: {}\n\n{}\n",
+        rule.severity,
+        needs_text(rule),
+        rule.summary
+    ));
+    if !rule.explanation.is_empty() {
+        out.push_str(&format!("\n## Why\n\n{}\n", rule.explanation));
+    }
+    if let Some(help) = &rule.help {
+        out.push_str(&format!("\n## Fix\n\n{}\n", help.render(|_| Some("…"))));
+    }
+    for (valid, title) in [(false, "Fails"), (true, "Passes")] {
+        if let Some(case) = rule
+            .cases
+            .iter()
+            .find(|c| c.valid == valid && !c.document.is_empty())
+        {
+            out.push_str(&format!(
+                "\n## {title}: {}\n\n```json\n{}\n```\n",
+                case.name,
+                case.document.trim_end()
+            ));
+        }
+    }
+    out
 }

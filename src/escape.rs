@@ -62,6 +62,66 @@ pub fn picture(c: char) -> Option<char> {
     }
 }
 
+/// A pretty JSON formatter that also writes every [`is_dangerous`] character as a `\uXXXX`
+/// escape (serde_json escapes only C0 controls), so JSON and SARIF output are inert on a
+/// terminal whatever a linted file held.
+pub struct SafeJsonFormatter<'a> {
+    inner: serde_json::ser::PrettyFormatter<'a>,
+}
+
+impl Default for SafeJsonFormatter<'_> {
+    fn default() -> Self {
+        SafeJsonFormatter {
+            inner: serde_json::ser::PrettyFormatter::new(),
+        }
+    }
+}
+
+macro_rules! delegate {
+    ($($name:ident($($arg:ident: $ty:ty),*);)*) => {
+        $(fn $name<W: ?Sized + std::io::Write>(&mut self, writer: &mut W $(, $arg: $ty)*) -> std::io::Result<()> {
+            self.inner.$name(writer $(, $arg)*)
+        })*
+    };
+}
+
+impl serde_json::ser::Formatter for SafeJsonFormatter<'_> {
+    delegate! {
+        begin_array();
+        end_array();
+        begin_array_value(first: bool);
+        end_array_value();
+        begin_object();
+        end_object();
+        begin_object_key(first: bool);
+        begin_object_value();
+        end_object_value();
+    }
+
+    fn write_string_fragment<W: ?Sized + std::io::Write>(
+        &mut self,
+        writer: &mut W,
+        fragment: &str,
+    ) -> std::io::Result<()> {
+        let mut start = 0;
+        for (i, c) in fragment.char_indices() {
+            if is_dangerous(c) {
+                writer.write_all(&fragment.as_bytes()[start..i])?;
+                write!(writer, "\\u{:04x}", c as u32)?;
+                start = i + c.len_utf8();
+            }
+        }
+        writer.write_all(&fragment.as_bytes()[start..])
+    }
+}
+
+/// Writes `value` as pretty JSON with [`SafeJsonFormatter`].
+pub fn write_json(out: &mut dyn std::io::Write, value: &serde_json::Value) -> std::io::Result<()> {
+    use serde::Serialize;
+    let mut ser = serde_json::Serializer::with_formatter(out, SafeJsonFormatter::default());
+    value.serialize(&mut ser).map_err(std::io::Error::other)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -19,6 +19,7 @@ pub mod engine;
 pub mod error;
 pub mod escape;
 pub mod json;
+pub mod output;
 pub mod report;
 pub mod rules;
 pub mod select;
@@ -317,34 +318,54 @@ fn check(args: CheckArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
     let sources = FileSources {
         stdin: stdin_source,
     };
-    let written = report::write(
-        env.stdout,
-        &findings,
-        &sources,
-        &report::ReportOptions {
-            format: args.format,
-            color,
-            width: env.width,
-        },
-    )
-    .and_then(|_| env.stdout.flush());
-    match written {
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(ExitStatus::Success),
-        Err(e) => {
-            return Err(Error::Io {
-                path: "standard output".into(),
-                source: e,
-            })
-        }
-        Ok(()) => {}
-    }
-
     let mut summary = report::Summary {
         files,
         elapsed: started.elapsed(),
         ..Default::default()
     };
     summary.count(&findings);
+    let ran: Vec<&rules::Rule> = base_rules.iter().map(|a| a.rule).collect();
+    let input = report::ReportInput {
+        findings: &findings,
+        summary: &summary,
+        rules: &ran,
+        cwd: &env.cwd,
+        statistics: args.statistics,
+        tool_error,
+    };
+    let mut opts = report::ReportOptions {
+        format: args.format,
+        color,
+        width: env.width,
+    };
+    match &args.output {
+        Some(path) => {
+            opts.color = false;
+            output::write_atomically(path, |w| report::write(w, &input, &sources, &opts)).map_err(
+                |source| Error::Io {
+                    path: path.display().to_string(),
+                    source,
+                },
+            )?;
+        }
+        None => {
+            let written =
+                report::write(env.stdout, &input, &sources, &opts).and_then(|_| env.stdout.flush());
+            match written {
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+                    return Ok(ExitStatus::Success)
+                }
+                Err(e) => {
+                    return Err(Error::Io {
+                        path: "standard output".into(),
+                        source: e,
+                    })
+                }
+                Ok(()) => {}
+            }
+        }
+    }
+
     if !args.quiet {
         writeln!(env.stderr, "{}", summary.line()).ok();
     }

@@ -1,15 +1,20 @@
 //! Reporters: one function per output format behind one `match`.
 
 pub mod concise;
+pub mod github;
 pub mod human;
+pub mod json;
+pub mod sarif;
+pub mod statistics;
 
 use std::io::Write;
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
 use crate::cli::OutputFormat;
 use crate::diagnostic::Finding;
-use crate::rules::Severity;
+use crate::rules::{Rule, Severity};
 use crate::source::LineIndex;
 
 /// At most this many findings get a graphical frame; the rest are printed one per line, so a
@@ -83,14 +88,35 @@ pub struct ReportOptions {
     pub width: usize,
 }
 
-/// The one dispatch point over output formats. `findings` are sorted.
+/// Everything a reporter may need; `findings` are sorted.
+pub struct ReportInput<'a> {
+    pub findings: &'a [Finding],
+    pub summary: &'a Summary,
+    /// The rules that ran, by id.
+    pub rules: &'a [&'a Rule],
+    /// `%SRCROOT%` for SARIF: paths are relative to it.
+    pub cwd: &'a Path,
+    /// `--statistics`: counts per rule instead of (human, concise) or beside (json) findings.
+    pub statistics: bool,
+    /// The run could not do its whole job (exit 2).
+    pub tool_error: bool,
+}
+
+/// The one dispatch point over output formats.
 pub fn write(
     out: &mut dyn Write,
-    findings: &[Finding],
+    input: &ReportInput<'_>,
     sources: &dyn Sources,
     opts: &ReportOptions,
 ) -> std::io::Result<()> {
+    let findings = input.findings;
     match opts.format {
+        OutputFormat::Human | OutputFormat::Concise if input.statistics => {
+            statistics::write_table(out, findings)
+        }
+        OutputFormat::Json => json::write(out, input),
+        OutputFormat::Sarif => sarif::write(out, input),
+        OutputFormat::Github => github::write(out, input),
         OutputFormat::Concise => concise::write(out, findings),
         OutputFormat::Human => {
             let renderer = human::HumanRenderer::new(&human::HumanOptions {
@@ -114,6 +140,7 @@ pub fn write(
                     .and_then(|c| c.1.as_ref())
                     .map(|(t, i)| (&**t, i));
                 renderer.render(out, f, source)?;
+                writeln!(out)?;
             }
             if !rest.is_empty() {
                 writeln!(

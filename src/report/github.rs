@@ -1,0 +1,117 @@
+//! `--format github`: GitHub Actions workflow commands, one annotation per finding.
+//!
+//! Escaping follows what the Actions runner decodes: in the message `%`, CR and LF; in
+//! properties also `:` and `,`. GitHub shows only about ten annotations of each severity per
+//! step, so after ten of a severity the rest are printed as plain log lines (prefixed so the
+//! runner can never read them as commands) and one notice says how many and how to see them all.
+
+use std::io::Write;
+
+use super::ReportInput;
+use crate::diagnostic::Finding;
+use crate::escape::visible;
+use crate::rules::Severity;
+
+/// Annotations of one severity GitHub shows per step.
+pub const ANNOTATIONS_PER_SEVERITY: usize = 10;
+
+pub fn escape_data(s: &str) -> String {
+    s.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+pub fn escape_property(s: &str) -> String {
+    escape_data(s).replace(':', "%3A").replace(',', "%2C")
+}
+
+fn command(severity: Severity) -> &'static str {
+    match severity {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        Severity::Note => "notice",
+    }
+}
+
+fn annotation(f: &Finding) -> String {
+    let path = visible(&f.path);
+    let mut props = format!(
+        "file={},line={},endLine={}",
+        escape_property(&path),
+        f.start.line,
+        f.end.line
+    );
+    if f.start.line == f.end.line {
+        // GitHub refuses an empty column range; a zero-width span marks one column.
+        let end = f.end.column.max(f.start.column + 1);
+        props.push_str(&format!(",col={},endColumn={end}", f.start.column));
+    }
+    props.push_str(&format!(",title={}", escape_property(&f.rule)));
+    let mut message = format!(
+        "{path}:{}:{}: {}",
+        f.start.line,
+        f.start.column,
+        visible(&f.message)
+    );
+    if let Some(help) = &f.help {
+        message.push_str(&format!("\nhelp: {}", visible(help)));
+    }
+    format!(
+        "::{} {props}::{}",
+        command(f.severity),
+        escape_data(&message)
+    )
+}
+
+pub fn write(out: &mut dyn Write, input: &ReportInput<'_>) -> std::io::Result<()> {
+    let mut shown = [0usize; 3];
+    let mut overflow: Vec<&Finding> = Vec::new();
+    for f in input.findings {
+        let slot = &mut shown[f.severity as usize];
+        if *slot < ANNOTATIONS_PER_SEVERITY {
+            *slot += 1;
+            writeln!(out, "{}", annotation(f))?;
+        } else {
+            overflow.push(f);
+        }
+    }
+    if overflow.is_empty() {
+        return Ok(());
+    }
+    for f in &overflow {
+        // The runner trims leading spaces before looking for `::`; a word first keeps these
+        // lines plain text whatever the path holds.
+        writeln!(
+            out,
+            "forgelint: {}",
+            escape_data(&format!(
+                "{}:{}:{}: {}[{}] {}",
+                visible(&f.path),
+                f.start.line,
+                f.start.column,
+                f.severity,
+                f.rule,
+                visible(&f.message)
+            ))
+        )?;
+    }
+    writeln!(
+        out,
+        "::notice title=forgelint::{}",
+        escape_data(&format!(
+            "{} more findings are not shown as annotations (GitHub shows about {ANNOTATIONS_PER_SEVERITY} per severity); they are listed in this step's log above. Upload SARIF (--format sarif) to code scanning, or run forgelint --format concise, to see them all.",
+            overflow.len()
+        ))
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_as_the_runner_decodes() {
+        assert_eq!(escape_data("a%b\r\nc"), "a%25b%0D%0Ac");
+        assert_eq!(escape_property("a:b,c%"), "a%3Ab%2Cc%25");
+    }
+}
