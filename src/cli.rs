@@ -27,6 +27,16 @@ pub enum Command {
     Rules(RulesArgs),
     /// Explain a rule: why the server refuses it, a failing and a passing example, the fix
     Explain(ExplainArgs),
+    /// Run the passing and failing cases of rule files (default: the built-in rules)
+    TestRules(TestRulesArgs),
+    /// Write a commented starter forgelint.toml in the current directory
+    Init,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct TestRulesArgs {
+    /// Rule files or folders whose cases to run [default: the built-in rules]
+    pub paths: Vec<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
@@ -88,6 +98,12 @@ pub struct CheckArgs {
     /// Do not run these rules (comma-separated, repeatable)
     #[arg(long, value_name = "RULE,…", value_delimiter = ',')]
     pub ignore: Vec<String>,
+    /// Hide the findings recorded in this baseline file; report only new ones
+    #[arg(long, value_name = "FILE", conflicts_with = "write_baseline")]
+    pub baseline: Option<PathBuf>,
+    /// Record today's findings in this baseline file (written atomically) and exit 0
+    #[arg(long, value_name = "FILE")]
+    pub write_baseline: Option<PathBuf>,
     /// Lowest severity that makes the exit code 1
     #[arg(long, value_enum, default_value_t)]
     pub fail_on: FailOn,

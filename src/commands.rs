@@ -1,6 +1,6 @@
 //! `forgelint rules` and `forgelint explain`.
 
-use crate::cli::{ExplainArgs, ListFormat, RulesArgs};
+use crate::cli::{ExplainArgs, ListFormat, RulesArgs, TestRulesArgs};
 use crate::escape::visible;
 use crate::rules::Rule;
 use crate::{load_settings, Env, Error, ExitStatus};
@@ -134,4 +134,136 @@ pub fn rule_doc(rule: &Rule) -> String {
         }
     }
     out
+}
+
+/// Runs the cases of rule files; each case that does not behave as declared is reported with the
+/// rule file's own span.
+pub fn test_rules(args: TestRulesArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
+    let builtin = crate::rules::RuleSet::builtin()?;
+    let (set, strict) = if args.paths.is_empty() {
+        (builtin.clone(), true)
+    } else {
+        let mut set = crate::rules::RuleSet::default();
+        for p in &args.paths {
+            set.load_path(p)?;
+        }
+        set.sort();
+        (set, false)
+    };
+    let io = |e| Error::Io {
+        path: "standard output".into(),
+        source: e,
+    };
+    let (mut passed, mut failed) = (0usize, 0usize);
+    for rule in &set.rules {
+        for case in &rule.cases {
+            // Built-in cases must trigger nothing but their own rule; a team's rule is tested
+            // on its own.
+            let verdict = crate::cases::verify_case(rule, case, strict.then_some(&builtin));
+            match verdict {
+                Ok(()) => passed += 1,
+                Err(why) => {
+                    failed += 1;
+                    let err = crate::error::FileError::new(
+                        &rule.origin.name,
+                        &rule.origin.text,
+                        Some(case.span.clone()),
+                        format!(
+                            "{}: case \"{}\" failed: {}",
+                            rule.id,
+                            visible(&case.name),
+                            visible(&why)
+                        ),
+                    )
+                    .with_label("this case");
+                    let mut text = String::new();
+                    let handler = miette::GraphicalReportHandler::new_themed(
+                        miette::GraphicalTheme::unicode_nocolor(),
+                    )
+                    .with_links(false)
+                    .with_width(env.width);
+                    if handler.render_report(&mut text, &err).is_err() {
+                        text = format!("{err}\n");
+                    }
+                    write!(env.stdout, "{text}").map_err(io)?;
+                }
+            }
+        }
+    }
+    let rules = set.rules.len();
+    writeln!(
+        env.stdout,
+        "{passed} passed, {failed} failed ({rules} rule file{})",
+        if rules == 1 { "" } else { "s" }
+    )
+    .map_err(io)?;
+    Ok(if failed > 0 {
+        ExitStatus::Failure
+    } else {
+        ExitStatus::Success
+    })
+}
+
+const STARTER_CONFIG: &str = r#"# forgelint configuration. Every key is optional; `forgelint rules` lists the rules.
+
+# Extra rule files or folders (your team's policies), relative to this file.
+# rules = ["policies/"]
+
+[files]
+# Which files are specs (this replaces the defaults), and which paths to skip.
+# include = ["**/jobspec.json", "**/*.jobspec.json"]
+# exclude = ["vendor/**"]
+
+[platform]
+# The SDK's KIND_TRAINING string.
+kind = "TrainingJob"
+# A snapshot of the admission catalog (TOML or JSON): enables the handshake rules.
+# catalog = "catalog.toml"
+# Image registries the deployment allows: enables image-registry.
+# registries = ["nvcr.io"]
+# GPUs per job for any project: enables gpu-quota.
+# gpu-quota = 64
+
+# [platform.project-quota]
+# big-lab = 256
+
+[severity]
+# Per-rule override: "off", "note", "warning" or "error".
+# owner-ignored = "off"
+
+[per-file-ignores]
+# Glob -> rule ids.
+# "archive/**" = ["source-exp-missing"]
+"#;
+
+/// Writes a starter forgelint.toml; never overwrites one.
+pub fn init(env: &mut Env<'_>) -> Result<ExitStatus, Error> {
+    let path = env.cwd.join(crate::config::CONFIG_NAMES[0]);
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&path);
+    let mut file = match file {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            return Err(Error::usage(format!(
+                "{} already exists; forgelint init does not overwrite it",
+                path.display()
+            )))
+        }
+        Err(source) => {
+            return Err(Error::Io {
+                path: path.display().to_string(),
+                source,
+            })
+        }
+    };
+    std::io::Write::write_all(&mut file, STARTER_CONFIG.as_bytes()).map_err(|source| {
+        Error::Io {
+            path: path.display().to_string(),
+            source,
+        }
+    })?;
+    writeln!(env.stderr, "Wrote {}.", path.display()).ok();
+    Ok(ExitStatus::Success)
 }

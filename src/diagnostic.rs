@@ -32,6 +32,9 @@ pub struct Finding {
     pub start: Position,
     pub end: Position,
     pub related: Vec<Related>,
+    /// Hash of the offending value's text with JSON whitespace removed: part of the finding's
+    /// identity for baselines, so it survives reformatting. 0 for file-level findings.
+    pub value_hash: u64,
 }
 
 impl Finding {
@@ -78,5 +81,51 @@ impl<'a> Locator<'a> {
         let start = index.position(self.text, span.start as usize);
         let end = index.position(self.text, span.end as usize);
         (span, start, end)
+    }
+}
+
+/// FNV-1a, 64 bits, over `parts` (each followed by a NUL): stable across versions and platforms,
+/// unlike std's hasher, so it can be stored in baselines and SARIF fingerprints.
+pub fn fnv1a(parts: &[&str]) -> u64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for part in parts {
+        for b in part.bytes().chain(std::iter::once(0)) {
+            hash ^= b as u64;
+            hash = hash.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    hash
+}
+
+/// Hash of a JSON value's text without the whitespace between tokens.
+pub fn value_hash(json_text: &str) -> u64 {
+    let mut minified = String::with_capacity(json_text.len());
+    let (mut in_string, mut escaped) = (false, false);
+    for c in json_text.chars() {
+        if in_string {
+            minified.push(c);
+            match c {
+                _ if escaped => escaped = false,
+                '\\' => escaped = true,
+                '"' => in_string = false,
+                _ => {}
+            }
+        } else if !matches!(c, ' ' | '\t' | '\n' | '\r') {
+            in_string = c == '"';
+            minified.push(c);
+        }
+    }
+    fnv1a(&[&minified])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn value_hash_ignores_formatting_only() {
+        assert_eq!(value_hash("[1, 2,\n  3]"), value_hash("[1,2,3]"));
+        assert_ne!(value_hash("\"a b\""), value_hash("\"ab\""));
+        assert_ne!(value_hash("[1,2]"), value_hash("[1,3]"));
     }
 }

@@ -107,6 +107,7 @@ pub fn file_finding(path: &Arc<str>, rule: Active<'_>, message: String) -> Findi
         start,
         end: start,
         related: Vec::new(),
+        value_hash: 0,
     }
 }
 
@@ -159,6 +160,7 @@ pub fn lint_bytes(
                 start,
                 end,
                 related: Vec::new(),
+                value_hash: 0,
             }];
         }
     };
@@ -213,6 +215,9 @@ pub fn lint_bytes(
                 start,
                 end,
                 related,
+                value_hash: crate::diagnostic::value_hash(
+                    &text[span.start as usize..span.end as usize],
+                ),
             });
         }
     }

@@ -8,6 +8,7 @@
 // any spec is read, so their size does not matter.
 #![allow(clippy::result_large_err)]
 
+pub mod baseline;
 pub mod cases;
 pub mod catalog;
 pub mod cli;
@@ -68,6 +69,8 @@ pub fn run(cli: Cli, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
         Some(Command::Check(args)) => check(args, env),
         Some(Command::Rules(args)) => commands::rules(args, env),
         Some(Command::Explain(args)) => commands::explain(args, env),
+        Some(Command::TestRules(args)) => commands::test_rules(args, env),
+        Some(Command::Init) => commands::init(env),
         None => check(cli.check, env),
     }
 }
@@ -118,7 +121,7 @@ fn active_rules<'a>(base: &[Active<'a>], settings: &Settings, relative: &Path) -
         .flat_map(|(_, ids)| ids.iter().map(String::as_str))
         .collect();
     base.iter()
-        .filter(|a| !ignored.contains(&a.rule.id.as_str()))
+        .filter(|a| !ignored.contains(&a.rule.id.as_str()) && a.rule.applies_to(relative))
         .copied()
         .collect()
 }
@@ -192,6 +195,12 @@ fn check(args: CheckArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
             Some(Active { rule: r, severity })
         })
         .collect();
+
+    // Read before any spec: a bad baseline stops the run before the work is done.
+    let baseline = match &args.baseline {
+        Some(path) => Some(baseline::Baseline::load(path)?),
+        None => None,
+    };
 
     let threads = args
         .jobs
@@ -309,6 +318,22 @@ fn check(args: CheckArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
     }
 
     findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+    if let Some(path) = &args.write_baseline {
+        baseline::write(path, &findings, &env.cwd).map_err(|source| Error::Io {
+            path: path.display().to_string(),
+            source,
+        })?;
+        if !args.quiet {
+            writeln!(
+                env.stderr,
+                "Wrote {} findings to the baseline {}.",
+                findings.len(),
+                escape::visible(&path.display().to_string())
+            )
+            .ok();
+        }
+    }
+    let applied = baseline.map(|b| b.apply(&mut findings, &env.cwd));
 
     let color = match args.color {
         ColorChoice::Always => true,
@@ -321,6 +346,7 @@ fn check(args: CheckArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
     let mut summary = report::Summary {
         files,
         elapsed: started.elapsed(),
+        baseline: applied,
         ..Default::default()
     };
     summary.count(&findings);
@@ -377,6 +403,8 @@ fn check(args: CheckArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
     };
     Ok(if tool_error {
         ExitStatus::Error
+    } else if args.write_baseline.is_some() {
+        ExitStatus::Success
     } else if findings.iter().any(|f| f.severity >= threshold) {
         ExitStatus::Failure
     } else {

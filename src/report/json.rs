@@ -49,6 +49,9 @@ pub fn write(out: &mut dyn Write, input: &ReportInput<'_>) -> std::io::Result<()
             "notes": s.notes,
         },
     });
+    if let Some(b) = s.baseline {
+        doc["summary"]["baseline"] = json!({ "hidden": b.hidden, "stale": b.stale });
+    }
     if input.statistics {
         doc["statistics"] = statistics::json(input.findings);
     }

@@ -30,6 +30,8 @@ pub struct Summary {
     pub warnings: usize,
     pub notes: usize,
     pub elapsed: Duration,
+    /// With `--baseline`: findings hidden, and entries that matched nothing.
+    pub baseline: Option<crate::baseline::Applied>,
 }
 
 impl Summary {
@@ -54,9 +56,22 @@ impl Summary {
         } else {
             format!("{:.2} s", ms / 1000.0)
         };
+        let baseline = match self.baseline {
+            Some(b) => format!(
+                " {} hidden by the baseline; {} {} stale.",
+                plural(b.hidden, "finding"),
+                b.stale,
+                if b.stale == 1 {
+                    "baseline entry is"
+                } else {
+                    "baseline entries are"
+                }
+            ),
+            None => String::new(),
+        };
         if self.errors + self.warnings + self.notes == 0 {
             return format!(
-                "All clear: {} checked, no findings ({time}).",
+                "All clear: {} checked, no findings ({time}).{baseline}",
                 plural(self.files, "file")
             );
         }
@@ -68,7 +83,7 @@ impl Summary {
             parts.push(plural(self.notes, "note"));
         }
         format!(
-            "Found {} in {} of {} checked ({time}).",
+            "Found {} in {} of {} checked ({time}).{baseline}",
             parts.join(", "),
             self.files_with_findings,
             plural(self.files, "file"),

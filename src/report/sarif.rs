@@ -12,7 +12,7 @@ use std::path::{Component, Path};
 use serde_json::{json, Value};
 
 use super::ReportInput;
-use crate::diagnostic::Finding;
+use crate::diagnostic::{fnv1a, Finding};
 use crate::engine::INVALID_JSON;
 use crate::rules::{Rule, Severity};
 
@@ -70,18 +70,6 @@ fn level(s: Severity) -> &'static str {
         Severity::Warning => "warning",
         Severity::Note => "note",
     }
-}
-
-/// FNV-1a, 64 bits: stable across versions and platforms, unlike std's hasher.
-fn fnv1a(parts: &[&str]) -> u64 {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for part in parts {
-        for b in part.bytes().chain(std::iter::once(0)) {
-            hash ^= b as u64;
-            hash = hash.wrapping_mul(0x0100_0000_01b3);
-        }
-    }
-    hash
 }
 
 fn help_uri(rule: &Rule) -> String {

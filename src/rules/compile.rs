@@ -647,7 +647,32 @@ pub fn compile_rule(
     for (i, case) in raw.invalid.iter().enumerate() {
         cases.push(c.case(case, false, i)?);
     }
+    let globs = |patterns: &[Spanned<String>]| -> Result<Option<globset::GlobSet>> {
+        if patterns.is_empty() {
+            return Ok(None);
+        }
+        let mut builder = globset::GlobSetBuilder::new();
+        for p in patterns {
+            let glob = globset::GlobBuilder::new(p.get_ref())
+                .literal_separator(true)
+                .build()
+                .map_err(|e| c.err(p.span(), format!("bad glob: {}", e.kind())))?;
+            builder.add(glob);
+        }
+        builder
+            .build()
+            .map(Some)
+            .map_err(|e| c.err(0..0, e.to_string()))
+    };
+    let files = match &raw.files {
+        Some(list) if list.is_empty() => Some(globset::GlobSet::empty()),
+        Some(list) => globs(list)?,
+        None => None,
+    };
+    let ignores = globs(&raw.ignores)?;
     Ok(Rule {
+        files,
+        ignores,
         id: id.clone(),
         severity,
         summary: raw.summary.trim().to_string(),

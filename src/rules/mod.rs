@@ -279,6 +279,17 @@ pub struct Rule {
     pub needs: Needs,
     pub origin: Origin,
     pub cases: Vec<Case>,
+    /// The rule's own `files` globs (runs only there) and `ignores` globs (never there).
+    pub files: Option<globset::GlobSet>,
+    pub ignores: Option<globset::GlobSet>,
+}
+
+impl Rule {
+    /// Does the rule's own scope include a file at `relative` (to the config's folder)?
+    pub fn applies_to(&self, relative: &Path) -> bool {
+        self.files.as_ref().is_none_or(|f| f.is_match(relative))
+            && !self.ignores.as_ref().is_some_and(|i| i.is_match(relative))
+    }
 }
 
 /// The built-in rules, embedded in the binary.

@@ -22,6 +22,11 @@ pub struct RawRule {
     /// `"parser"` for the one rule the JSON loader reports itself (`invalid-json`); such a rule
     /// has no checks.
     pub reported_by: Option<Spanned<String>>,
+    /// Globs (relative to the config's folder): the rule runs only on matching files.
+    pub files: Option<Vec<Spanned<String>>>,
+    /// Globs: the rule never runs on matching files.
+    #[serde(default)]
+    pub ignores: Vec<Spanned<String>>,
     #[serde(default)]
     pub check: Vec<Spanned<RawClause>>,
     #[serde(default)]

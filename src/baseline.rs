@@ -1,0 +1,197 @@
+//! Baselines: today's findings recorded so that only new ones fail.
+//!
+//! A finding's identity is its file (relative to the baseline's folder), rule, JSON Pointer and
+//! the hash of the offending value's text without whitespace — never a line number — so it
+//! survives reformatting and moved lines, and a fixed finding drops out. The file is sorted,
+//! diff-friendly JSON, written atomically.
+
+use std::collections::BTreeMap;
+use std::path::{Component, Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::diagnostic::Finding;
+use crate::error::{Error, FileError};
+
+pub const VERSION: u32 = 1;
+
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Entry {
+    pub path: String,
+    pub rule: String,
+    pub pointer: String,
+    /// Hash of the offending value, hex.
+    pub value: String,
+    /// The message when it was recorded, for people reading the file; not part of the identity.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub message: String,
+}
+
+impl Entry {
+    fn key(&self) -> (&str, &str, &str, &str) {
+        (&self.path, &self.rule, &self.pointer, &self.value)
+    }
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    version: u32,
+    findings: Vec<Entry>,
+}
+
+/// Lexically normalizes `path` (made absolute against `cwd`) relative to `base`, with `/`.
+fn relative_path(path: &str, base: &Path, cwd: &Path) -> String {
+    let normalize = |p: &Path| {
+        let mut out = PathBuf::new();
+        for c in p.components() {
+            match c {
+                Component::CurDir => {}
+                Component::ParentDir => {
+                    out.pop();
+                }
+                other => out.push(other),
+            }
+        }
+        out
+    };
+    let abs = normalize(&cwd.join(path));
+    let base = normalize(&cwd.join(base));
+    match abs.strip_prefix(&base) {
+        Ok(rel) => rel.to_string_lossy().replace('\\', "/"),
+        Err(_) => abs.to_string_lossy().replace('\\', "/"),
+    }
+}
+
+fn entry(f: &Finding, base: &Path, cwd: &Path) -> Entry {
+    Entry {
+        path: relative_path(&f.path, base, cwd),
+        rule: f.rule.to_string(),
+        pointer: f.pointer.clone(),
+        value: format!("{:016x}", f.value_hash),
+        message: f.message.clone(),
+    }
+}
+
+fn folder_of(file: &Path) -> PathBuf {
+    file.parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| PathBuf::from("."))
+}
+
+/// Writes the baseline of `findings` to `file`.
+pub fn write(file: &Path, findings: &[Finding], cwd: &Path) -> std::io::Result<()> {
+    let base = folder_of(file);
+    let mut entries: Vec<Entry> = findings.iter().map(|f| entry(f, &base, cwd)).collect();
+    entries.sort();
+    let doc = File {
+        version: VERSION,
+        findings: entries,
+    };
+    crate::output::write_atomically(file, |w| {
+        serde_json::to_writer_pretty(&mut *w, &doc).map_err(std::io::Error::other)?;
+        writeln!(w)
+    })
+}
+
+/// A loaded baseline: entries counted by identity.
+#[derive(Debug)]
+pub struct Baseline {
+    base: PathBuf,
+    remaining: BTreeMap<(String, String, String, String), usize>,
+}
+
+/// What applying a baseline did.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Applied {
+    pub hidden: usize,
+    pub stale: usize,
+}
+
+impl Baseline {
+    pub fn load(file: &Path) -> Result<Baseline, Error> {
+        let text = std::fs::read_to_string(file).map_err(|source| Error::Io {
+            path: file.display().to_string(),
+            source,
+        })?;
+        let doc: File = serde_json::from_str(&text).map_err(|e| {
+            let text: std::sync::Arc<str> = text.as_str().into();
+            let offset: usize = text
+                .split_inclusive('\n')
+                .take(e.line().saturating_sub(1))
+                .map(str::len)
+                .sum::<usize>()
+                + e.column().saturating_sub(1);
+            let offset = offset.min(text.len());
+            FileError::new(
+                &file.display().to_string(),
+                &text,
+                Some(offset..offset),
+                format!("not a forgelint baseline: {e}"),
+            )
+        })?;
+        if doc.version != VERSION {
+            return Err(Error::usage(format!(
+                "{}: baseline version {} is not supported (expected {VERSION})",
+                file.display(),
+                doc.version
+            )));
+        }
+        let mut remaining = BTreeMap::new();
+        for e in &doc.findings {
+            let (p, r, ptr, v) = e.key();
+            *remaining
+                .entry((p.to_string(), r.to_string(), ptr.to_string(), v.to_string()))
+                .or_insert(0) += 1;
+        }
+        Ok(Baseline {
+            base: folder_of(file),
+            remaining,
+        })
+    }
+
+    /// Removes the findings the baseline records; counts them and the entries left unmatched.
+    pub fn apply(mut self, findings: &mut Vec<Finding>, cwd: &Path) -> Applied {
+        let mut hidden = 0;
+        findings.retain(|f| {
+            let e = entry(f, &self.base, cwd);
+            let key = (e.path, e.rule, e.pointer, e.value);
+            match self.remaining.get_mut(&key) {
+                Some(n) if *n > 0 => {
+                    *n -= 1;
+                    hidden += 1;
+                    false
+                }
+                _ => true,
+            }
+        });
+        Applied {
+            hidden,
+            stale: self.remaining.values().sum(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_are_relative_to_the_baseline_folder() {
+        let cwd = Path::new("/repo");
+        assert_eq!(
+            relative_path("specs/a.json", Path::new("."), cwd),
+            "specs/a.json"
+        );
+        assert_eq!(
+            relative_path("./specs/../specs/a.json", Path::new("ci"), cwd),
+            "/repo/specs/a.json"
+        );
+        assert_eq!(
+            relative_path("specs/a.json", Path::new("specs"), cwd),
+            "a.json"
+        );
+    }
+}
