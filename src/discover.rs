@@ -96,8 +96,11 @@ pub fn discover(paths: &[PathBuf], opts: &Options<'_>) -> Discovery {
     if !roots.is_empty() {
         walk(&roots, opts, &mut out);
     }
+    // One file named in two spellings (`x`, `./x`, `dir/../x`) is linted once.
+    let mut seen = std::collections::HashSet::new();
+    out.files
+        .retain(|c| seen.insert(crate::normalize(&c.path, opts.cwd)));
     out.files.sort();
-    out.files.dedup_by(|a, b| a.path == b.path);
     out
 }
 
@@ -149,7 +152,10 @@ fn walk(roots: &[PathBuf], opts: &Options<'_>, out: &mut Discovery) {
                     Ok(m) if m.is_file() => None,
                     Ok(m) if m.is_dir() => return ignore::WalkState::Continue,
                     Ok(m) => Some(not_regular(&m.file_type())),
-                    Err(_) => Some("a dangling symbolic link; its target does not exist".into()),
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                        Some("a dangling symbolic link; its target does not exist".into())
+                    }
+                    Err(e) => Some(format!("cannot follow the symbolic link: {e}")),
                 }
             } else {
                 Some(not_regular(&ft))

@@ -47,8 +47,17 @@ impl FileError {
     /// Builds an error from a `toml` parse or deserialize error, adding a did-you-mean for
     /// unknown keys.
     pub fn from_toml(name: &str, text: &Arc<str>, err: &toml::de::Error) -> FileError {
-        let message = err.message().trim().to_string();
+        let mut message = err.message().trim().to_string();
         let help = did_you_mean_for_unknown_field(&message);
+        // With a suggestion, the full list of expected keys is noise.
+        if help
+            .as_deref()
+            .is_some_and(|h| h.starts_with("did you mean"))
+        {
+            if let Some(cut) = message.find(", expected") {
+                message.truncate(cut);
+            }
+        }
         let mut out = FileError::new(name, text, err.span(), message);
         out.help = help;
         out

@@ -42,7 +42,7 @@ pub fn visible(s: &str) -> std::borrow::Cow<'_, str> {
     let mut out = String::with_capacity(s.len() + 8);
     for c in s.chars() {
         if is_dangerous(c) {
-            out.push_str(&format!("\\u{{{:x}}}", c as u32));
+            out.push_str(&format!("\\u{:04x}", c as u32));
         } else {
             out.push(c);
         }

@@ -318,6 +318,10 @@ impl<'s> Parser<'s> {
             let start = self.pos;
             // Parse it anyway so a broken non-object is reported as broken JSON first.
             self.value()?;
+            self.skip_ws();
+            if self.pos < self.bytes.len() {
+                return self.unexpected("end of input after the top-level value");
+            }
             let found = match self.doc.value(self.doc.root()) {
                 Value::Array { .. } => "an array",
                 Value::String(_) => "a string",

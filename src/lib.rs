@@ -126,15 +126,35 @@ fn active_rules<'a>(base: &[Active<'a>], settings: &Settings, relative: &Path) -
         .collect()
 }
 
+/// `path` made absolute against `cwd` with `.` and `..` resolved lexically (no file system
+/// access, so it is cheap enough for every file).
+pub fn normalize(path: &Path, cwd: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in cwd.join(path).components() {
+        match c {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
 /// `path` relative to `base` (the config's folder), for glob matching; as given when outside it.
 pub fn relative_to<'p>(path: &'p Path, base: &Path, cwd: &Path) -> std::borrow::Cow<'p, Path> {
     let clean = path.strip_prefix(".").unwrap_or(path);
-    if base == Path::new(".") {
+    let simple = !clean
+        .components()
+        .any(|c| matches!(c, std::path::Component::ParentDir));
+    if base == Path::new(".") && simple && clean.is_relative() {
         return clean.into();
     }
-    match cwd.join(clean).strip_prefix(cwd.join(base)) {
+    let abs = normalize(clean, cwd);
+    match abs.strip_prefix(normalize(base, cwd)) {
         Ok(rel) => rel.to_path_buf().into(),
-        Err(_) => clean.into(),
+        Err(_) => abs.into(),
     }
 }
 

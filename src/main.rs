@@ -42,7 +42,8 @@ fn main() -> ExitCode {
                     miette::GraphicalTheme::unicode_nocolor()
                 },
             )
-            .with_links(false);
+            .with_links(false)
+            .with_width(width);
             let mut out = String::new();
             if handler.render_report(&mut out, report.as_ref()).is_err() {
                 out = format!("error: {report}\n");

@@ -33,8 +33,10 @@ struct Excerpt {
     text: String,
     /// 0-based line number of the excerpt's first line in the file.
     first_line: usize,
-    /// Shown in the frame header: the path and the finding's position.
-    name: String,
+    /// The file, shown in each frame's header with the position of the label the frame shows.
+    path: String,
+    /// Excerpt offset of each label's start, and its `line:column` in the file.
+    heads: Vec<(usize, String)>,
 }
 
 impl SourceCode for Excerpt {
@@ -45,8 +47,18 @@ impl SourceCode for Excerpt {
         after: usize,
     ) -> Result<Box<dyn SpanContents<'a> + 'a>, MietteError> {
         let inner = self.text.read_span(span, before, after)?;
+        let range = inner.span().offset()..inner.span().offset() + inner.span().len();
+        let head = self
+            .heads
+            .iter()
+            .find(|(at, _)| *at == span.offset())
+            .or_else(|| self.heads.iter().find(|(at, _)| range.contains(at)));
+        let name = match head {
+            Some((_, location)) => format!("{}:{location}", self.path),
+            None => self.path.clone(),
+        };
         Ok(Box::new(MietteSpanContents::new_named(
-            self.name.clone(),
+            name,
             inner.data(),
             *inner.span(),
             inner.line() + self.first_line,
@@ -150,6 +162,10 @@ fn ceil_char(text: &str, mut i: usize) -> usize {
     i
 }
 
+fn location(p: crate::source::Position) -> String {
+    format!("{}:{}", p.line, p.column)
+}
+
 /// Builds the excerpt and the labels for one finding.
 fn excerpt(
     finding: &Finding,
@@ -208,11 +224,16 @@ fn excerpt(
             ));
         }
         let text = format!("{prefix}{body}{suffix}");
+        let mut heads = vec![(mapped[0] + shift, location(finding.start))];
+        for (i, r) in related.iter().enumerate() {
+            heads.push((mapped[2 + 2 * i] + shift, location(r.start)));
+        }
         return Some((
             Excerpt {
                 text,
                 first_line: line,
-                name: String::new(),
+                path: String::new(),
+                heads,
             },
             labels,
             notes,
@@ -242,11 +263,16 @@ fn excerpt(
             mapped[2 + 2 * i]..mapped[3 + 2 * i],
         ));
     }
+    let mut heads = vec![(mapped[0], location(finding.start))];
+    for (i, r) in finding.related.iter().enumerate() {
+        heads.push((mapped[2 + 2 * i], location(r.start)));
+    }
     Some((
         Excerpt {
             text: body,
             first_line,
-            name: String::new(),
+            path: String::new(),
+            heads,
         },
         labels,
         notes,
@@ -295,7 +321,7 @@ impl HumanRenderer {
         );
         let report = match parts {
             Some((mut excerpt, labels, notes)) => {
-                excerpt.name = location;
+                excerpt.path = visible(&finding.path).into_owned();
                 Report {
                     finding,
                     excerpt: Some(excerpt),

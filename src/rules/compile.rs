@@ -56,7 +56,8 @@ impl Compiler<'_> {
             .build()
             .map_err(|e| {
                 let detail = e.to_string();
-                let last = detail.lines().last().unwrap_or("").trim().to_string();
+                let last = detail.lines().last().unwrap_or("").trim();
+                let last = last.strip_prefix("error: ").unwrap_or(last).to_string();
                 self.err(raw.span(), format!("bad regex: {last}"))
             })
     }
