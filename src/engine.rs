@@ -16,6 +16,47 @@ pub const MAX_FILE_SIZE: u64 = 32 * 1024 * 1024;
 pub const MAX_FINDINGS_PER_FILE: usize = 1000;
 
 pub const INVALID_JSON: &str = "invalid-json";
+/// The id of the finding that reports a panic (a bug in forgelint) while linting a file.
+pub const INTERNAL_ERROR: &str = "internal-error";
+
+/// The finding for a panic caught while linting `path`.
+pub fn internal_error(path: &Arc<str>, payload: &(dyn std::any::Any + Send)) -> Finding {
+    let what = payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".into());
+    let start = crate::source::Position { line: 1, column: 1 };
+    Finding {
+        path: path.clone(),
+        rule: Arc::from(INTERNAL_ERROR),
+        severity: Severity::Error,
+        message: format!(
+            "forgelint crashed while linting {}: {}. This is a bug in forgelint; please report it with this file.",
+            crate::escape::visible(path),
+            crate::escape::visible(&what)
+        ),
+        help: None,
+        pointer: String::new(),
+        span: Span::default(),
+        start,
+        end: start,
+        related: Vec::new(),
+        value_hash: 0,
+    }
+}
+
+/// Debug builds only: panics on the file named by `FORGELINT_PANIC_ON`, so the tests can prove
+/// that a panic is contained. Release builds compile this to nothing.
+pub fn panic_for_tests(path: &Path) {
+    if cfg!(debug_assertions) {
+        if let Some(name) = std::env::var_os("FORGELINT_PANIC_ON") {
+            if path.file_name() == Some(name.as_os_str()) {
+                panic!("FORGELINT_PANIC_ON matched");
+            }
+        }
+    }
+}
 
 /// A rule as it applies to one file: its configured severity.
 #[derive(Clone, Copy)]

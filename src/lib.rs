@@ -294,8 +294,23 @@ fn check(args: CheckArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
             tool_error: false,
         }
     };
+    // A panic while linting one file is a bug, reported for that file; the others are still
+    // linted and the run exits 2.
+    let contained = |candidate: &discover::Candidate| -> FileOutcome {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            engine::panic_for_tests(&candidate.path);
+            lint_one(candidate)
+        }))
+        .unwrap_or_else(|payload| {
+            let display: Arc<str> = Arc::from(candidate.path.to_string_lossy().as_ref());
+            FileOutcome {
+                findings: vec![engine::internal_error(&display, payload.as_ref())],
+                tool_error: true,
+            }
+        })
+    };
     let outcomes: Vec<FileOutcome> =
-        pool.install(|| discovery.files.par_iter().map(lint_one).collect());
+        pool.install(|| discovery.files.par_iter().map(contained).collect());
 
     let mut files = discovery.files.len();
     let mut tool_error = !discovery.missing.is_empty() || outcomes.iter().any(|o| o.tool_error);
