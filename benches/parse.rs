@@ -19,7 +19,7 @@ fn main() {
 }
 
 /// forgelint's parser: every key and value with its span.
-#[divan::bench]
+#[divan::bench(sample_count = 1000, sample_size = 20)]
 fn forgelint_parse(bencher: Bencher) {
     bencher
         .counter(BytesCount::of_str(REFERENCE_SPEC))
@@ -27,7 +27,7 @@ fn forgelint_parse(bencher: Bencher) {
 }
 
 /// serde_json into a `Value` tree (no spans), with the project's `preserve_order` feature.
-#[divan::bench]
+#[divan::bench(sample_count = 1000, sample_size = 20)]
 fn serde_json_value(bencher: Bencher) {
     bencher
         .counter(BytesCount::of_str(REFERENCE_SPEC))
@@ -35,7 +35,7 @@ fn serde_json_value(bencher: Bencher) {
 }
 
 /// One file end to end: UTF-8 check, parse and every built-in rule in the reference context.
-#[divan::bench]
+#[divan::bench(sample_count = 1000, sample_size = 20)]
 fn parse_and_lint_all_builtin_rules(bencher: Bencher) {
     let rules = RuleSet::builtin().expect("the built-in rules compile");
     let active: Vec<Active<'_>> = rules

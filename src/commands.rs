@@ -22,7 +22,7 @@ pub fn rules(args: RulesArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
         &env.cwd,
     )?;
     let rules = &settings.rules.rules;
-    let io = |e| Error::Io {
+    let io = |e| Error::Write {
         path: "standard output".into(),
         source: e,
     };
@@ -93,7 +93,7 @@ pub fn explain(args: ExplainArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error
             help,
         });
     };
-    let io = |e| Error::Io {
+    let io = |e| Error::Write {
         path: "standard output".into(),
         source: e,
     };
@@ -150,7 +150,7 @@ pub fn test_rules(args: TestRulesArgs, env: &mut Env<'_>) -> Result<ExitStatus, 
         set.sort();
         (set, false)
     };
-    let io = |e| Error::Io {
+    let io = |e| Error::Write {
         path: "standard output".into(),
         source: e,
     };
@@ -252,14 +252,14 @@ pub fn init(env: &mut Env<'_>) -> Result<ExitStatus, Error> {
             )))
         }
         Err(source) => {
-            return Err(Error::Io {
+            return Err(Error::Write {
                 path: path.display().to_string(),
                 source,
             })
         }
     };
     std::io::Write::write_all(&mut file, STARTER_CONFIG.as_bytes()).map_err(|source| {
-        Error::Io {
+        Error::Write {
             path: path.display().to_string(),
             source,
         }

@@ -65,14 +65,40 @@ pub struct Active<'a> {
     pub severity: Severity,
 }
 
-/// The project root as a real directory.
-pub struct RealProject {
-    pub root: PathBuf,
+/// Which directories exist, asked once per run: thousands of specs name the same few.
+#[derive(Default)]
+pub struct DirCache {
+    known: std::sync::Mutex<std::collections::HashMap<PathBuf, bool>>,
 }
 
-impl ProjectFs for RealProject {
+impl DirCache {
+    pub fn is_dir(&self, path: PathBuf) -> bool {
+        if let Some(&known) = self
+            .known
+            .lock()
+            .ok()
+            .and_then(|k| k.get(&path).copied())
+            .as_ref()
+        {
+            return known;
+        }
+        let exists = path.is_dir();
+        if let Ok(mut known) = self.known.lock() {
+            known.insert(path, exists);
+        }
+        exists
+    }
+}
+
+/// The project root as a real directory.
+pub struct RealProject<'a> {
+    pub root: PathBuf,
+    pub cache: &'a DirCache,
+}
+
+impl ProjectFs for RealProject<'_> {
     fn dir_exists(&self, relative: &str) -> bool {
-        self.root.join(relative).is_dir()
+        self.cache.is_dir(self.root.join(relative))
     }
 }
 
@@ -128,8 +154,21 @@ pub fn project_root(path: &Path, settings: &Settings, cwd: &Path) -> PathBuf {
 
 /// Reads at most `MAX_FILE_SIZE + 1` bytes of an already-opened regular file.
 pub fn read_bounded(path: &Path) -> std::io::Result<Vec<u8>> {
-    let file = std::fs::File::open(path)?;
-    let mut bytes = Vec::new();
+    use std::os::unix::fs::OpenOptionsExt;
+    // Non-blocking, then checked: a file swapped for a FIFO or a device after discovery must
+    // not hang the run (open(2) on a FIFO without a writer blocks).
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)?;
+    if !file.metadata()?.is_file() {
+        return Err(std::io::Error::other(
+            "not a regular file (it changed since it was found); it was not read",
+        ));
+    }
+    // Sized from the file's length: one allocation and one read for a normal spec.
+    let hint = file.metadata().map_or(0, |m| m.len()).min(MAX_FILE_SIZE) as usize;
+    let mut bytes = Vec::with_capacity(hint + 1);
     file.take(MAX_FILE_SIZE + 1).read_to_end(&mut bytes)?;
     Ok(bytes)
 }
@@ -181,15 +220,27 @@ pub fn lint_bytes(
             let Some(rule) = invalid_json else {
                 return Vec::new();
             };
-            // Not UTF-8: point at the bad byte in the lossy text, which keeps the offsets of
-            // the valid prefix.
-            let text = String::from_utf8_lossy(bytes);
-            let mut locator = Locator::new(&text);
-            let end = text[err.offset.min(text.len())..]
-                .chars()
-                .next()
-                .map_or(err.offset, |c| err.offset + c.len_utf8());
-            let (span, start, end) = locator.positions(Span::new(err.offset, end));
+            let (span, start, end) = match std::str::from_utf8(bytes) {
+                Ok(text) => {
+                    let end = text[err.offset.min(text.len())..]
+                        .chars()
+                        .next()
+                        .map_or(err.offset, |c| err.offset + c.len_utf8());
+                    Locator::new(text).positions(Span::new(err.offset, end))
+                }
+                // Not UTF-8: the span is the bad byte; its position comes from the valid
+                // prefix before it.
+                Err(e) => {
+                    let at = e.valid_up_to();
+                    let prefix = std::str::from_utf8(&bytes[..at]).unwrap_or_default();
+                    let (_, start, _) = Locator::new(prefix).positions(Span::new(at, at));
+                    let end = crate::source::Position {
+                        line: start.line,
+                        column: start.column + 1,
+                    };
+                    (Span::new(at, (at + 1).min(bytes.len())), start, end)
+                }
+            };
             return vec![Finding {
                 path: path.clone(),
                 rule: Arc::from(rule.rule.id.as_str()),

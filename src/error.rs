@@ -151,6 +151,12 @@ pub enum Error {
         #[help]
         help: Option<String>,
     },
+    #[error("cannot write {path}: {source}")]
+    Write {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
     #[error("cannot read {path}: {source}")]
     Io {
         path: String,

@@ -98,8 +98,12 @@ pub struct Document<'s> {
     nodes: Vec<Node<'s>>,
     items: Vec<NodeId>,
     members: Vec<Member<'s>>,
+    /// For each node: its container and its index there (`NO_PARENT` for the root).
+    parents: Vec<(NodeId, u32)>,
     pub duplicates: Vec<DuplicateKey>,
 }
+
+const NO_PARENT: NodeId = NodeId::MAX;
 
 impl<'s> Document<'s> {
     pub fn root(&self) -> NodeId {
@@ -142,43 +146,29 @@ impl<'s> Document<'s> {
         }
     }
 
-    /// The JSON Pointer (RFC 6901) of `target`, found by a search from the root. Used only when a
-    /// finding has no selector path of its own (duplicate keys), so its cost does not matter.
+    /// The JSON Pointer (RFC 6901) of `target`, from the parent links: built only for the
+    /// values a finding points at.
     pub fn pointer_of(&self, target: NodeId) -> String {
-        let mut parent: HashMap<NodeId, (NodeId, usize)> = HashMap::new();
-        let mut stack = vec![self.root()];
-        while let Some(id) = stack.pop() {
-            if id == target {
+        let mut steps = Vec::new();
+        let mut at = target;
+        while let Some(&(up, index)) = self.parents.get(at as usize) {
+            if up == NO_PARENT {
                 break;
             }
-            match self.value(id) {
-                Value::Array { .. } => {
-                    for (i, &child) in self.items(id).iter().enumerate() {
-                        parent.insert(child, (id, i));
-                        stack.push(child);
-                    }
-                }
-                Value::Object { .. } => {
-                    for (i, m) in self.members(id).iter().enumerate() {
-                        parent.insert(m.value, (id, i));
-                        stack.push(m.value);
-                    }
-                }
-                _ => {}
-            }
-        }
-        let mut segments = Vec::new();
-        let mut at = target;
-        while let Some(&(up, index)) = parent.get(&at) {
-            match self.value(up) {
-                Value::Object { .. } => segments.push(self.members(up)[index].key.to_string()),
-                _ => segments.push(index.to_string()),
-            }
+            steps.push((up, index));
             at = up;
         }
         let mut out = String::new();
-        for segment in segments.iter().rev() {
-            push_pointer_segment(&mut out, segment);
+        for &(up, index) in steps.iter().rev() {
+            match self.value(up) {
+                Value::Object { .. } => {
+                    push_pointer_segment(&mut out, &self.members(up)[index as usize].key)
+                }
+                _ => {
+                    out.push('/');
+                    out.push_str(&index.to_string());
+                }
+            }
         }
         out
     }
@@ -348,6 +338,7 @@ impl<'s> Parser<'s> {
             value,
             span: Span::new(start, self.pos),
         });
+        self.doc.parents.push((NO_PARENT, 0));
         (self.doc.nodes.len() - 1) as NodeId
     }
 
@@ -482,7 +473,12 @@ impl<'s> Parser<'s> {
                 let first = self.doc.items.len() as u32;
                 self.doc.items.extend(self.item_scratch.drain(scratch..));
                 let len = self.doc.items.len() as u32 - first;
-                self.push(Value::Array { start: first, len }, start)
+                let id = self.push(Value::Array { start: first, len }, start);
+                for i in 0..len {
+                    let child = self.doc.items[(first + i) as usize];
+                    self.doc.parents[child as usize] = (id, i);
+                }
+                id
             }
             Frame::Object { start, scratch, .. } => {
                 let first = self.doc.members.len();
@@ -497,6 +493,10 @@ impl<'s> Parser<'s> {
                     },
                     start,
                 );
+                for i in 0..len {
+                    let child = self.doc.members[first + i].value;
+                    self.doc.parents[child as usize] = (id, i as u32);
+                }
                 self.find_duplicates(id, first, len);
                 id
             }

@@ -264,6 +264,7 @@ fn check(args: CheckArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
         .ok();
     }
 
+    let dir_cache = engine::DirCache::default();
     let invalid_json = base_rules
         .iter()
         .find(|a| a.rule.id == engine::INVALID_JSON)
@@ -288,6 +289,7 @@ fn check(args: CheckArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
         };
         let project = RealProject {
             root: engine::project_root(&candidate.path, &settings, &env.cwd),
+            cache: &dir_cache,
         };
         FileOutcome {
             findings: lint_bytes(&bytes, &display, &active, &settings.platform, &project),
@@ -339,6 +341,7 @@ fn check(args: CheckArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
             Ok(_) => {
                 let project = RealProject {
                     root: engine::project_root(&name, &settings, &env.cwd),
+                    cache: &dir_cache,
                 };
                 findings.extend(lint_bytes(
                     &bytes,
@@ -354,7 +357,7 @@ fn check(args: CheckArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
 
     findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
     if let Some(path) = &args.write_baseline {
-        baseline::write(path, &findings, &env.cwd).map_err(|source| Error::Io {
+        baseline::write(path, &findings, &env.cwd).map_err(|source| Error::Write {
             path: path.display().to_string(),
             source,
         })?;
@@ -403,7 +406,7 @@ fn check(args: CheckArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
         Some(path) => {
             opts.color = false;
             output::write_atomically(path, |w| report::write(w, &input, &sources, &opts)).map_err(
-                |source| Error::Io {
+                |source| Error::Write {
                     path: path.display().to_string(),
                     source,
                 },
@@ -417,7 +420,7 @@ fn check(args: CheckArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
                     return Ok(ExitStatus::Success)
                 }
                 Err(e) => {
-                    return Err(Error::Io {
+                    return Err(Error::Write {
                         path: "standard output".into(),
                         source: e,
                     })

@@ -5,11 +5,30 @@ use clap::Parser;
 use forgelint::{cli::Cli, run, Env, ExitStatus};
 
 fn main() -> ExitCode {
+    // A panic is a bug, reported as a finding for the file being linted; its message may hold
+    // text from that file, so it is made visible before it reaches the terminal.
+    std::panic::set_hook(Box::new(|info| {
+        let location = info
+            .location()
+            .map(|l| format!(" at {}:{}", l.file(), l.line()))
+            .unwrap_or_default();
+        let payload = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        eprintln!(
+            "forgelint: internal error{location}: {} (this is a bug in forgelint)",
+            forgelint::escape::visible(&payload)
+        );
+    }));
     let cli = Cli::parse();
     let stdout = std::io::stdout();
     let stdout_is_terminal = stdout.is_terminal();
     let mut stdout = std::io::BufWriter::with_capacity(64 * 1024, stdout.lock());
-    let mut stderr = std::io::stderr().lock();
+    // Not locked for the whole run: the panic hook writes to stderr from worker threads.
+    let mut stderr = std::io::stderr();
     let mut stdin = std::io::stdin().lock();
     let cwd = match std::env::current_dir() {
         Ok(cwd) => cwd,

@@ -33,26 +33,27 @@ pub struct SelectorError {
     pub message: String,
 }
 
-/// One selected value.
-#[derive(Debug, Clone)]
+/// One selected value. Its JSON Pointer is built only when a finding needs it.
+#[derive(Debug, Clone, Copy)]
 pub struct Match {
     pub node: NodeId,
     /// The span of the key that holds the value, when its parent is an object.
     pub key_span: Option<Span>,
-    pub pointer: String,
 }
 
-/// An object on the selector's way that lacks the next key.
-#[derive(Debug, Clone)]
+impl Match {
+    pub fn pointer(&self, doc: &Document<'_>) -> String {
+        doc.pointer_of(self.node)
+    }
+}
+
+/// An object (or `null`) on the selector's way that lacks the next key.
+#[derive(Debug, Clone, Copy)]
 pub struct Missing {
     pub parent: NodeId,
     pub parent_key_span: Option<Span>,
-    pub parent_pointer: String,
-    /// The first absent key, and the whole remaining path from it, dotted.
-    pub key: String,
-    pub rest: String,
-    /// The JSON Pointer of the absent value itself.
-    pub pointer: String,
+    /// Index of the first absent segment in the selector.
+    pub depth: usize,
 }
 
 #[derive(Debug, Default)]
@@ -148,40 +149,58 @@ impl Selector {
 
     pub fn resolve(&self, doc: &Document<'_>) -> Resolution {
         let mut out = Resolution::default();
-        let start = Match {
-            node: doc.root(),
-            key_span: None,
-            pointer: String::new(),
-        };
-        self.walk(doc, start, 0, &mut out);
+        self.resolve_into(doc, &mut out);
         out
     }
 
-    /// Records that the value at `segments[depth..]` below `at` is absent. Under a wildcard
-    /// nothing is missing: there is simply nothing to select.
-    fn missing(&self, at: Match, depth: usize, out: &mut Resolution) {
-        let rest = &self.segments[depth..];
-        if rest.contains(&Segment::Wildcard) {
-            return;
-        }
-        let Some(Segment::Key(key)) = rest.first() else {
-            return;
+    /// Resolves into `out` (cleared first), reusing its buffers.
+    pub fn resolve_into(&self, doc: &Document<'_>, out: &mut Resolution) {
+        out.found.clear();
+        out.missing.clear();
+        let start = Match {
+            node: doc.root(),
+            key_span: None,
         };
-        let mut pointer = at.pointer.clone();
-        for segment in rest {
+        self.walk(doc, start, 0, out);
+    }
+
+    /// The first absent key of `miss`.
+    pub fn missing_key(&self, miss: &Missing) -> &str {
+        match self.segments.get(miss.depth) {
+            Some(Segment::Key(k)) => k,
+            _ => "",
+        }
+    }
+
+    /// The absent path from its first absent key, dotted.
+    pub fn missing_rest(&self, miss: &Missing) -> String {
+        display_segments(&self.segments[miss.depth.min(self.segments.len())..])
+    }
+
+    /// The JSON Pointer of the absent value itself.
+    pub fn missing_pointer(&self, doc: &Document<'_>, miss: &Missing) -> String {
+        let mut pointer = doc.pointer_of(miss.parent);
+        for segment in &self.segments[miss.depth.min(self.segments.len())..] {
             match segment {
                 Segment::Key(k) => push_pointer_segment(&mut pointer, k),
                 Segment::Index(i) => pointer.push_str(&format!("/{i}")),
                 Segment::Wildcard => {}
             }
         }
+        pointer
+    }
+
+    /// Records that the value at `segments[depth..]` below `at` is absent. Under a wildcard
+    /// nothing is missing: there is simply nothing to select.
+    fn missing(&self, at: Match, depth: usize, out: &mut Resolution) {
+        let rest = &self.segments[depth..];
+        if rest.contains(&Segment::Wildcard) || !matches!(rest.first(), Some(Segment::Key(_))) {
+            return;
+        }
         out.missing.push(Missing {
             parent: at.node,
             parent_key_span: at.key_span,
-            parent_pointer: at.pointer,
-            key: key.clone(),
-            rest: display_segments(rest),
-            pointer,
+            depth,
         });
     }
 
@@ -193,12 +212,9 @@ impl Selector {
         match (segment, doc.value(at.node)) {
             (Segment::Key(key), Value::Object { .. }) => match doc.member(at.node, key) {
                 Some(member) => {
-                    let mut pointer = at.pointer.clone();
-                    push_pointer_segment(&mut pointer, key);
                     let next = Match {
                         node: member.value,
                         key_span: Some(member.key_span),
-                        pointer,
                     };
                     self.walk(doc, next, depth + 1, out);
                 }
@@ -208,33 +224,27 @@ impl Selector {
             (Segment::Key(_), Value::Null) => self.missing(at, depth, out),
             (Segment::Index(i), Value::Array { .. }) => {
                 if let Some(&item) = doc.items(at.node).get(*i) {
-                    let pointer = format!("{}/{}", at.pointer, i);
                     let next = Match {
                         node: item,
                         key_span: None,
-                        pointer,
                     };
                     self.walk(doc, next, depth + 1, out);
                 }
             }
             (Segment::Wildcard, Value::Array { .. }) => {
-                for (i, &item) in doc.items(at.node).iter().enumerate() {
+                for &item in doc.items(at.node) {
                     let next = Match {
                         node: item,
                         key_span: None,
-                        pointer: format!("{}/{}", at.pointer, i),
                     };
                     self.walk(doc, next, depth + 1, out);
                 }
             }
             (Segment::Wildcard, Value::Object { .. }) => {
                 for member in doc.members(at.node) {
-                    let mut pointer = at.pointer.clone();
-                    push_pointer_segment(&mut pointer, &member.key);
                     let next = Match {
                         node: member.value,
                         key_span: Some(member.key_span),
-                        pointer,
                     };
                     self.walk(doc, next, depth + 1, out);
                 }
@@ -377,10 +387,11 @@ mod tests {
         let doc = parse(r#"{"p": [{"n": "a"}, {"m": 1}, 5], "h": {"x.y/z": 1}}"#).unwrap();
         let r = Selector::parse("p[*].n").unwrap().resolve(&doc);
         assert_eq!(r.found.len(), 1);
-        assert_eq!(r.found[0].pointer, "/p/0/n");
+        let sel = Selector::parse("p[*].n").unwrap();
+        assert_eq!(r.found[0].pointer(&doc), "/p/0/n");
         assert_eq!(r.missing.len(), 1);
-        assert_eq!(r.missing[0].parent_pointer, "/p/1");
+        assert_eq!(sel.missing_pointer(&doc, &r.missing[0]), "/p/1/n");
         let r = Selector::parse("h.\"x.y/z\"").unwrap().resolve(&doc);
-        assert_eq!(r.found[0].pointer, "/h/x.y~1z");
+        assert_eq!(r.found[0].pointer(&doc), "/h/x.y~1z");
     }
 }

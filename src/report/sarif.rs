@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 
 use super::ReportInput;
 use crate::diagnostic::{fnv1a, Finding};
-use crate::engine::INVALID_JSON;
+use crate::engine::{INTERNAL_ERROR, INVALID_JSON};
 use crate::rules::{Rule, Severity};
 
 pub const SCHEMA_URI: &str = "https://json.schemastore.org/sarif-2.1.0.json";
@@ -183,7 +183,7 @@ pub fn write(out: &mut dyn Write, input: &ReportInput<'_>) -> std::io::Result<()
         if f.help.is_some() {
             result["properties"] = json!({ "help": f.help });
         }
-        if *f.rule == *INVALID_JSON {
+        if *f.rule == *INVALID_JSON || *f.rule == *INTERNAL_ERROR {
             let mut n = json!({
                 "level": "error",
                 "message": { "text": format!("{}: {}", f.path, f.message) },

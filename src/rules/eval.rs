@@ -1,5 +1,7 @@
 //! Evaluating compiled checks against one parsed document.
 
+use std::borrow::Cow;
+
 use crate::catalog::Recipe;
 use crate::config::Platform;
 use crate::escape::quote;
@@ -198,10 +200,11 @@ fn pass_if(ok: bool) -> Outcome {
     }
 }
 
-/// An operand looked up for one document; `None` when its context is missing.
-fn resolve(op: &Operand, ctx: &Context<'_>) -> Option<Lit> {
-    match op {
-        Operand::Literal(l) => Some(l.clone()),
+/// An operand looked up for one document; `None` when its context is missing. Literals are
+/// borrowed, not copied: this runs for every check of every file.
+fn resolve<'a>(op: &'a Operand, ctx: &Context<'_>) -> Option<Cow<'a, Lit>> {
+    let owned = match op {
+        Operand::Literal(l) => return Some(Cow::Borrowed(l)),
         Operand::Fact(f) => fact(*f, ctx),
         Operand::Setting(Setting::Kind) => Some(Lit::Str(ctx.platform.kind.clone())),
         Operand::Setting(Setting::Registries) => ctx
@@ -227,7 +230,8 @@ fn resolve(op: &Operand, ctx: &Context<'_>) -> Option<Lit> {
                 .collect();
             Some(Lit::List(items))
         }
-    }
+    };
+    owned.map(Cow::Owned)
 }
 
 /// `metadata.project`, when it is a string.
@@ -264,14 +268,8 @@ fn fact(f: Fact, ctx: &Context<'_>) -> Option<Lit> {
     }
 }
 
-fn number_of(op: &Option<Lit>) -> Option<f64> {
-    match op {
-        Some(Lit::Num(n)) => Some(*n),
-        _ => None,
-    }
-}
-
-fn test(p: &Predicate, v: Val<'_>, operand: &Option<Lit>) -> Outcome {
+fn test(p: &Predicate, v: Val<'_>, operand: &Option<Cow<'_, Lit>>) -> Outcome {
+    let operand = &operand.as_deref();
     use Outcome::*;
     match p {
         Predicate::Present => Pass,
@@ -324,14 +322,14 @@ fn test(p: &Predicate, v: Val<'_>, operand: &Option<Lit>) -> Outcome {
         | Predicate::Maximum(_)
         | Predicate::ExclusiveMinimum(_)
         | Predicate::ExclusiveMaximum(_) => {
-            let (Val::Num { value, .. }, Some(bound)) = (v, number_of(operand)) else {
+            let (Val::Num { value, .. }, Some(Lit::Num(bound))) = (v, operand) else {
                 return Skip;
             };
             pass_if(match p {
-                Predicate::Minimum(_) => value >= bound,
-                Predicate::Maximum(_) => value <= bound,
-                Predicate::ExclusiveMinimum(_) => value > bound,
-                _ => value < bound,
+                Predicate::Minimum(_) => value >= *bound,
+                Predicate::Maximum(_) => value <= *bound,
+                Predicate::ExclusiveMinimum(_) => value > *bound,
+                _ => value < *bound,
             })
         }
         Predicate::MinLength(n) | Predicate::MaxLength(n) => {
@@ -363,8 +361,8 @@ fn test(p: &Predicate, v: Val<'_>, operand: &Option<Lit>) -> Outcome {
     }
 }
 
-fn expected(p: &Predicate, operand: &Option<Lit>) -> String {
-    let lit = || operand.as_ref().map(Lit::render).unwrap_or_default();
+fn expected(p: &Predicate, operand: &Option<Cow<'_, Lit>>) -> String {
+    let lit = || operand.as_deref().map(Lit::render).unwrap_or_default();
     match p {
         Predicate::Present => "a value".into(),
         Predicate::NonEmpty => "a non-empty value".into(),
@@ -469,8 +467,9 @@ fn missing_span(ctx: &Context<'_>, miss: &Missing) -> Span {
     }
 }
 
-pub fn last_key(m: &Match) -> String {
-    m.pointer
+/// The last key (or index) of a JSON Pointer, unescaped.
+pub fn last_key(pointer: &str) -> String {
+    pointer
         .rsplit('/')
         .next()
         .unwrap_or("")
@@ -496,10 +495,9 @@ pub fn emit(
     }
 }
 
-/// A `path` placeholder for a match: the selector with wildcards filled in from the pointer.
-fn match_path(m: &Match) -> String {
-    let segments: Vec<Segment> = m
-        .pointer
+/// A `path` placeholder from a JSON Pointer: `spec.resources.pools[1].name`.
+pub fn pointer_path(pointer: &str) -> String {
+    let segments: Vec<Segment> = pointer
         .split('/')
         .skip(1)
         .map(|s| {
@@ -513,6 +511,28 @@ fn match_path(m: &Match) -> String {
         })
         .collect();
     crate::escape::visible(&display_segments(&segments)).into_owned()
+}
+
+/// The placeholders of a violation at a selected value.
+fn match_vars(ctx: &Context<'_>, m: &Match, value: String, expected: String) -> (String, Vars) {
+    let pointer = m.pointer(ctx.doc);
+    let vars = Vars {
+        value,
+        expected,
+        path: pointer_path(&pointer),
+        key: quote(&last_key(&pointer), MAX_VALUE_CHARS),
+        pointer: pointer.clone(),
+        extra: Vec::new(),
+    };
+    (pointer, vars)
+}
+
+/// A comparable identity of a scalar, for `unique`.
+#[derive(PartialEq)]
+enum Identity<'a> {
+    Str(&'a str),
+    Num(f64),
+    Bool(bool),
 }
 
 /// Runs one check on the document, appending its violations.
@@ -530,22 +550,14 @@ pub fn run_check(check: &Check, ctx: &Context<'_>, out: &mut Vec<Hit>) {
                 },
                 None => None,
             };
-            let expected = expected(p, &operand);
             for m in &res.found {
                 let v = node_val(ctx.doc, m.node);
                 if test(p, v, &operand) == Outcome::Fail {
-                    let vars = Vars {
-                        value: render_val(v),
-                        expected: expected.clone(),
-                        path: match_path(m),
-                        key: quote(&last_key(m), MAX_VALUE_CHARS),
-                        pointer: m.pointer.clone(),
-                        extra: Vec::new(),
-                    };
+                    let (pointer, vars) = match_vars(ctx, m, render_val(v), expected(p, &operand));
                     out.push(emit(
                         check,
                         match_span(ctx, m, check.report_at),
-                        m.pointer.clone(),
+                        pointer,
                         vars,
                         Vec::new(),
                     ));
@@ -553,22 +565,12 @@ pub fn run_check(check: &Check, ctx: &Context<'_>, out: &mut Vec<Hit>) {
             }
             if matches!(p, Predicate::Present | Predicate::NonEmpty) {
                 for miss in &res.missing {
-                    let pointer = miss.pointer.clone();
-                    let parent_path = match_path(&Match {
-                        node: miss.parent,
-                        key_span: None,
-                        pointer: miss.parent_pointer.clone(),
-                    });
-                    let path = if parent_path.is_empty() {
-                        crate::escape::visible(&miss.rest).into_owned()
-                    } else {
-                        format!("{parent_path}.{}", crate::escape::visible(&miss.rest))
-                    };
+                    let pointer = check.select.missing_pointer(ctx.doc, miss);
                     let vars = Vars {
                         value: "missing".into(),
-                        expected: expected.clone(),
-                        path,
-                        key: quote(&miss.key, MAX_VALUE_CHARS),
+                        expected: expected(p, &operand),
+                        path: pointer_path(&pointer),
+                        key: quote(check.select.missing_key(miss), MAX_VALUE_CHARS),
                         pointer: pointer.clone(),
                         extra: Vec::new(),
                     };
@@ -583,24 +585,18 @@ pub fn run_check(check: &Check, ctx: &Context<'_>, out: &mut Vec<Hit>) {
             }
         }
         Assertion::Unique => {
-            let mut seen: Vec<(String, &Match)> = Vec::new();
+            let mut seen: Vec<(Identity<'_>, &Match)> = Vec::new();
             for m in &res.found {
                 let identity = match node_val(ctx.doc, m.node) {
-                    Val::Str(s) => format!("s{s}"),
-                    Val::Num { value, .. } => format!("n{value}"),
-                    Val::Bool(b) => format!("b{b}"),
+                    Val::Str(s) => Identity::Str(s),
+                    Val::Num { value, .. } => Identity::Num(value),
+                    Val::Bool(b) => Identity::Bool(b),
                     _ => continue,
                 };
                 if let Some((_, first)) = seen.iter().find(|(k, _)| *k == identity) {
-                    let v = node_val(ctx.doc, m.node);
-                    let vars = Vars {
-                        value: render_val(v),
-                        expected: "a value used only once".into(),
-                        path: match_path(m),
-                        key: quote(&last_key(m), MAX_VALUE_CHARS),
-                        pointer: m.pointer.clone(),
-                        extra: Vec::new(),
-                    };
+                    let value = render_val(node_val(ctx.doc, m.node));
+                    let (pointer, vars) =
+                        match_vars(ctx, m, value, "a value used only once".into());
                     let related = vec![(
                         match_span(ctx, first, check.report_at),
                         check.related_label.clone(),
@@ -608,7 +604,7 @@ pub fn run_check(check: &Check, ctx: &Context<'_>, out: &mut Vec<Hit>) {
                     out.push(emit(
                         check,
                         match_span(ctx, m, check.report_at),
-                        m.pointer.clone(),
+                        pointer,
                         vars,
                         related,
                     ));
@@ -623,7 +619,7 @@ pub fn run_check(check: &Check, ctx: &Context<'_>, out: &mut Vec<Hit>) {
                     if allowed.iter().any(|a| *a == member.key) {
                         continue;
                     }
-                    let mut pointer = m.pointer.clone();
+                    let mut pointer = m.pointer(ctx.doc);
                     crate::json::push_pointer_segment(&mut pointer, &member.key);
                     let did_you_mean = match crate::error::suggest(
                         &member.key,
@@ -632,15 +628,10 @@ pub fn run_check(check: &Check, ctx: &Context<'_>, out: &mut Vec<Hit>) {
                         Some(s) => format!("; did you mean {}?", quote(s, MAX_VALUE_CHARS)),
                         None => String::new(),
                     };
-                    let path = match_path(&Match {
-                        node: member.value,
-                        key_span: None,
-                        pointer: pointer.clone(),
-                    });
                     let vars = Vars {
                         value: render_val(node_val(ctx.doc, member.value)),
                         expected: allowed.join(", "),
-                        path,
+                        path: pointer_path(&pointer),
                         key: quote(&member.key, MAX_VALUE_CHARS),
                         pointer: pointer.clone(),
                         extra: vec![

@@ -174,7 +174,15 @@ impl Function {
                     for &pool in doc.items(m.node) {
                         let int = |key: &str| -> Option<u128> {
                             match doc.value(doc.get(pool, key)?) {
-                                Value::Number(raw) => raw.parse::<u128>().ok(),
+                                // An integer too large for 128 bits still counts, as the
+                                // most there can be (the sum saturates).
+                                Value::Number(raw) if crate::json::is_integer_literal(raw) => {
+                                    if raw.starts_with('-') {
+                                        None
+                                    } else {
+                                        Some(raw.parse::<u128>().unwrap_or(u128::MAX))
+                                    }
+                                }
                                 _ => None,
                             }
                         };
@@ -183,12 +191,17 @@ impl Function {
                         }
                     }
                     if total > quota as u128 {
+                        let total = if total == u128::MAX {
+                            format!("more than {}", u128::MAX)
+                        } else {
+                            total.to_string()
+                        };
                         let vars = Vars {
-                            value: total.to_string(),
+                            value: total.clone(),
                             expected: format!("at most {quota}"),
-                            pointer: m.pointer.clone(),
+                            pointer: m.pointer(doc),
                             extra: vec![
-                                ("total", total.to_string()),
+                                ("total", total),
                                 ("quota", quota.to_string()),
                                 (
                                     "project",
@@ -202,7 +215,7 @@ impl Function {
                         out.push(emit(
                             check,
                             match_span(ctx, m, check.report_at),
-                            m.pointer.clone(),
+                            m.pointer(doc),
                             vars,
                             Vec::new(),
                         ));
@@ -240,14 +253,14 @@ impl Function {
                         let vars = Vars {
                             value: quote(image, MAX_VALUE_CHARS),
                             expected: list.clone(),
-                            pointer: m.pointer.clone(),
+                            pointer: m.pointer(doc),
                             extra: vec![("host", quote(host, MAX_VALUE_CHARS)), ("allowed", list)],
                             ..Vars::default()
                         };
                         out.push(emit(
                             check,
                             match_span(ctx, m, check.report_at),
-                            m.pointer.clone(),
+                            m.pointer(doc),
                             vars,
                             Vec::new(),
                         ));
@@ -267,8 +280,8 @@ impl Function {
                     if let Some((_, first_id, first)) = seen.iter().find(|(l, _, _)| *l == leaf) {
                         let vars = Vars {
                             value: quote(id, MAX_VALUE_CHARS),
-                            key: quote(&last_key(m), MAX_VALUE_CHARS),
-                            pointer: m.pointer.clone(),
+                            key: quote(&last_key(&m.pointer(doc)), MAX_VALUE_CHARS),
+                            pointer: m.pointer(doc),
                             extra: vec![
                                 ("leaf", quote(leaf, MAX_VALUE_CHARS)),
                                 ("other", quote(first_id, MAX_VALUE_CHARS)),
@@ -282,7 +295,7 @@ impl Function {
                         out.push(emit(
                             check,
                             match_span(ctx, m, check.report_at),
-                            m.pointer.clone(),
+                            m.pointer(doc),
                             vars,
                             related,
                         ));
@@ -310,14 +323,14 @@ impl Function {
                     if let Some(reason) = fault {
                         let vars = Vars {
                             value: quote(path, MAX_VALUE_CHARS),
-                            pointer: m.pointer.clone(),
+                            pointer: m.pointer(doc),
                             extra: vec![("reason", reason)],
                             ..Vars::default()
                         };
                         out.push(emit(
                             check,
                             match_span(ctx, m, check.report_at),
-                            m.pointer.clone(),
+                            m.pointer(doc),
                             vars,
                             Vec::new(),
                         ));

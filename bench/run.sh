@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Reproducible benchmark: builds forgelint (release), generates spec trees, and prints a table of
+# forgelint (each format, report to a file) against `cat` and `rg` on the same tree — median wall
+# time of 5 runs and peak RSS — plus single-file and pre-commit-sized runs.
+#
+#   bash bench/run.sh                 # 10,000 and 100,000 specs
+#   SIZES="20000" bash bench/run.sh   # other sizes
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+SIZES=${SIZES:-"10000 100000"}
+RUNS=${RUNS:-5}
+WORK=${BENCH_DIR:-/tmp/forgelint-bench}
+mkdir -p "$WORK"
+
+command -v rg >/dev/null || { echo "ripgrep (rg) is needed: apt-get install ripgrep" >&2; exit 2; }
+cargo build --release --quiet
+BIN="$ROOT/target/release/forgelint"
+
+echo "Machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -sr)"
+echo "forgelint $("$BIN" --version | awk '{print $2}'), rg $(rg --version | head -1 | awk '{print $2}')"
+echo
+
+for n in $SIZES; do
+  tree="$WORK/specs-$n"
+  if [ ! -f "$tree/.complete" ]; then
+    rm -rf "$tree"
+    python3 bench/generate.py "$tree" "$n" >/dev/null
+    touch "$tree/.complete"
+  fi
+  size=$(du -sm "$tree" | cut -f1)
+  echo "### $n specs ($size MB)"
+  echo
+  python3 bench/measure.py --runs "$RUNS" --cwd "$tree" --baseline rg \
+    "cat=find . -name '*.json' -print0 | xargs -0 cat > /dev/null" \
+    "rg=rg --no-ignore --hidden -c apiVersion . > /dev/null" \
+    "forgelint json=$BIN --format json -o $WORK/out.json ." \
+    "forgelint sarif=$BIN --format sarif -o $WORK/out.sarif ." \
+    "forgelint human=$BIN -o $WORK/out.txt ." \
+    "forgelint json -j1=$BIN -j1 --format json -o $WORK/out.json ."
+  echo
+done
+
+tree="$WORK/specs-$(echo "$SIZES" | awk '{print $1}')"
+one=$(find "$tree/archive/000" -name '*.json' | head -1)
+twenty=$(find "$tree/archive/000" -name '*.json' | head -20 | tr '\n' ' ')
+echo "### One file and a pre-commit batch"
+echo
+python3 bench/measure.py --runs 30 --cwd "$tree" \
+  "one file=$BIN $one" \
+  "20 staged files=$BIN $twenty"
+echo
+echo "Library micro-benchmark (parse + lint of a 2 KB spec): cargo bench --bench parse"
