@@ -1,0 +1,311 @@
+#!/usr/bin/env bash
+# Runs the composite action in action.yml locally, the way the runner does, and checks what it does.
+#
+#   bash tests/integration/action.sh
+#
+# A small harness reads action.yml, fills in its inputs (with the declared defaults), evaluates the
+# `${{ inputs.* }}` / `${{ steps.*.outputs.* }}` expressions of env: and with:, and runs every `run:`
+# step as GitHub does (`bash --noprofile --norc -eo pipefail FILE`, a fresh GITHUB_OUTPUT per step,
+# GITHUB_ACTION_PATH = this repository). `uses:` steps (actions/cache) are skipped. RUNNER_TEMP is
+# kept across scenarios, like the steps of one job: the first scenario really runs
+# `cargo install --locked --path` (a release build, a couple of minutes), the later ones take the
+# installed binary.
+#
+# Needs git, python3 with venv (PyYAML goes into a throw-away virtualenv), cargo.
+# Prints PASS/FAIL per check and ends with "N passed, M failed"; exits 1 on any failure.
+set -uo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+WORK="$(mktemp -d "${TMPDIR:-/tmp}/forgelint-action.XXXXXX")"
+# shellcheck disable=SC2317 # called by the EXIT trap
+cleanup() {
+    if [ "${KEEP_WORK:-0}" = 1 ]; then echo "kept $WORK"; else rm -rf "$WORK"; fi
+}
+trap cleanup EXIT
+
+passed=0
+failed=0
+pass() {
+    passed=$((passed + 1))
+    echo "PASS: $1"
+}
+fail() {
+    failed=$((failed + 1))
+    echo "FAIL: $1"
+    if [ -n "${2:-}" ] && [ -f "$2" ]; then
+        echo "----- $(basename "$2") -----"
+        tail -n 60 "$2"
+        echo "-----"
+    fi
+}
+finish() {
+    echo "$passed passed, $failed failed"
+    if [ "$failed" -eq 0 ]; then exit 0; else exit 1; fi
+}
+
+echo "== installing PyYAML into a virtualenv"
+if ! {
+    python3 -m venv "$WORK/venv" &&
+        PIP_DISABLE_PIP_VERSION_CHECK=1 "$WORK/venv/bin/python" -m pip install -q 'PyYAML>=6,<7'
+} >"$WORK/venv.log" 2>&1; then
+    fail "setup: install PyYAML" "$WORK/venv.log"
+    finish
+fi
+PY="$WORK/venv/bin/python"
+
+cat >"$WORK/run_action.py" <<'PY'
+"""run_action.py ACTION_YML WORKSPACE RUNNER_TEMP RESULT_JSON [NAME=VALUE]...
+
+Runs a composite action's `run:` steps like the GitHub runner; writes a JSON result:
+{"steps": [{"name", "id", "status", "exit", "skipped"}], "outputs": {...}, "summary": "..."}.
+The combined stdout/stderr of the steps goes to this process's stdout (the job log).
+"""
+import json, os, re, subprocess, sys, tempfile
+import yaml
+
+action_yml, workspace, runner_temp, result_path, *pairs = sys.argv[1:]
+action = yaml.safe_load(open(action_yml, encoding="utf-8"))
+given = dict(p.split("=", 1) for p in pairs)
+inputs = {name: str(spec.get("default", "")) for name, spec in action.get("inputs", {}).items()}
+unknown = set(given) - set(inputs)
+if unknown:
+    sys.exit(f"unknown inputs: {sorted(unknown)}")
+inputs.update(given)
+for k, v in inputs.items():  # runner: \\n-escaped values from the harness command line
+    inputs[k] = v.replace("\\n", "\n")
+steps_outputs = {}
+EXPR = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
+
+
+def value(expr):
+    m = re.fullmatch(r"inputs\.([\w-]+)", expr)
+    if m:
+        return inputs[m[1]]
+    m = re.fullmatch(r"steps\.([\w-]+)\.outputs\.([\w-]+)", expr)
+    if m:
+        return steps_outputs.get(m[1], {}).get(m[2], "")
+    if expr == "github.action_path":
+        return os.path.dirname(os.path.abspath(action_yml))
+    if expr == "runner.temp":
+        return runner_temp
+    raise SystemExit(f"harness: unsupported expression {expr!r}")
+
+
+def render(text):
+    return EXPR.sub(lambda m: value(m[1]), str(text))
+
+
+def condition(expr):
+    expr = EXPR.sub(lambda m: m[1], str(expr)).strip()
+    m = re.fullmatch(r"([\w.-]+)\s*==\s*'([^']*)'", expr)
+    if not m:
+        raise SystemExit(f"harness: unsupported if: {expr!r}")
+    return value(m[1]) == m[2]
+
+
+def parse_output_file(path):
+    out, lines, i = {}, open(path, encoding="utf-8").read().split("\n"), 0
+    while i < len(lines):
+        line = lines[i]
+        i += 1
+        if not line:
+            continue
+        if "<<" in line and ("=" not in line or line.index("<<") < line.index("=")):
+            key, delim = line.split("<<", 1)
+            body = []
+            while lines[i] != delim:
+                body.append(lines[i])
+                i += 1
+            i += 1
+            out[key] = "\n".join(body)
+        else:
+            key, val = line.split("=", 1)
+            out[key] = val
+    return out
+
+
+env_base = dict(os.environ)
+env_base.update({
+    "CI": "true", "GITHUB_ACTIONS": "true", "GITHUB_WORKSPACE": workspace,
+    "GITHUB_ACTION_PATH": os.path.dirname(os.path.abspath(action_yml)),
+    "RUNNER_TEMP": runner_temp, "RUNNER_OS": "Linux", "RUNNER_ARCH": "X64",
+    "GITHUB_STEP_SUMMARY": os.path.join(runner_temp, "step-summary.md"),
+})
+open(env_base["GITHUB_STEP_SUMMARY"], "w").close()
+result = {"steps": []}
+failed = False
+for step in action["runs"]["steps"]:
+    record = {"name": step.get("name"), "id": step.get("id"), "skipped": False, "exit": None}
+    result["steps"].append(record)
+    if failed or "uses" in step or ("if" in step and not condition(step["if"])):
+        record["skipped"] = True
+        print(f"## skipped: {step.get('name') or step.get('uses')}", flush=True)
+        continue
+    assert step.get("shell") == "bash", "this harness runs bash steps only"
+    print(f"## step: {step.get('name')}", flush=True)
+    env = dict(env_base)
+    env.update({k: render(v) for k, v in (step.get("env") or {}).items()})
+    fd, out_file = tempfile.mkstemp(prefix="output-", dir=runner_temp)
+    os.close(fd)
+    env["GITHUB_OUTPUT"] = out_file
+    fd, script = tempfile.mkstemp(prefix="step-", suffix=".sh", dir=runner_temp)
+    with os.fdopen(fd, "w") as f:
+        f.write(step["run"])  # GitHub does not expand ${{ }} inside run: here — we refuse it
+    if "${{" in step["run"]:
+        raise SystemExit(f"harness: step {step.get('name')!r} has ${{{{ }}}} in its script")
+    cwd = os.path.join(workspace, render(step.get("working-directory", ".")))
+    proc = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", script],
+                          cwd=cwd, env=env, stdin=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+    sys.stdout.flush()
+    record["exit"] = proc.returncode
+    if step.get("id"):
+        steps_outputs[step["id"]] = parse_output_file(out_file)
+    if proc.returncode != 0:
+        failed = True
+result["outputs"] = {k: render(spec["value"]) for k, spec in action.get("outputs", {}).items()}
+result["summary"] = open(env_base["GITHUB_STEP_SUMMARY"], encoding="utf-8").read()
+result["failed"] = failed
+json.dump(result, open(result_path, "w"), indent=2)
+PY
+
+RUNNER_TEMP_DIR="$WORK/runner-temp"
+mkdir -p "$RUNNER_TEMP_DIR"
+
+# run_action NAME WORKSPACE [input=value]...: runs the action; the job log goes to $WORK/NAME.log and
+# the result to $WORK/NAME.json.
+run_action() {
+    local name="$1" ws="$2"
+    shift 2
+    "$PY" "$WORK/run_action.py" "$ROOT/action.yml" "$ws" "$RUNNER_TEMP_DIR" "$WORK/$name.json" "$@" \
+        >"$WORK/$name.log" 2>&1
+}
+# get NAME EXPR: a Python expression over the result `r` of scenario NAME, printed.
+get() { "$PY" -c 'import json,sys; r=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$WORK/$1.json" "$2"; }
+lint_exit() { get "$1" '[s["exit"] for s in r["steps"] if s["id"] == "lint"][0]'; }
+out() { get "$1" "r['outputs']['$2']"; }
+
+# --- workspaces ------------------------------------------------------------------------------------
+LAB="$WORK/lab"
+mkdir -p "$LAB/experiments/my-grpo" "$LAB/specs"
+echo 'print("train")' >"$LAB/experiments/my-grpo/train.py"
+"$PY" - "$ROOT/rules/reference/jobspec.json" "$LAB" <<'PY' || { fail "setup: write the specs"; finish; }
+import json, os, sys
+ref = json.load(open(sys.argv[1]))
+lab = sys.argv[2]
+def write(rel, doc=None, text=None):
+    path = os.path.join(lab, rel)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    open(path, "w").write(text if text is not None else json.dumps(doc, indent=2) + "\n")
+write("jobspec.json", ref)
+sft = json.loads(json.dumps(ref)); sft["metadata"]["name"] = "sft-gsm8k-0413"
+write("specs/sft.jobspec.json", sft)
+v1 = json.loads(json.dumps(ref)); v1["apiVersion"] = "forge/v1"
+write("broken/jobspec.json", v1)
+write("broken/train.jobspec.json", text=json.dumps(ref, indent=2)[:-2] + ",\n}\n")
+dirty = json.loads(json.dumps(ref)); dirty["provenance"]["git_dirty"] = True
+write("dirty/jobspec.json", dirty)
+PY
+printf '[severity]\ngit-dirty = "error"\n' >"$LAB/strict.toml"
+
+# --- 1. clean specs, real install, SARIF -----------------------------------------------------------
+echo "== clean specs; the install step runs cargo install --locked (a couple of minutes)"
+start=$SECONDS
+run_action clean "$LAB" paths='jobspec.json specs' sarif-file=reports/forgelint.sarif
+echo "   $((SECONDS - start)) s"
+if [ -x "$RUNNER_TEMP_DIR/forgelint-action/bin/forgelint" ] &&
+    [ "$(get clean '[s["exit"] for s in r["steps"] if s["name"] == "Install forgelint"][0]')" = 0 ]; then
+    pass "install step: cargo install --locked --path <action checkout> puts forgelint in RUNNER_TEMP"
+else
+    fail "install step did not install forgelint" "$WORK/clean.log"
+fi
+if [ "$(lint_exit clean)" = 0 ] && [ "$(out clean errors)" = 0 ] && [ "$(out clean warnings)" = 0 ] &&
+    [ "$(get clean 'r["failed"]')" = False ]; then
+    pass "clean specs: the action succeeds with outputs errors=0 warnings=0"
+else
+    fail "clean specs: expected success and 0/0 (lint exit $(lint_exit clean))" "$WORK/clean.log"
+fi
+if [ "$(out clean sarif-file)" = reports/forgelint.sarif ] &&
+    "$PY" - "$LAB/reports/forgelint.sarif" <<'PY'; then
+import json, sys
+s = json.load(open(sys.argv[1]))
+assert s["version"] == "2.1.0", s["version"]
+assert s["runs"][0]["tool"]["driver"]["name"] == "forgelint"
+assert s["runs"][0]["results"] == [], s["runs"][0]["results"]
+PY
+    pass "sarif-file: SARIF 2.1.0 written to reports/forgelint.sarif (folder created) and set as output"
+else
+    fail "sarif-file: no SARIF report / output (output: '$(out clean sarif-file)')" "$WORK/clean.log"
+fi
+if grep -q '0 errors, 0 warnings' "$RUNNER_TEMP_DIR/step-summary.md" 2>/dev/null; then
+    pass "the job summary gets the counts"
+else
+    fail "no counts in the job summary" "$WORK/clean.log"
+fi
+
+# --- 2. broken specs: annotations, failure --------------------------------------------------------
+run_action broken "$LAB" paths='jobspec.json broken'
+if [ "$(lint_exit broken)" = 1 ] && [ "$(get broken 'r["failed"]')" = True ] &&
+    [ "$(out broken errors)" = 2 ] && [ "$(out broken warnings)" = 0 ] && [ -z "$(out broken sarif-file)" ]; then
+    pass "broken specs: the action fails with forgelint's exit code 1, errors=2, no sarif-file"
+else
+    fail "broken specs: expected exit 1 and errors=2 (lint exit $(lint_exit broken))" "$WORK/broken.log"
+fi
+if grep -Eq '^::error file=broken/jobspec\.json,line=2,.*title=api-version::' "$WORK/broken.log" &&
+    grep -Eq '^::error file=broken/train\.jobspec\.json,.*title=invalid-json::' "$WORK/broken.log"; then
+    pass "broken specs: ::error annotations for api-version and invalid-json with file and line"
+else
+    fail "broken specs: missing ::error annotations" "$WORK/broken.log"
+fi
+if grep -q 'forgelint from the cache' "$WORK/broken.log"; then
+    pass "a second run takes the installed binary instead of building again"
+else
+    fail "the second run rebuilt forgelint" "$WORK/broken.log"
+fi
+
+# --- 3. fail-on and config -----------------------------------------------------------------------
+run_action warn-default "$LAB" paths=dirty
+run_action warn-failon "$LAB" paths=dirty fail-on=warning
+if [ "$(lint_exit warn-default)" = 0 ] && [ "$(out warn-default warnings)" = 1 ] &&
+    [ "$(out warn-default errors)" = 0 ] && [ "$(lint_exit warn-failon)" = 1 ] &&
+    grep -Eq '^::warning file=dirty/jobspec\.json,.*title=git-dirty::' "$WORK/warn-default.log"; then
+    pass "fail-on: a warning annotates and passes by default, and fails with fail-on=warning"
+else
+    fail "fail-on (exits $(lint_exit warn-default) / $(lint_exit warn-failon))" "$WORK/warn-failon.log"
+fi
+run_action config "$LAB" paths=dirty config=strict.toml format=concise
+if [ "$(lint_exit config)" = 1 ] && [ "$(out config errors)" = 1 ] &&
+    grep -Eq '^dirty/jobspec\.json:[0-9]+:[0-9]+: error\[git-dirty\]' "$WORK/config.log"; then
+    pass "config and format: --config strict.toml makes git-dirty an error, printed in the concise format"
+else
+    fail "config=strict.toml format=concise (lint exit $(lint_exit config))" "$WORK/config.log"
+fi
+run_action multi "$LAB" 'paths=specs\n  jobspec.json\n'
+if [ "$(lint_exit multi)" = 0 ] && grep -q '2 files' "$WORK/multi.log"; then
+    pass "paths: newline-separated paths are linted, only those"
+else
+    fail "paths on several lines (lint exit $(lint_exit multi))" "$WORK/multi.log"
+fi
+
+# --- 4. hostile inputs ---------------------------------------------------------------------------
+# shellcheck disable=SC2016 # the quotes are the point: these inputs must reach the action as text
+run_action inject-paths "$LAB" 'paths=$(touch pwned1) `touch pwned2`;touch${IFS}pwned3' \
+    'config=x"; touch pwned4; echo "'
+# shellcheck disable=SC2016
+run_action inject-sarif "$LAB" paths=specs 'sarif-file=out/$(touch pwned5)`touch pwned6`.sarif'
+run_action inject-format "$LAB" 'format=github --output pwned7' paths=specs
+run_action newline-sarif "$LAB" paths=specs 'sarif-file=a.sarif\nerrors=0'
+pwned="$(cd "$LAB" && find . -name 'pwned*' | sort | tr '\n' ' ')"
+if [ -z "$pwned" ] && [ "$(lint_exit inject-paths)" = 2 ] && [ "$(lint_exit inject-sarif)" = 0 ] &&
+    [ -f "$LAB/out/\$(touch pwned5)\`touch pwned6\`.sarif" ]; then
+    pass "inputs are data: shell syntax in paths, config and sarif-file runs nothing"
+else
+    fail "hostile inputs ran something: '${pwned}' (exits $(lint_exit inject-paths)/$(lint_exit inject-sarif))" "$WORK/inject-paths.log"
+fi
+if [ "$(lint_exit inject-format)" = 2 ] && grep -q '^::error title=forgelint action::format must be' "$WORK/inject-format.log" &&
+    [ "$(lint_exit newline-sarif)" = 2 ] && [ -z "$(out newline-sarif errors)" ]; then
+    pass "a bad format or a sarif-file with a newline is refused (exit 2) before forgelint runs"
+else
+    fail "bad format / newline in sarif-file (exits $(lint_exit inject-format)/$(lint_exit newline-sarif))" "$WORK/inject-format.log"
+fi
+
+finish

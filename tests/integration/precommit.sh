@@ -1,0 +1,228 @@
+#!/usr/bin/env bash
+# Proves the `forgelint` hook of .pre-commit-hooks.yaml with the real pre-commit.
+#
+#   bash tests/integration/precommit.sh
+#
+# 1. pre-commit goes into a throw-away virtualenv (pip, PyPI).
+# 2. The forgelint repository is snapshotted as a one-commit git repository: every tracked and
+#    untracked-but-not-ignored file of the working tree, so a clean clone and a work tree with
+#    uncommitted changes behave the same (`try-repo` alone would miss untracked files).
+# 3. A throw-away "lab" repository gets clean and broken specs, and:
+#    - `pre-commit try-repo … forgelint --all-files` passes on the clean specs and leaves alone a
+#      broken JSON file that is not a job spec (the hook's `files` pattern);
+#    - `pre-commit try-repo … forgelint --files <broken specs>` fails with forgelint's diagnostics;
+#    - the hook installed with `pre-commit install` blocks a `git commit` of a broken spec and lets
+#      a clean one through.
+#
+# pre-commit builds forgelint with `cargo install --path .` (language: rust, the system toolchain),
+# once per pre-commit store: `try-repo` always uses a fresh store, so the three scenarios build it
+# three times. CARGO_TARGET_DIR is shared between them so that the dependencies compile only once.
+# Needs git, python3 with venv, cargo, and PyPI + crates.io. KEEP_WORK=1 keeps the temporary folder.
+# Prints PASS/FAIL per check and ends with "N passed, M failed"; exits 1 on any failure.
+set -uo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+WORK="$(mktemp -d "${TMPDIR:-/tmp}/forgelint-precommit.XXXXXX")"
+# shellcheck disable=SC2317 # called by the EXIT trap
+cleanup() {
+    if [ "${KEEP_WORK:-0}" = 1 ]; then echo "kept $WORK"; else rm -rf "$WORK"; fi
+}
+trap cleanup EXIT
+
+passed=0
+failed=0
+pass() {
+    passed=$((passed + 1))
+    echo "PASS: $1"
+}
+# fail MESSAGE [LOG]: counts a failure and shows the end of LOG.
+fail() {
+    failed=$((failed + 1))
+    echo "FAIL: $1"
+    if [ -n "${2:-}" ] && [ -f "$2" ]; then
+        echo "----- last lines of $(basename "$2") -----"
+        tail -n 80 "$2"
+        echo "-----"
+    fi
+}
+finish() {
+    echo "$passed passed, $failed failed"
+    if [ "$failed" -eq 0 ]; then exit 0; else exit 1; fi
+}
+die() {
+    fail "$@"
+    finish
+}
+# has LOG REGEX: LOG has a line matching the extended REGEX.
+has() { grep -Eq -- "$2" "$1"; }
+
+for tool in git python3 cargo tar; do
+    command -v "$tool" >/dev/null 2>&1 || die "setup: '$tool' is not on PATH"
+done
+[ -f "$ROOT/.pre-commit-hooks.yaml" ] || die "setup: $ROOT/.pre-commit-hooks.yaml is missing"
+
+# --- pre-commit in a virtualenv -------------------------------------------------------------------
+echo "== installing pre-commit into a virtualenv"
+python3 -m venv "$WORK/venv" >"$WORK/venv.log" 2>&1 ||
+    die "setup: python3 -m venv" "$WORK/venv.log"
+PIP_DISABLE_PIP_VERSION_CHECK=1 "$WORK/venv/bin/python" -m pip install -q 'pre-commit>=3.2,<5' \
+    >>"$WORK/venv.log" 2>&1 || die "setup: pip install pre-commit" "$WORK/venv.log"
+PRE_COMMIT="$WORK/venv/bin/pre-commit"
+echo "   $("$PRE_COMMIT" --version), $(cargo --version), $(git --version)"
+
+# --- snapshot of the forgelint work tree (before git is isolated from the user's config) ----------
+echo "== snapshotting $ROOT"
+HOOK_REPO="$WORK/forgelint-repo"
+mkdir -p "$HOOK_REPO"
+(
+    cd "$ROOT" || exit 1
+    git ls-files -z --cached --others --exclude-standard |
+        while IFS= read -r -d '' f; do
+            if [ -e "$f" ] || [ -L "$f" ]; then printf '%s\0' "$f"; fi
+        done |
+        tar --null -T - -cf -
+) | tar -C "$HOOK_REPO" -xf - || die "setup: copy the work tree of $ROOT (is it a git repository?)"
+
+# From here on git sees only this script's settings: no signing, hooksPath or templates of the user.
+export GIT_CONFIG_NOSYSTEM=1
+export GIT_CONFIG_GLOBAL="$WORK/gitconfig"
+git config --global user.name "forgelint integration test"
+git config --global user.email "forgelint-test@example.invalid"
+git config --global init.defaultBranch main
+git config --global commit.gpgsign false
+git config --global advice.detachedHead false
+
+(cd "$HOOK_REPO" && git init -q && git add -A && git commit -q -m "forgelint snapshot") \
+    >"$WORK/snapshot.log" 2>&1 || die "setup: commit the snapshot" "$WORK/snapshot.log"
+HOOK_REV="$(git -C "$HOOK_REPO" rev-parse HEAD)"
+
+export PRE_COMMIT_HOME="$WORK/pre-commit-home"
+export CARGO_TARGET_DIR="$WORK/cargo-target"
+export NO_COLOR=1
+
+# --- the lab repository ---------------------------------------------------------------------------
+LAB="$WORK/lab"
+mkdir -p "$LAB/experiments/my-grpo" "$LAB/specs" "$LAB/notes"
+cd "$LAB" || die "setup: cd $LAB"
+git init -q
+cp "$ROOT/rules/reference/jobspec.json" jobspec.json
+echo 'print("train")' >experiments/my-grpo/train.py
+# Writes the reference spec with one change: a second clean spec, and the two broken ones.
+python3 - "$ROOT/rules/reference/jobspec.json" <<'PY' || die "setup: write the lab's specs"
+import json, sys
+
+ref = json.load(open(sys.argv[1]))
+
+sft = json.loads(json.dumps(ref))
+sft["metadata"]["name"] = "sft-gsm8k-0413"
+open("specs/sft.jobspec.json", "w").write(json.dumps(sft, indent=2) + "\n")
+
+v1 = json.loads(json.dumps(ref))
+v1["apiVersion"] = "forge/v1"
+text = json.dumps(v1, indent=2) + "\n"
+open("wrong-api.jobspec.json", "w").write(text)
+# Not a job spec name: the hook must never see it.
+open("notes/jobspec.json.bak", "w").write(text)
+
+trailing = json.dumps(ref, indent=2)
+assert trailing.endswith("\n}")
+open("trailing-comma.jobspec.json", "w").write(trailing[: -len("\n}")] + ",\n}\n")
+PY
+# Broken JSON, but not a job spec: the hook must never see it.
+printf '{"name": "not-a-spec",}\n' >package.json
+mkdir -p broken
+mv wrong-api.jobspec.json broken/jobspec.json
+mv trailing-comma.jobspec.json broken/train.jobspec.json
+git add jobspec.json specs experiments notes package.json
+git commit -q -m "clean specs" >"$WORK/lab-commit.log" 2>&1 ||
+    die "setup: first commit in the lab repository" "$WORK/lab-commit.log"
+
+PASSED_LINE='^forgelint\.+Passed$'
+FAILED_LINE='^forgelint\.+Failed$'
+
+# --- 1. try-repo on the clean tree ----------------------------------------------------------------
+echo "== pre-commit try-repo --all-files on clean specs (builds forgelint: a few minutes)"
+start=$SECONDS
+"$PRE_COMMIT" try-repo --color never "$HOOK_REPO" forgelint --ref "$HOOK_REV" --all-files \
+    >"$WORK/try-clean.log" 2>&1
+rc=$?
+echo "   exit $rc after $((SECONDS - start)) s"
+if [ "$rc" -eq 0 ] && has "$WORK/try-clean.log" "$PASSED_LINE"; then
+    pass "try-repo --all-files: clean jobspec.json and specs/sft.jobspec.json pass; package.json and notes/jobspec.json.bak are not linted"
+else
+    fail "try-repo --all-files on clean specs (exit $rc, expected 0 and 'forgelint....Passed')" "$WORK/try-clean.log"
+fi
+
+# --- 2. try-repo on broken specs ------------------------------------------------------------------
+git add broken
+echo "== pre-commit try-repo --files on broken specs (builds forgelint again)"
+start=$SECONDS
+"$PRE_COMMIT" try-repo --color never "$HOOK_REPO" forgelint --ref "$HOOK_REV" \
+    --files broken/jobspec.json broken/train.jobspec.json jobspec.json >"$WORK/try-broken.log" 2>&1
+rc=$?
+echo "   exit $rc after $((SECONDS - start)) s"
+if [ "$rc" -eq 1 ] && has "$WORK/try-broken.log" "$FAILED_LINE"; then
+    pass "try-repo --files: the hook fails on broken specs"
+else
+    fail "try-repo --files on broken specs (exit $rc, expected 1 and 'forgelint....Failed')" "$WORK/try-broken.log"
+fi
+if has "$WORK/try-broken.log" 'api-version' && has "$WORK/try-broken.log" 'broken/jobspec\.json:2:'; then
+    pass "try-repo --files: reports api-version at broken/jobspec.json:2"
+else
+    fail "try-repo --files: no api-version finding for broken/jobspec.json" "$WORK/try-broken.log"
+fi
+if has "$WORK/try-broken.log" 'invalid-json' && has "$WORK/try-broken.log" 'broken/train\.jobspec\.json:[0-9]+:'; then
+    pass "try-repo --files: reports invalid-json (trailing comma) in broken/train.jobspec.json"
+else
+    fail "try-repo --files: no invalid-json finding for broken/train.jobspec.json" "$WORK/try-broken.log"
+fi
+if ! has "$WORK/try-broken.log" '(^|[^/.[:alnum:]_-])jobspec\.json:[0-9]+:[0-9]+'; then
+    pass "try-repo --files: the clean jobspec.json passed alongside has no finding"
+else
+    fail "try-repo --files: the clean jobspec.json has a finding" "$WORK/try-broken.log"
+fi
+
+# --- 3. the installed hook guards `git commit` ----------------------------------------------------
+cat >.pre-commit-config.yaml <<EOF
+repos:
+  - repo: $HOOK_REPO
+    rev: $HOOK_REV
+    hooks:
+      - id: forgelint
+EOF
+git add .pre-commit-config.yaml
+"$PRE_COMMIT" install >"$WORK/install.log" 2>&1 || die "setup: pre-commit install" "$WORK/install.log"
+echo "== git commit through the installed hook (builds forgelint into PRE_COMMIT_HOME)"
+before="$(git rev-parse HEAD)"
+start=$SECONDS
+git commit -m "add broken specs" >"$WORK/commit-broken.log" 2>&1
+rc=$?
+echo "   exit $rc after $((SECONDS - start)) s"
+if [ "$rc" -ne 0 ] && [ "$(git rev-parse HEAD)" = "$before" ] &&
+    has "$WORK/commit-broken.log" "$FAILED_LINE" && has "$WORK/commit-broken.log" 'api-version'; then
+    pass "pre-commit install: git commit of broken specs is refused with forgelint's findings"
+else
+    fail "pre-commit install: git commit of broken specs (exit $rc) was not refused" "$WORK/commit-broken.log"
+fi
+
+git rm -q -r --cached broken && rm -rf broken
+git commit -m "add the pre-commit config" >"$WORK/commit-clean.log" 2>&1
+rc=$?
+# Nothing staged matches the hook's files, so pre-commit skips it: touch a spec to make it run.
+python3 - <<'PY'
+import json
+d = json.load(open("specs/sft.jobspec.json"))
+d["metadata"]["labels"]["stage"] = "sft"
+open("specs/sft.jobspec.json", "w").write(json.dumps(d, indent=2) + "\n")
+PY
+git add specs/sft.jobspec.json
+git commit -m "label the sft spec" >>"$WORK/commit-clean.log" 2>&1
+rc2=$?
+if [ "$rc" -eq 0 ] && [ "$rc2" -eq 0 ] && has "$WORK/commit-clean.log" "$PASSED_LINE" &&
+    [ -z "$(git status --porcelain --untracked-files=no)" ]; then
+    pass "pre-commit install: git commit of a clean spec goes through"
+else
+    fail "pre-commit install: git commit of a clean spec (exit $rc, $rc2)" "$WORK/commit-clean.log"
+fi
+
+finish

@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# Validates the GitHub integration files against the schemas GitHub's own tooling uses.
+#
+#   bash tests/integration/validate-workflows.sh
+#
+# - action.yml                    with check-jsonschema --builtin-schema vendor.github-actions
+# - .github/workflows/*.yml       with check-jsonschema --builtin-schema vendor.github-workflows
+# - docs/examples/*.yml           (the example user workflow) with the same workflow schema
+# - docs/github-action.md         shows docs/examples/forgelint-workflow.yml verbatim
+# - action.yml                    keeps its documented inputs/outputs and never pastes ${{ }} into a
+#                                 `run:` script (inputs go through env:, against script injection)
+# - .pre-commit-hooks.yaml        has the forgelint hook whose `files` matches the default names
+#
+# check-jsonschema (PyPI) goes into a throw-away virtualenv; its schemas are bundled, so nothing
+# else is fetched. Prints PASS/FAIL per check and ends with "N passed, M failed"; exits 1 on failure.
+set -uo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+WORK="$(mktemp -d "${TMPDIR:-/tmp}/forgelint-workflows.XXXXXX")"
+trap 'rm -rf "$WORK"' EXIT
+cd "$ROOT" || exit 1
+
+passed=0
+failed=0
+pass() {
+    passed=$((passed + 1))
+    echo "PASS: $1"
+}
+fail() {
+    failed=$((failed + 1))
+    echo "FAIL: $1"
+    if [ -n "${2:-}" ] && [ -f "$2" ]; then sed 's/^/    /' "$2" | tail -n 60; fi
+}
+finish() {
+    echo "$passed passed, $failed failed"
+    if [ "$failed" -eq 0 ]; then exit 0; else exit 1; fi
+}
+
+echo "== installing check-jsonschema into a virtualenv"
+if ! {
+    python3 -m venv "$WORK/venv" &&
+        PIP_DISABLE_PIP_VERSION_CHECK=1 "$WORK/venv/bin/python" -m pip install -q 'check-jsonschema>=0.28,<1'
+} >"$WORK/venv.log" 2>&1; then
+    fail "setup: install check-jsonschema" "$WORK/venv.log"
+    finish
+fi
+CJS="$WORK/venv/bin/check-jsonschema"
+PY="$WORK/venv/bin/python"
+echo "   check-jsonschema $("$CJS" --version | awk '{print $NF}')"
+
+# schema SCHEMA FILE: one check of FILE against a built-in schema.
+schema() {
+    local log="$WORK/check.log"
+    if [ ! -f "$2" ]; then
+        fail "$2: missing"
+    elif "$CJS" --builtin-schema "$1" "$2" >"$log" 2>&1; then
+        pass "$2 is valid against $1"
+    else
+        fail "$2 is not valid against $1" "$log"
+    fi
+}
+
+schema vendor.github-actions action.yml
+
+shopt -s nullglob
+workflows=(.github/workflows/*.yml .github/workflows/*.yaml)
+if [ "${#workflows[@]}" -eq 0 ]; then fail ".github/workflows: no workflow files"; fi
+for f in "${workflows[@]}"; do schema vendor.github-workflows "$f"; done
+
+examples=(docs/examples/*.yml docs/examples/*.yaml)
+if [ "${#examples[@]}" -eq 0 ]; then fail "docs/examples: no example workflow"; fi
+for f in "${examples[@]}"; do schema vendor.github-workflows "$f"; done
+
+# The doc shows the example file verbatim, so the validated file is what users copy.
+if "$PY" - docs/github-action.md docs/examples/forgelint-workflow.yml >"$WORK/doc.log" 2>&1 <<'PY'; then
+import re, sys
+doc = open(sys.argv[1], encoding="utf-8").read()
+example = open(sys.argv[2], encoding="utf-8").read()
+blocks = re.findall(r"^```ya?ml\n(.*?)^```$", doc, flags=re.M | re.S)
+if example not in blocks:
+    sys.exit(f"no ```yaml block of {sys.argv[1]} equals {sys.argv[2]} ({len(blocks)} yaml blocks)")
+PY
+    pass "docs/github-action.md shows docs/examples/forgelint-workflow.yml verbatim"
+else
+    fail "docs/github-action.md does not show docs/examples/forgelint-workflow.yml verbatim" "$WORK/doc.log"
+fi
+
+if "$PY" - action.yml >"$WORK/action.log" 2>&1 <<'PY'; then
+import sys
+from ruamel.yaml import YAML
+
+action = YAML(typ="safe").load(open(sys.argv[1], encoding="utf-8"))
+problems = []
+inputs = action.get("inputs", {})
+want_inputs = {"paths": ".", "config": "", "format": "github", "fail-on": "error", "sarif-file": ""}
+for name, default in want_inputs.items():
+    if name not in inputs:
+        problems.append(f"input {name} is missing")
+    elif str(inputs[name].get("default", "")) != default:
+        problems.append(f"input {name} defaults to {inputs[name].get('default')!r}, not {default!r}")
+for name in ("errors", "warnings", "sarif-file"):
+    if name not in action.get("outputs", {}):
+        problems.append(f"output {name} is missing")
+if action.get("runs", {}).get("using") != "composite":
+    problems.append("runs.using is not composite")
+for i, step in enumerate(action.get("runs", {}).get("steps", [])):
+    if "run" in step and "${{" in step["run"]:
+        problems.append(f"step {i} ({step.get('name')}) pastes ${{{{ }}}} into its script; use env:")
+    if "run" in step and "shell" not in step:
+        problems.append(f"step {i} ({step.get('name')}) has no shell")
+if problems:
+    sys.exit("\n".join(problems))
+PY
+    pass "action.yml has the documented inputs and outputs, and its scripts take inputs only through env:"
+else
+    fail "action.yml contract" "$WORK/action.log"
+fi
+
+if "$PY" - .pre-commit-hooks.yaml >"$WORK/hooks.log" 2>&1 <<'PY'; then
+import re, sys
+from ruamel.yaml import YAML
+
+hooks = YAML(typ="safe").load(open(sys.argv[1], encoding="utf-8"))
+hook = next((h for h in hooks if h.get("id") == "forgelint"), None)
+if hook is None:
+    sys.exit("no hook with id forgelint")
+problems = [f"{k} is {hook.get(k)!r}, not {v!r}"
+            for k, v in {"name": "forgelint", "entry": "forgelint", "language": "rust"}.items()
+            if hook.get(k) != v]
+files = re.compile(hook.get("files", ""))
+for path in ["jobspec.json", "a/b/jobspec.json", "x/.starforge/jobspec.json", "specs/grpo.jobspec.json"]:
+    if not files.search(path):
+        problems.append(f"files does not match {path}")
+for path in ["package.json", "myjobspec.json", "jobspec.json.bak", "a/jobspec.jsonc"]:
+    if files.search(path):
+        problems.append(f"files matches {path}")
+if problems:
+    sys.exit("\n".join(problems))
+PY
+    pass ".pre-commit-hooks.yaml: the forgelint hook (language rust) matches jobspec.json and *.jobspec.json only"
+else
+    fail ".pre-commit-hooks.yaml" "$WORK/hooks.log"
+fi
+
+finish
