@@ -55,7 +55,8 @@ pub fn case_platform(case: &Case) -> Platform {
 }
 
 /// Lints a case's document with `rules` (all at their default severity).
-pub fn run_case(case: &Case, rules: &[&Rule]) -> Vec<Finding> {
+pub fn run_case(case: &Case, rules: &[&Rule]) -> Result<Vec<Finding>, String> {
+    let document = case.document()?;
     let platform = case_platform(case);
     let project = VirtualProject {
         dirs: case
@@ -72,15 +73,9 @@ pub fn run_case(case: &Case, rules: &[&Rule]) -> Vec<Finding> {
         })
         .collect();
     let path: Arc<str> = Arc::from("case.json");
-    let mut findings = lint_bytes(
-        case.document.as_bytes(),
-        &path,
-        &active,
-        &platform,
-        &project,
-    );
+    let mut findings = lint_bytes(document.as_bytes(), &path, &active, &platform, &project);
     findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
-    findings
+    Ok(findings)
 }
 
 /// Checks that a case behaves as declared. With `all_rules`, a failing case must trigger no rule
@@ -88,8 +83,8 @@ pub fn run_case(case: &Case, rules: &[&Rule]) -> Vec<Finding> {
 /// finding. Returns what went wrong.
 pub fn verify_case(rule: &Rule, case: &Case, all_rules: Option<&RuleSet>) -> Result<(), String> {
     let findings = match all_rules {
-        Some(set) => run_case(case, &set.rules.iter().collect::<Vec<_>>()),
-        None => run_case(case, &[rule]),
+        Some(set) => run_case(case, &set.rules.iter().collect::<Vec<_>>())?,
+        None => run_case(case, &[rule])?,
     };
     let own: Vec<&Finding> = findings.iter().filter(|f| *f.rule == rule.id).collect();
     let describe = |fs: &[&Finding]| {

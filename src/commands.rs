@@ -121,15 +121,16 @@ pub fn rule_doc(rule: &Rule) -> String {
         out.push_str(&format!("\n## Fix\n\n{}\n", help.render(|_| Some("…"))));
     }
     for (valid, title) in [(false, "Fails"), (true, "Passes")] {
-        if let Some(case) = rule
+        let example = rule
             .cases
             .iter()
-            .find(|c| c.valid == valid && !c.document.is_empty())
-        {
+            .filter(|c| c.valid == valid)
+            .find_map(|c| Some((c, c.document().ok().filter(|d| !d.is_empty())?)));
+        if let Some((case, document)) = example {
             out.push_str(&format!(
                 "\n## {title}: {}\n\n```json\n{}\n```\n",
                 case.name,
-                case.document.trim_end()
+                document.trim_end()
             ));
         }
     }

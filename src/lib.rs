@@ -148,7 +148,7 @@ pub fn relative_to<'p>(path: &'p Path, base: &Path, cwd: &Path) -> std::borrow::
     let simple = !clean
         .components()
         .any(|c| matches!(c, std::path::Component::ParentDir));
-    if base == Path::new(".") && simple && clean.is_relative() {
+    if (base == Path::new(".") || base == cwd) && simple && clean.is_relative() {
         return clean.into();
     }
     let abs = normalize(clean, cwd);

@@ -249,11 +249,46 @@ pub struct Case {
     pub valid: bool,
     /// Byte range of the case in the rule file.
     pub span: std::ops::Range<usize>,
-    pub document: String,
+    pub source: CaseSource,
+    /// Text replacements `(old, new)` applied after the patch.
+    pub edits: Vec<(String, String)>,
     pub at: Option<String>,
     pub count: Option<usize>,
     pub also: Vec<String>,
     pub context: CaseContext,
+}
+
+/// Where a case's document comes from.
+#[derive(Debug, Clone)]
+pub enum CaseSource {
+    /// The reference spec as it is.
+    Reference,
+    /// A JSON merge patch applied to the reference spec.
+    Patch(String),
+    /// The whole file.
+    Document(String),
+}
+
+impl Case {
+    /// The case's file text: the reference spec patched (or the document given), then edited.
+    pub fn document(&self) -> Result<String, String> {
+        let mut document = match &self.source {
+            CaseSource::Reference => REFERENCE_SPEC.to_string(),
+            CaseSource::Patch(p) => {
+                compile::apply_patch(REFERENCE_SPEC, p).map_err(|m| format!("bad patch: {m}"))?
+            }
+            CaseSource::Document(d) => d.clone(),
+        };
+        for (old, new) in &self.edits {
+            if !document.contains(old.as_str()) {
+                return Err(format!(
+                    "edit: the text to replace is not in the case's document: {old:?}"
+                ));
+            }
+            document = document.replace(old.as_str(), new);
+        }
+        Ok(document)
+    }
 }
 
 #[derive(Debug, Clone, Default)]
