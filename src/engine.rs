@@ -65,21 +65,17 @@ pub struct Active<'a> {
     pub severity: Severity,
 }
 
-/// Which directories exist, asked once per run: thousands of specs name the same few.
+/// File-system facts asked once per run: thousands of specs name the same few directories and
+/// live in the same few git work trees.
 #[derive(Default)]
 pub struct DirCache {
     known: std::sync::Mutex<std::collections::HashMap<PathBuf, bool>>,
+    git_roots: std::sync::Mutex<std::collections::HashMap<PathBuf, Option<PathBuf>>>,
 }
 
 impl DirCache {
     pub fn is_dir(&self, path: PathBuf) -> bool {
-        if let Some(&known) = self
-            .known
-            .lock()
-            .ok()
-            .and_then(|k| k.get(&path).copied())
-            .as_ref()
-        {
+        if let Some(known) = self.known.lock().ok().and_then(|k| k.get(&path).copied()) {
             return known;
         }
         let exists = path.is_dir();
@@ -87,6 +83,21 @@ impl DirCache {
             known.insert(path, exists);
         }
         exists
+    }
+
+    /// The nearest folder at or above `dir` that holds `.git`.
+    pub fn git_root(&self, dir: &Path) -> Option<PathBuf> {
+        if let Some(known) = self.git_roots.lock().ok().and_then(|k| k.get(dir).cloned()) {
+            return known;
+        }
+        let root = dir
+            .ancestors()
+            .find(|a| a.join(".git").exists())
+            .map(Path::to_path_buf);
+        if let Ok(mut known) = self.git_roots.lock() {
+            known.insert(dir.to_path_buf(), root.clone());
+        }
+        root
     }
 }
 
@@ -131,7 +142,7 @@ impl ProjectFs for VirtualProject {
 
 /// The project root for a spec at `path`: `X` for `X/.starforge/jobspec.json`; else the folder
 /// of the config file in use; else the git work tree's root; else the current directory.
-pub fn project_root(path: &Path, settings: &Settings, cwd: &Path) -> PathBuf {
+pub fn project_root(path: &Path, settings: &Settings, cwd: &Path, cache: &DirCache) -> PathBuf {
     let abs = cwd.join(path);
     if let Some(dir) = abs.parent() {
         if dir.file_name().is_some_and(|n| n == ".starforge") {
@@ -143,13 +154,10 @@ pub fn project_root(path: &Path, settings: &Settings, cwd: &Path) -> PathBuf {
     if settings.config_path.is_some() {
         return cwd.join(&settings.base_dir);
     }
-    if let Some(root) = abs
-        .parent()
-        .and_then(|d| d.ancestors().find(|a| a.join(".git").exists()))
-    {
-        return root.to_path_buf();
+    match abs.parent() {
+        Some(dir) => cache.git_root(dir).unwrap_or_else(|| cwd.to_path_buf()),
+        None => cwd.to_path_buf(),
     }
-    cwd.to_path_buf()
 }
 
 /// Reads at most `MAX_FILE_SIZE + 1` bytes of an already-opened regular file.

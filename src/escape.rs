@@ -115,9 +115,11 @@ impl serde_json::ser::Formatter for SafeJsonFormatter<'_> {
     }
 }
 
-/// Writes `value` as pretty JSON with [`SafeJsonFormatter`].
-pub fn write_json(out: &mut dyn std::io::Write, value: &serde_json::Value) -> std::io::Result<()> {
-    use serde::Serialize;
+/// Writes `value` as pretty JSON with [`SafeJsonFormatter`], streaming.
+pub fn write_json<T: serde::Serialize + ?Sized>(
+    out: &mut dyn std::io::Write,
+    value: &T,
+) -> std::io::Result<()> {
     let mut ser = serde_json::Serializer::with_formatter(out, SafeJsonFormatter::default());
     value.serialize(&mut ser).map_err(std::io::Error::other)
 }

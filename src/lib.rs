@@ -288,7 +288,7 @@ fn check(args: CheckArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
             Err(e) => return file_problem(format!("cannot read the file: {e}")),
         };
         let project = RealProject {
-            root: engine::project_root(&candidate.path, &settings, &env.cwd),
+            root: engine::project_root(&candidate.path, &settings, &env.cwd, &dir_cache),
             cache: &dir_cache,
         };
         FileOutcome {
@@ -340,7 +340,7 @@ fn check(args: CheckArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
             }
             Ok(_) => {
                 let project = RealProject {
-                    root: engine::project_root(&name, &settings, &env.cwd),
+                    root: engine::project_root(&name, &settings, &env.cwd, &dir_cache),
                     cache: &dir_cache,
                 };
                 findings.extend(lint_bytes(

@@ -9,15 +9,16 @@
 use std::io::Write;
 use std::path::{Component, Path};
 
+use serde::ser::{SerializeSeq, Serializer};
+use serde::Serialize;
 use serde_json::{json, Value};
 
 use super::ReportInput;
-use crate::diagnostic::{fnv1a, Finding};
+use crate::diagnostic::fnv1a;
 use crate::engine::{INTERNAL_ERROR, INVALID_JSON};
 use crate::rules::{Rule, Severity};
 
 pub const SCHEMA_URI: &str = "https://json.schemastore.org/sarif-2.1.0.json";
-const FINGERPRINT_KEY: &str = "forgelint/v1";
 
 /// Percent-encodes a path for a URI, keeping `/` between segments (RFC 3986 unreserved kept).
 pub fn encode_path(path: &str) -> String {
@@ -114,94 +115,191 @@ fn rule_descriptor(rule: &Rule) -> Value {
     })
 }
 
-fn region(f: &Finding) -> Value {
-    json!({
-        "startLine": f.start.line,
-        "startColumn": f.start.column,
-        "endLine": f.end.line,
-        "endColumn": f.end.column,
-        "byteOffset": f.span.start,
-        "byteLength": f.span.len(),
-    })
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct RegionOut {
+    start_line: u32,
+    start_column: u32,
+    end_line: u32,
+    end_column: u32,
+    byte_offset: u32,
+    byte_length: usize,
+}
+
+#[derive(Serialize)]
+struct Text<'a> {
+    text: &'a str,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct PhysicalLocation<'a> {
+    artifact_location: &'a Value,
+    region: RegionOut,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct LocationOut<'a> {
+    physical_location: PhysicalLocation<'a>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct RelatedOut<'a> {
+    id: usize,
+    message: Text<'a>,
+    physical_location: PhysicalLocation<'a>,
+}
+
+#[derive(Serialize)]
+struct Fingerprints {
+    #[serde(rename = "forgelint/v1")]
+    v1: String,
+}
+
+#[derive(Serialize)]
+struct HelpProperty<'a> {
+    help: &'a str,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ResultOut<'a> {
+    rule_id: &'a str,
+    level: &'static str,
+    message: Text<'a>,
+    locations: [LocationOut<'a>; 1],
+    partial_fingerprints: Fingerprints,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rule_index: Option<usize>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    related_locations: Vec<RelatedOut<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    properties: Option<HelpProperty<'a>>,
+}
+
+fn region_of(
+    span: crate::json::Span,
+    start: crate::source::Position,
+    end: crate::source::Position,
+) -> RegionOut {
+    RegionOut {
+        start_line: start.line,
+        start_column: start.column,
+        end_line: end.line,
+        end_column: end.column,
+        byte_offset: span.start,
+        byte_length: span.len(),
+    }
+}
+
+/// The results, built one at a time while they are written.
+struct Results<'a, 'b> {
+    input: &'a ReportInput<'b>,
+}
+
+impl Serialize for Results<'_, '_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let input = self.input;
+        let mut seq = serializer.serialize_seq(Some(input.findings.len()))?;
+        let mut previous: Option<(u64, usize)> = None;
+        // Findings are sorted by path: one artifact location per file.
+        let mut artifact: Option<(&str, Value)> = None;
+        for f in input.findings {
+            if artifact.as_ref().map(|a| a.0) != Some(&*f.path) {
+                artifact = Some((&f.path, artifact_location(&f.path, input.cwd)));
+            }
+            let location = &artifact.as_ref().expect("set above").1;
+            let hash = fnv1a(&[&f.path, &f.rule, &f.pointer]);
+            // Identical identities (two findings of one rule on one value) get an occurrence
+            // count.
+            let occurrence = match previous {
+                Some((h, n)) if h == hash => n + 1,
+                _ => 1,
+            };
+            previous = Some((hash, occurrence));
+            seq.serialize_element(&ResultOut {
+                rule_id: &f.rule,
+                level: level(f.severity),
+                message: Text { text: &f.message },
+                locations: [LocationOut {
+                    physical_location: PhysicalLocation {
+                        artifact_location: location,
+                        region: region_of(f.span, f.start, f.end),
+                    },
+                }],
+                partial_fingerprints: Fingerprints {
+                    v1: format!("{hash:016x}:{occurrence}"),
+                },
+                rule_index: input.rules.iter().position(|r| *r.id == *f.rule),
+                related_locations: f
+                    .related
+                    .iter()
+                    .enumerate()
+                    .map(|(i, r)| RelatedOut {
+                        id: i,
+                        message: Text { text: &r.label },
+                        physical_location: PhysicalLocation {
+                            artifact_location: location,
+                            region: region_of(r.span, r.start, r.end),
+                        },
+                    })
+                    .collect(),
+                properties: f.help.as_deref().map(|help| HelpProperty { help }),
+            })?;
+        }
+        seq.end()
+    }
 }
 
 pub fn write(out: &mut dyn Write, input: &ReportInput<'_>) -> std::io::Result<()> {
     let rules: Vec<Value> = input.rules.iter().map(|r| rule_descriptor(r)).collect();
     let index_of = |id: &str| input.rules.iter().position(|r| r.id == id);
-    let mut results = Vec::with_capacity(input.findings.len());
-    let mut notifications = Vec::new();
-    let mut previous: Option<(u64, usize)> = None;
-    for f in input.findings {
-        let location = json!({
-            "physicalLocation": {
-                "artifactLocation": artifact_location(&f.path, input.cwd),
-                "region": region(f),
-            }
-        });
-        let hash = fnv1a(&[&f.path, &f.rule, &f.pointer]);
-        // Identical identities (two findings of one rule on one value) get an occurrence count.
-        let occurrence = match previous {
-            Some((h, n)) if h == hash => n + 1,
-            _ => 1,
-        };
-        previous = Some((hash, occurrence));
-        let mut result = json!({
-            "ruleId": &*f.rule,
-            "level": level(f.severity),
-            "message": { "text": f.message },
-            "locations": [location.clone()],
-            "partialFingerprints": { FINGERPRINT_KEY: format!("{hash:016x}:{occurrence}") },
-        });
-        if let Some(i) = index_of(&f.rule) {
-            result["ruleIndex"] = json!(i);
-        }
-        if !f.related.is_empty() {
-            result["relatedLocations"] = Value::Array(
-                f.related
-                    .iter()
-                    .enumerate()
-                    .map(|(i, r)| {
-                        json!({
-                            "id": i,
-                            "message": { "text": r.label },
-                            "physicalLocation": {
-                                "artifactLocation": artifact_location(&f.path, input.cwd),
-                                "region": {
-                                    "startLine": r.start.line,
-                                    "startColumn": r.start.column,
-                                    "endLine": r.end.line,
-                                    "endColumn": r.end.column,
-                                    "byteOffset": r.span.start,
-                                    "byteLength": r.span.len(),
-                                },
-                            },
-                        })
-                    })
-                    .collect(),
-            );
-        }
-        if f.help.is_some() {
-            result["properties"] = json!({ "help": f.help });
-        }
-        if *f.rule == *INVALID_JSON || *f.rule == *INTERNAL_ERROR {
+    // Files that could not be read or parsed, and crashes: also tool notifications (rare).
+    let notifications: Vec<Value> = input
+        .findings
+        .iter()
+        .filter(|f| *f.rule == *INVALID_JSON || *f.rule == *INTERNAL_ERROR)
+        .map(|f| {
             let mut n = json!({
                 "level": "error",
                 "message": { "text": format!("{}: {}", f.path, f.message) },
-                "locations": [location],
+                "locations": [{
+                    "physicalLocation": {
+                        "artifactLocation": artifact_location(&f.path, input.cwd),
+                        "region": serde_json::to_value(region_of(f.span, f.start, f.end)).unwrap_or_default(),
+                    }
+                }],
                 "associatedRule": { "id": &*f.rule },
             });
             if let Some(i) = index_of(&f.rule) {
                 n["associatedRule"]["index"] = json!(i);
             }
-            notifications.push(n);
-        }
-        results.push(result);
+            n
+        })
+        .collect();
+    #[derive(Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Run<'a, 'b> {
+        tool: Value,
+        original_uri_base_ids: Value,
+        column_kind: &'static str,
+        invocations: Value,
+        results: Results<'a, 'b>,
     }
-    let doc = json!({
-        "$schema": SCHEMA_URI,
-        "version": "2.1.0",
-        "runs": [{
-            "tool": {
+    #[derive(Serialize)]
+    struct Log<'a, 'b> {
+        #[serde(rename = "$schema")]
+        schema: &'static str,
+        version: &'static str,
+        runs: [Run<'a, 'b>; 1],
+    }
+    let log = Log {
+        schema: SCHEMA_URI,
+        version: "2.1.0",
+        runs: [Run {
+            tool: json!({
                 "driver": {
                     "name": "forgelint",
                     "version": env!("CARGO_PKG_VERSION"),
@@ -209,19 +307,19 @@ pub fn write(out: &mut dyn Write, input: &ReportInput<'_>) -> std::io::Result<()
                     "informationUri": env!("CARGO_PKG_REPOSITORY"),
                     "rules": rules,
                 }
-            },
-            "originalUriBaseIds": {
+            }),
+            original_uri_base_ids: json!({
                 "%SRCROOT%": { "uri": format!("{}/", file_uri(input.cwd).trim_end_matches('/')) }
-            },
-            "columnKind": "utf16CodeUnits",
-            "invocations": [{
+            }),
+            column_kind: "utf16CodeUnits",
+            invocations: json!([{
                 "executionSuccessful": !input.tool_error,
                 "toolExecutionNotifications": notifications,
-            }],
-            "results": results,
-        }]
-    });
-    crate::escape::write_json(out, &doc)?;
+            }]),
+            results: Results { input },
+        }],
+    };
+    crate::escape::write_json(out, &log)?;
     writeln!(out)
 }
 
