@@ -276,6 +276,7 @@ pub fn lint_bytes(
         platform,
         recipe,
         project,
+        document: crate::rules::eval::next_document_number(),
     };
     let mut findings = Vec::new();
     let mut locator = Locator::new(text);

@@ -24,7 +24,13 @@ pub enum Segment {
 pub struct Selector {
     pub segments: Vec<Segment>,
     text: String,
+    /// Index shared by every selector of the rule set with the same text, so a document's
+    /// resolution of it is computed once for all the checks that use it (`NO_ID`: not shared).
+    pub id: usize,
 }
+
+/// The id of a selector that is not part of a rule set's shared table.
+pub const NO_ID: usize = usize::MAX;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SelectorError {
@@ -81,6 +87,7 @@ impl Selector {
                 return Ok(Selector {
                     segments,
                     text: text.to_string(),
+                    id: NO_ID,
                 });
             }
             if bytes[pos] != b'.' && bytes[pos] != b'[' {
@@ -135,6 +142,7 @@ impl Selector {
         Ok(Selector {
             segments,
             text: text.to_string(),
+            id: NO_ID,
         })
     }
 

@@ -75,6 +75,8 @@ pub struct Context<'a> {
     /// The catalog entry of `spec.recipe.name`, when there is a catalog and it has one.
     pub recipe: Option<&'a Recipe>,
     pub project: &'a dyn ProjectFs,
+    /// This document's number (see [`next_document_number`]).
+    pub document: u64,
 }
 
 /// A violation found by a check, before the engine stamps rule id and severity on it.
@@ -405,25 +407,66 @@ fn predicate_operand(p: &Predicate) -> Option<&Operand> {
     }
 }
 
-thread_local! {
-    /// Resolution buffers reused across checks: a spec is checked by ~150 selectors, and
-    /// allocating two vectors for each was a tenth of the lint time.
-    static RESOLUTIONS: std::cell::RefCell<Vec<Resolution>> = const { std::cell::RefCell::new(Vec::new()) };
+/// A resolution cached for one document.
+#[derive(Default)]
+struct Cached {
+    document: u64,
+    /// Lent out to a caller right now (a nested use of the same selector resolves afresh).
+    busy: bool,
+    resolution: Resolution,
 }
 
-/// Resolves `selector` into a pooled buffer and hands it to `f`.
+thread_local! {
+    /// Per worker thread, by selector id: each distinct selector is resolved once per document,
+    /// and the buffers are reused from one document to the next.
+    static RESOLUTIONS: std::cell::RefCell<Vec<Cached>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Each linted document gets a number, so cached resolutions of another are never reused.
+static DOCUMENTS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+pub fn next_document_number() -> u64 {
+    DOCUMENTS.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+}
+
+/// Resolves `selector` (once per document when it has a shared id) and hands it to `f`.
 fn with_resolution<R>(
     selector: &crate::select::Selector,
-    doc: &Document<'_>,
+    ctx: &Context<'_>,
     f: impl FnOnce(&Resolution) -> R,
 ) -> R {
-    let mut res = RESOLUTIONS
-        .with(|p| p.borrow_mut().pop())
-        .unwrap_or_default();
-    selector.resolve_into(doc, &mut res);
-    let out = f(&res);
-    RESOLUTIONS.with(|p| p.borrow_mut().push(res));
-    out
+    let id = selector.id;
+    if id == crate::select::NO_ID {
+        return f(&selector.resolve(ctx.doc));
+    }
+    let lent = RESOLUTIONS.with(|cache| {
+        let mut cache = cache.borrow_mut();
+        if cache.len() <= id {
+            cache.resize_with(id + 1, Cached::default);
+        }
+        let slot = &mut cache[id];
+        if slot.busy {
+            return None;
+        }
+        if slot.document != ctx.document {
+            selector.resolve_into(ctx.doc, &mut slot.resolution);
+            slot.document = ctx.document;
+        }
+        slot.busy = true;
+        Some(std::mem::take(&mut slot.resolution))
+    });
+    match lent {
+        Some(resolution) => {
+            let out = f(&resolution);
+            RESOLUTIONS.with(|cache| {
+                let slot = &mut cache.borrow_mut()[id];
+                slot.resolution = resolution;
+                slot.busy = false;
+            });
+            out
+        }
+        None => f(&selector.resolve(ctx.doc)),
+    }
 }
 
 /// Does `p` hold of everything `res` selected? (Absent/empty hold of nothing.)
@@ -448,7 +491,7 @@ fn holds_for(p: &Predicate, res: &Resolution, ctx: &Context<'_>) -> bool {
 
 pub fn holds(c: &Condition, ctx: &Context<'_>) -> bool {
     match c {
-        Condition::Select(sel, p) => with_resolution(sel, ctx.doc, |res| holds_for(p, res, ctx)),
+        Condition::Select(sel, p) => with_resolution(sel, ctx, |res| holds_for(p, res, ctx)),
         Condition::Fact(f, p) => match fact(*f, ctx) {
             None => matches!(p, Predicate::Absent | Predicate::Empty),
             Some(value) => {
@@ -561,7 +604,7 @@ pub fn run_check(check: &Check, ctx: &Context<'_>, out: &mut Vec<Hit>) {
     if !check.when.iter().all(|c| holds(c, ctx)) {
         return;
     }
-    with_resolution(&check.select, ctx.doc, |res| assert(check, ctx, res, out));
+    with_resolution(&check.select, ctx, |res| assert(check, ctx, res, out));
 }
 
 fn assert(check: &Check, ctx: &Context<'_>, res: &Resolution, out: &mut Vec<Hit>) {

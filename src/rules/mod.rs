@@ -374,8 +374,33 @@ impl RuleSet {
         Ok(())
     }
 
+    /// Puts the rules in id order and numbers their selectors: equal selectors share an id, so
+    /// a document is walked once per distinct selector, not once per check.
     pub fn sort(&mut self) {
         self.rules.sort_by(|a, b| a.id.cmp(&b.id));
+        let mut ids: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+        let mut number = |sel: &mut Selector| {
+            let next = ids.len();
+            sel.id = *ids.entry(sel.as_str().to_string()).or_insert(next);
+        };
+        fn conditions(list: &mut [Condition], number: &mut impl FnMut(&mut Selector)) {
+            for c in list {
+                match c {
+                    Condition::Select(sel, _) => number(sel),
+                    Condition::Fact(..) => {}
+                    Condition::Any(inner) | Condition::All(inner) => conditions(inner, number),
+                    Condition::Not(inner) => {
+                        conditions(std::slice::from_mut(inner.as_mut()), number)
+                    }
+                }
+            }
+        }
+        for rule in &mut self.rules {
+            for check in &mut rule.checks {
+                number(&mut check.select);
+                conditions(&mut check.when, &mut number);
+            }
+        }
     }
 
     pub fn get(&self, id: &str) -> Option<&Rule> {
