@@ -93,14 +93,28 @@ pub fn discover(paths: &[PathBuf], opts: &Options<'_>) -> Discovery {
             }),
         }
     }
+    let explicit_files = out.files.len();
     if !roots.is_empty() {
         walk(&roots, opts, &mut out);
     }
-    // One file named in two spellings (`x`, `./x`, `dir/../x`) is linted once.
-    let mut seen = std::collections::HashSet::new();
-    out.files
-        .retain(|c| seen.insert(crate::normalize(&c.path, opts.cwd)));
-    out.files.sort();
+    // One file named in two spellings (`x`, `./x`, `dir/../x`), or reached from two roots, is
+    // linted once. A single walked root cannot repeat a file.
+    if explicit_files + roots.len() > 1 {
+        let mut seen = std::collections::HashSet::new();
+        out.files
+            .retain(|c| seen.insert(crate::normalize(&c.path, opts.cwd)));
+    }
+    // In path order (byte-wise: cheap), which also reads a folder's files together. The report
+    // sorts findings on its own.
+    {
+        use std::os::unix::ffi::OsStrExt;
+        out.files.sort_unstable_by(|a, b| {
+            a.path
+                .as_os_str()
+                .as_bytes()
+                .cmp(b.path.as_os_str().as_bytes())
+        });
+    }
     out
 }
 

@@ -113,17 +113,31 @@ fn unknown_rule_error(id: &str, settings: &Settings, flag: &str) -> Error {
 }
 
 /// The rules that apply to a file at `relative` (for per-file ignores).
-fn active_rules<'a>(base: &[Active<'a>], settings: &Settings, relative: &Path) -> Vec<Active<'a>> {
+fn active_rules<'r, 'a>(
+    base: &'r [Active<'a>],
+    settings: &Settings,
+    relative: &Path,
+) -> std::borrow::Cow<'r, [Active<'a>]> {
+    // Most runs scope nothing per file: no copy of the rule list then.
+    if settings.per_file_ignores.is_empty()
+        && base
+            .iter()
+            .all(|a| a.rule.files.is_none() && a.rule.ignores.is_none())
+    {
+        return std::borrow::Cow::Borrowed(base);
+    }
     let ignored: Vec<&str> = settings
         .per_file_ignores
         .iter()
         .filter(|(glob, _)| glob.is_match(relative))
         .flat_map(|(_, ids)| ids.iter().map(String::as_str))
         .collect();
-    base.iter()
-        .filter(|a| !ignored.contains(&a.rule.id.as_str()) && a.rule.applies_to(relative))
-        .copied()
-        .collect()
+    std::borrow::Cow::Owned(
+        base.iter()
+            .filter(|a| !ignored.contains(&a.rule.id.as_str()) && a.rule.applies_to(relative))
+            .copied()
+            .collect(),
+    )
 }
 
 /// `path` made absolute against `cwd` with `.` and `..` resolved lexically (no file system
