@@ -18,7 +18,7 @@ cargo build --release --quiet
 BIN="$ROOT/target/release/forgelint"
 
 echo "Machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -sr)"
-echo "forgelint $("$BIN" --version | awk '{print $2}'), rg $(rg --version | head -1 | awk '{print $2}')"
+echo "forgelint $("$BIN" --version | awk '{print $2}'), rg $(rg --version 2>/dev/null | awk 'NR == 1 {print $2}')"
 echo
 
 for n in $SIZES; do
@@ -42,12 +42,21 @@ for n in $SIZES; do
 done
 
 tree="$WORK/specs-$(echo "$SIZES" | awk '{print $1}')"
-one=$(find "$tree/archive/000" -name '*.json' | head -1)
-twenty=$(find "$tree/archive/000" -name '*.json' | head -20 | tr '\n' ' ')
+# sed reads to the end, so find never dies of SIGPIPE under pipefail.
+one=$(find "$tree/archive/000" -name '*.json' | sort | sed -n 1p)
+twenty=$(find "$tree/archive/000" -name '*.json' | sort | sed -n 1,20p | tr '\n' ' ')
 echo "### One file and a pre-commit batch"
 echo
-python3 bench/measure.py --runs 30 --cwd "$tree" \
-  "one file=$BIN $one" \
-  "20 staged files=$BIN $twenty"
+if command -v hyperfine >/dev/null; then
+  # Milliseconds: hyperfine, without a shell in between.
+  (cd "$tree" && hyperfine -N -i -w 5 -r 30 --style none --export-markdown "$WORK/small.md" \
+    -n "one file" "$BIN -q $one" \
+    -n "20 staged files" "$BIN -q $twenty" >/dev/null)
+  cat "$WORK/small.md"
+else
+  python3 bench/measure.py --runs 30 --cwd "$tree" \
+    "one file=$BIN -q $one" \
+    "20 staged files=$BIN -q $twenty"
+fi
 echo
 echo "Library micro-benchmark (parse + lint of a 2 KB spec): cargo bench --bench parse"
