@@ -57,7 +57,37 @@ impl Options<'_> {
     }
 }
 
+/// Every file under `paths`, collected and sorted (for tools and tests; the linter itself uses
+/// [`discover_each`], which holds no list).
 pub fn discover(paths: &[PathBuf], opts: &Options<'_>) -> Discovery {
+    let walked = Mutex::new(Vec::new());
+    let mut out = discover_each(paths, opts, &|c| {
+        if let Ok(mut w) = walked.lock() {
+            w.push(c);
+        }
+    });
+    out.files
+        .extend(walked.into_inner().unwrap_or_else(|e| e.into_inner()));
+    {
+        use std::os::unix::ffi::OsStrExt;
+        out.files.sort_unstable_by(|a, b| {
+            a.path
+                .as_os_str()
+                .as_bytes()
+                .cmp(b.path.as_os_str().as_bytes())
+        });
+    }
+    out
+}
+
+/// Finds the files to lint. The files named on the command line are returned in
+/// `Discovery::files`; every file found by walking a folder is handed to `visit` on the walker's
+/// own threads as soon as it is found, so nothing grows with the size of the tree.
+pub fn discover_each(
+    paths: &[PathBuf],
+    opts: &Options<'_>,
+    visit: &(dyn Fn(Candidate) + Sync),
+) -> Discovery {
     let mut out = Discovery::default();
     let mut roots = Vec::new();
     for path in paths {
@@ -93,32 +123,38 @@ pub fn discover(paths: &[PathBuf], opts: &Options<'_>) -> Discovery {
             }),
         }
     }
-    let explicit_files = out.files.len();
-    if !roots.is_empty() {
-        walk(&roots, opts, &mut out);
-    }
     // One file named in two spellings (`x`, `./x`, `dir/../x`), or reached from two roots, is
-    // linted once. A single walked root cannot repeat a file.
-    if explicit_files + roots.len() > 1 {
-        let mut seen = std::collections::HashSet::new();
-        out.files
-            .retain(|c| seen.insert(crate::normalize(&c.path, opts.cwd)));
+    // linted once. A single walked root cannot repeat a file, so usually no set is kept.
+    let dedupe = out.files.len() + roots.len() > 1;
+    let seen = Mutex::new(std::collections::HashSet::new());
+    if dedupe {
+        if let Ok(mut seen) = seen.lock() {
+            out.files
+                .retain(|c| seen.insert(crate::normalize(&c.path, opts.cwd)));
+        }
     }
-    // In path order (byte-wise: cheap), which also reads a folder's files together. The report
-    // sorts findings on its own.
-    {
-        use std::os::unix::ffi::OsStrExt;
-        out.files.sort_unstable_by(|a, b| {
-            a.path
-                .as_os_str()
-                .as_bytes()
-                .cmp(b.path.as_os_str().as_bytes())
-        });
+    if !roots.is_empty() {
+        let visit_once = |c: Candidate| {
+            let first = !dedupe
+                || seen
+                    .lock()
+                    .map(|mut s| s.insert(crate::normalize(&c.path, opts.cwd)))
+                    .unwrap_or(true);
+            if first {
+                visit(c);
+            }
+        };
+        walk(&roots, opts, &mut out, &visit_once);
     }
     out
 }
 
-fn walk(roots: &[PathBuf], opts: &Options<'_>, out: &mut Discovery) {
+fn walk(
+    roots: &[PathBuf],
+    opts: &Options<'_>,
+    out: &mut Discovery,
+    visit: &(dyn Fn(Candidate) + Sync),
+) {
     let mut builder = ignore::WalkBuilder::new(&roots[0]);
     for root in &roots[1..] {
         builder.add(root);
@@ -140,7 +176,6 @@ fn walk(roots: &[PathBuf], opts: &Options<'_>, out: &mut Discovery) {
                     .iter()
                     .any(|d| entry.file_name() == std::ffi::OsStr::new(d)))
         });
-    let found = Mutex::new(Vec::new());
     let warnings = Mutex::new(Vec::new());
     builder.build_parallel().run(|| {
         Box::new(|entry| {
@@ -174,24 +209,20 @@ fn walk(roots: &[PathBuf], opts: &Options<'_>, out: &mut Discovery) {
             } else {
                 Some(not_regular(&ft))
             };
-            if let Ok(mut f) = found.lock() {
-                // `./x` is shown as `x`, as every other linter does.
-                let path = entry.into_path();
-                let path = match path.strip_prefix(".") {
-                    Ok(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-                    _ => path,
-                };
-                f.push(Candidate {
-                    path,
-                    explicit: false,
-                    problem,
-                });
-            }
+            // `./x` is shown as `x`, as every other linter does.
+            let path = entry.into_path();
+            let path = match path.strip_prefix(".") {
+                Ok(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+                _ => path,
+            };
+            visit(Candidate {
+                path,
+                explicit: false,
+                problem,
+            });
             ignore::WalkState::Continue
         })
     });
-    out.files
-        .extend(found.into_inner().unwrap_or_else(|e| e.into_inner()));
     out.warnings
         .extend(warnings.into_inner().unwrap_or_else(|e| e.into_inner()));
 }

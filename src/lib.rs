@@ -257,27 +257,6 @@ fn check(args: CheckArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
         ));
     }
 
-    let discovery = discover::discover(
-        &paths,
-        &discover::Options {
-            settings: &settings,
-            no_ignore: args.no_ignore,
-            threads,
-            cwd: &env.cwd,
-        },
-    );
-    for warning in &discovery.warnings {
-        writeln!(env.stderr, "warning: {}", escape::visible(warning)).ok();
-    }
-    for (path, why) in &discovery.missing {
-        writeln!(
-            env.stderr,
-            "error: {}: {why}",
-            escape::visible(&path.display().to_string())
-        )
-        .ok();
-    }
-
     let dir_cache = engine::DirCache::default();
     let invalid_json = base_rules
         .iter()
@@ -325,12 +304,71 @@ fn check(args: CheckArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
             }
         })
     };
-    let outcomes: Vec<FileOutcome> =
-        pool.install(|| discovery.files.par_iter().map(contained).collect());
+    // Walked files are linted on the walker's threads as they are found; only findings are
+    // kept, so memory does not grow with the number of clean files.
+    let files_seen = std::sync::atomic::AtomicUsize::new(0);
+    let failed = std::sync::atomic::AtomicBool::new(false);
+    let collected: std::sync::Mutex<Vec<Finding>> = std::sync::Mutex::new(Vec::new());
+    let keep = |outcome: FileOutcome| {
+        files_seen.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        if outcome.tool_error {
+            failed.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+        if !outcome.findings.is_empty() {
+            if let Ok(mut all) = collected.lock() {
+                all.extend(outcome.findings);
+            }
+        }
+    };
+    // The walker finds files on its own threads and passes them through a bounded channel to
+    // the worker pool, which lints them as they come: walking and linting overlap, and memory
+    // does not grow with the size of the tree.
+    let options = discover::Options {
+        settings: &settings,
+        no_ignore: args.no_ignore,
+        threads: threads.div_ceil(2),
+        cwd: &env.cwd,
+    };
+    let (sender, receiver) = std::sync::mpsc::sync_channel::<discover::Candidate>(4096);
+    let discovery = std::thread::scope(|scope| {
+        let walker = scope.spawn(|| {
+            let sender = sender;
+            discover::discover_each(&paths, &options, &|candidate| {
+                // The receiver lives until the walk ends; a send cannot fail before.
+                let _ = sender.send(candidate);
+            })
+        });
+        pool.install(|| {
+            receiver
+                .into_iter()
+                .par_bridge()
+                .for_each(|candidate| keep(contained(&candidate)))
+        });
+        walker.join()
+    })
+    .map_err(|_| Error::usage("the directory walk failed unexpectedly (this is a bug)"))?;
+    // Files named on the command line (a pre-commit batch): in parallel too.
+    pool.install(|| {
+        discovery
+            .files
+            .par_iter()
+            .for_each(|candidate| keep(contained(candidate)))
+    });
+    for warning in &discovery.warnings {
+        writeln!(env.stderr, "warning: {}", escape::visible(warning)).ok();
+    }
+    for (path, why) in &discovery.missing {
+        writeln!(
+            env.stderr,
+            "error: {}: {why}",
+            escape::visible(&path.display().to_string())
+        )
+        .ok();
+    }
 
-    let mut files = discovery.files.len();
-    let mut tool_error = !discovery.missing.is_empty() || outcomes.iter().any(|o| o.tool_error);
-    let mut findings: Vec<Finding> = outcomes.into_iter().flat_map(|o| o.findings).collect();
+    let mut files = files_seen.into_inner();
+    let mut tool_error = !discovery.missing.is_empty() || failed.into_inner();
+    let mut findings: Vec<Finding> = collected.into_inner().unwrap_or_else(|e| e.into_inner());
 
     let mut stdin_source = None;
     if stdin_requested {
