@@ -7,6 +7,8 @@
 // Config and rule-file errors carry their file's text for the report; they happen once, before
 // any spec is read, so their size does not matter.
 #![allow(clippy::result_large_err)]
+// Output goes through the `Env` streams (tests run in-process), never straight to the terminal.
+#![warn(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod baseline;
 pub mod cases;

@@ -7,6 +7,7 @@
 mod compile;
 pub mod eval;
 mod functions;
+mod predicate;
 pub mod schema;
 pub mod template;
 

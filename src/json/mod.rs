@@ -1,0 +1,195 @@
+//! A strict, span-recording JSON parser.
+//!
+//! Every key and value keeps its byte range so a finding can point at the exact token. The
+//! parser is iterative (an explicit stack), so hostile nesting can never overflow the call stack;
+//! the tree is a flat arena, so dropping it cannot recurse either. It follows RFC 8259 exactly
+//! (checked against JSONTestSuite), with two policy decisions of the platform: the top level must
+//! be an object, and a leading byte-order mark is refused.
+
+mod parser;
+
+use std::borrow::Cow;
+
+pub use parser::{parse, parse_bytes};
+
+/// Deepest nesting of arrays and objects accepted; deeper input is `invalid-json`.
+/// Go's encoding/json stops at the same depth.
+pub const MAX_DEPTH: usize = 10_000;
+
+/// A byte range `start..end` in the source text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct Span {
+    pub start: u32,
+    pub end: u32,
+}
+
+impl Span {
+    pub fn new(start: usize, end: usize) -> Span {
+        Span {
+            start: start as u32,
+            end: end as u32,
+        }
+    }
+    pub fn len(self) -> usize {
+        (self.end - self.start) as usize
+    }
+    pub fn is_empty(self) -> bool {
+        self.end == self.start
+    }
+}
+
+pub type NodeId = u32;
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Value<'s> {
+    Null,
+    Bool(bool),
+    /// The number's literal text, exactly as written (any JSON number syntax, any magnitude).
+    Number(&'s str),
+    String(Cow<'s, str>),
+    /// `len` item ids starting at `start` in [`Document::items`].
+    Array {
+        start: u32,
+        len: u32,
+    },
+    /// `len` members starting at `start` in [`Document::members`].
+    Object {
+        start: u32,
+        len: u32,
+    },
+}
+
+#[derive(Debug, Clone)]
+pub struct Node<'s> {
+    pub value: Value<'s>,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone)]
+pub struct Member<'s> {
+    pub key: Cow<'s, str>,
+    pub key_span: Span,
+    pub value: NodeId,
+}
+
+/// An object that repeats a key: `first` and `second` are the two key spans.
+#[derive(Debug, Clone)]
+pub struct DuplicateKey {
+    pub object: NodeId,
+    pub key: String,
+    pub first: Span,
+    pub second: Span,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseError {
+    pub offset: usize,
+    pub message: String,
+}
+
+impl std::fmt::Display for ParseError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for ParseError {}
+
+/// A parsed document: a flat arena of nodes, the root last.
+#[derive(Debug, Default)]
+pub struct Document<'s> {
+    nodes: Vec<Node<'s>>,
+    items: Vec<NodeId>,
+    members: Vec<Member<'s>>,
+    /// For each node: its container and its index there (`NO_PARENT` for the root).
+    parents: Vec<(NodeId, u32)>,
+    pub duplicates: Vec<DuplicateKey>,
+}
+
+const NO_PARENT: NodeId = NodeId::MAX;
+
+impl<'s> Document<'s> {
+    pub fn root(&self) -> NodeId {
+        (self.nodes.len() - 1) as NodeId
+    }
+    pub fn node(&self, id: NodeId) -> &Node<'s> {
+        &self.nodes[id as usize]
+    }
+    pub fn value(&self, id: NodeId) -> &Value<'s> {
+        &self.nodes[id as usize].value
+    }
+    pub fn span(&self, id: NodeId) -> Span {
+        self.nodes[id as usize].span
+    }
+    pub fn items(&self, id: NodeId) -> &[NodeId] {
+        match self.value(id) {
+            Value::Array { start, len } => &self.items[*start as usize..(*start + *len) as usize],
+            _ => &[],
+        }
+    }
+    pub fn members(&self, id: NodeId) -> &[Member<'s>] {
+        match self.value(id) {
+            Value::Object { start, len } => {
+                &self.members[*start as usize..(*start + *len) as usize]
+            }
+            _ => &[],
+        }
+    }
+    /// The member named `key`; with duplicates, the last one wins, as in most parsers.
+    pub fn member(&self, object: NodeId, key: &str) -> Option<&Member<'s>> {
+        self.members(object).iter().rev().find(|m| m.key == key)
+    }
+    pub fn get(&self, object: NodeId, key: &str) -> Option<NodeId> {
+        self.member(object, key).map(|m| m.value)
+    }
+    pub fn as_str(&self, id: NodeId) -> Option<&str> {
+        match self.value(id) {
+            Value::String(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The JSON Pointer (RFC 6901) of `target`, from the parent links: built only for the
+    /// values a finding points at.
+    pub fn pointer_of(&self, target: NodeId) -> String {
+        let mut steps = Vec::new();
+        let mut at = target;
+        while let Some(&(up, index)) = self.parents.get(at as usize) {
+            if up == NO_PARENT {
+                break;
+            }
+            steps.push((up, index));
+            at = up;
+        }
+        let mut out = String::new();
+        for &(up, index) in steps.iter().rev() {
+            match self.value(up) {
+                Value::Object { .. } => {
+                    push_pointer_segment(&mut out, &self.members(up)[index as usize].key)
+                }
+                _ => {
+                    out.push('/');
+                    out.push_str(&index.to_string());
+                }
+            }
+        }
+        out
+    }
+}
+
+/// Appends `/segment` to a JSON Pointer, escaping `~` and `/` as RFC 6901 requires.
+pub fn push_pointer_segment(pointer: &mut String, segment: &str) {
+    pointer.push('/');
+    for c in segment.chars() {
+        match c {
+            '~' => pointer.push_str("~0"),
+            '/' => pointer.push_str("~1"),
+            c => pointer.push(c),
+        }
+    }
+}
+
+/// Is `raw` (a JSON number literal) an integer literal: no fraction, no exponent?
+pub fn is_integer_literal(raw: &str) -> bool {
+    !raw.bytes().any(|b| matches!(b, b'.' | b'e' | b'E'))
+}

@@ -1,0 +1,281 @@
+//! Values and predicates: what a check compares, and whether a value passes.
+
+use std::borrow::Cow;
+
+use crate::escape::quote;
+use crate::json::{is_integer_literal, Document, NodeId, Value};
+
+use super::{JsonType, Operand, Predicate};
+
+/// How long a quoted value may get in a message.
+pub const MAX_VALUE_CHARS: usize = 80;
+
+/// A literal written in a rule file, or a value looked up from the context.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Lit {
+    Bool(bool),
+    Num(f64),
+    Str(String),
+    List(Vec<Lit>),
+}
+
+impl Lit {
+    pub fn from_toml(v: &toml::Value) -> Result<Lit, String> {
+        Ok(match v {
+            toml::Value::String(s) => Lit::Str(s.clone()),
+            toml::Value::Integer(i) => Lit::Num(*i as f64),
+            toml::Value::Float(f) => Lit::Num(*f),
+            toml::Value::Boolean(b) => Lit::Bool(*b),
+            toml::Value::Array(a) => Lit::List(a.iter().map(Lit::from_toml).collect::<Result<_, _>>()?),
+            toml::Value::Datetime(_) => return Err("dates are not JSON values; quote it as a string".into()),
+            toml::Value::Table(_) => {
+                return Err("a table here must be a reference: { fact = \"…\" }, { setting = \"…\" } or { select = \"…\" }".into())
+            }
+        })
+    }
+
+    pub fn render(&self) -> String {
+        match self {
+            Lit::Bool(b) => b.to_string(),
+            Lit::Num(n) => format_number(*n),
+            Lit::Str(s) => quote(s, MAX_VALUE_CHARS),
+            Lit::List(items) => items.iter().map(Lit::render).collect::<Vec<_>>().join(", "),
+        }
+    }
+
+    /// The items of a list, or the value itself.
+    fn items(&self) -> &[Lit] {
+        match self {
+            Lit::List(items) => items,
+            other => std::slice::from_ref(other),
+        }
+    }
+}
+
+fn format_number(n: f64) -> String {
+    if n.fract() == 0.0 && n.abs() < 1e15 {
+        format!("{}", n as i64)
+    } else {
+        format!("{n}")
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Val<'a> {
+    Null,
+    Bool(bool),
+    Num {
+        value: f64,
+        integer: bool,
+        raw: Option<&'a str>,
+    },
+    Str(&'a str),
+    Array(usize),
+    Object(usize),
+}
+
+pub(crate) fn node_val<'a>(doc: &'a Document<'a>, id: NodeId) -> Val<'a> {
+    match doc.value(id) {
+        Value::Null => Val::Null,
+        Value::Bool(b) => Val::Bool(*b),
+        Value::Number(raw) => Val::Num {
+            value: raw.parse().unwrap_or(f64::NAN),
+            integer: is_integer_literal(raw),
+            raw: Some(raw),
+        },
+        Value::String(s) => Val::Str(s),
+        Value::Array { len, .. } => Val::Array(*len as usize),
+        Value::Object { len, .. } => Val::Object(*len as usize),
+    }
+}
+
+pub(crate) fn lit_val(l: &Lit) -> Val<'_> {
+    match l {
+        Lit::Bool(b) => Val::Bool(*b),
+        Lit::Num(n) => Val::Num {
+            value: *n,
+            integer: n.fract() == 0.0,
+            raw: None,
+        },
+        Lit::Str(s) => Val::Str(s),
+        Lit::List(items) => Val::Array(items.len()),
+    }
+}
+
+pub(crate) fn render_val(v: Val<'_>) -> String {
+    match v {
+        Val::Null => "null".into(),
+        Val::Bool(b) => b.to_string(),
+        Val::Num { raw: Some(raw), .. } => raw.chars().take(MAX_VALUE_CHARS).collect(),
+        Val::Num { value, .. } => format_number(value),
+        Val::Str(s) => quote(s, MAX_VALUE_CHARS),
+        Val::Array(n) => format!("an array of {n} item{}", if n == 1 { "" } else { "s" }),
+        Val::Object(n) => format!("an object with {n} key{}", if n == 1 { "" } else { "s" }),
+    }
+}
+
+pub(crate) fn is_empty(v: Val<'_>) -> bool {
+    matches!(v, Val::Null | Val::Str("") | Val::Array(0) | Val::Object(0))
+}
+
+pub(crate) fn equal(v: Val<'_>, l: &Lit) -> bool {
+    match (v, l) {
+        (Val::Str(a), Lit::Str(b)) => a == b,
+        (Val::Num { value, .. }, Lit::Num(b)) => value == *b,
+        (Val::Bool(a), Lit::Bool(b)) => a == *b,
+        _ => false,
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Outcome {
+    Pass,
+    Fail,
+    /// The predicate does not apply to this value (a regex on a number): wrong-type's business.
+    Skip,
+}
+
+fn pass_if(ok: bool) -> Outcome {
+    if ok {
+        Outcome::Pass
+    } else {
+        Outcome::Fail
+    }
+}
+
+pub(crate) fn test(p: &Predicate, v: Val<'_>, operand: &Option<Cow<'_, Lit>>) -> Outcome {
+    let operand = &operand.as_deref();
+    use Outcome::*;
+    match p {
+        Predicate::Present => Pass,
+        Predicate::NonEmpty => pass_if(!is_empty(v)),
+        Predicate::Absent => Fail,
+        Predicate::Empty => pass_if(is_empty(v)),
+        Predicate::Equals(_) => match operand {
+            Some(l) => pass_if(equal(v, l)),
+            None => Skip,
+        },
+        Predicate::NotEquals(_) => match operand {
+            Some(l) => pass_if(!equal(v, l)),
+            None => Skip,
+        },
+        Predicate::OneOf(_) => match operand {
+            Some(l) => pass_if(l.items().iter().any(|x| equal(v, x))),
+            None => Skip,
+        },
+        Predicate::NotOneOf(_) => match operand {
+            Some(l) => pass_if(!l.items().iter().any(|x| equal(v, x))),
+            None => Skip,
+        },
+        Predicate::Matches(re) => match v {
+            Val::Str(s) => pass_if(re.is_match(s)),
+            _ => Skip,
+        },
+        Predicate::NotMatches(re) => match v {
+            Val::Str(s) => pass_if(!re.is_match(s)),
+            _ => Skip,
+        },
+        Predicate::Type(types) => {
+            let ok = types.iter().any(|t| match (t, v) {
+                (JsonType::String, Val::Str(_)) => true,
+                (JsonType::Integer, Val::Num { integer, .. }) => integer,
+                (JsonType::Number, Val::Num { .. }) => true,
+                (JsonType::Boolean, Val::Bool(_)) => true,
+                (JsonType::Array, Val::Array(_)) => true,
+                (JsonType::Object, Val::Object(_)) => true,
+                (JsonType::Null, Val::Null) => true,
+                _ => false,
+            });
+            // null stands for "not set", like an absent key, unless the rule asks about it.
+            if !ok && v == Val::Null {
+                Skip
+            } else {
+                pass_if(ok)
+            }
+        }
+        Predicate::Minimum(_)
+        | Predicate::Maximum(_)
+        | Predicate::ExclusiveMinimum(_)
+        | Predicate::ExclusiveMaximum(_) => {
+            let (Val::Num { value, .. }, Some(Lit::Num(bound))) = (v, operand) else {
+                return Skip;
+            };
+            pass_if(match p {
+                Predicate::Minimum(_) => value >= *bound,
+                Predicate::Maximum(_) => value <= *bound,
+                Predicate::ExclusiveMinimum(_) => value > *bound,
+                _ => value < *bound,
+            })
+        }
+        Predicate::MinLength(n) | Predicate::MaxLength(n) => {
+            let len = match v {
+                Val::Str(s) => s.chars().count(),
+                Val::Array(len) | Val::Object(len) => len,
+                _ => return Skip,
+            };
+            pass_if(if matches!(p, Predicate::MinLength(_)) {
+                len >= *n
+            } else {
+                len <= *n
+            })
+        }
+        Predicate::Semver => match v {
+            Val::Str(s) => pass_if(semver::Version::parse(s).is_ok()),
+            _ => Skip,
+        },
+        Predicate::SemverRange(_) => {
+            let (Val::Str(s), Some(Lit::Str(range))) = (v, operand) else {
+                return Skip;
+            };
+            match (semver::Version::parse(s), semver::VersionReq::parse(range)) {
+                (Ok(version), Ok(req)) => pass_if(req.matches(&version)),
+                // A version that is not semver is the `semver` predicate's finding.
+                _ => Skip,
+            }
+        }
+    }
+}
+
+pub(crate) fn expected(p: &Predicate, operand: &Option<Cow<'_, Lit>>) -> String {
+    let lit = || operand.as_deref().map(Lit::render).unwrap_or_default();
+    match p {
+        Predicate::Present => "a value".into(),
+        Predicate::NonEmpty => "a non-empty value".into(),
+        Predicate::Absent => "no value".into(),
+        Predicate::Empty => "an empty value".into(),
+        Predicate::Equals(_) => lit(),
+        Predicate::NotEquals(_) => format!("anything but {}", lit()),
+        Predicate::OneOf(_) => format!("one of {}", lit()),
+        Predicate::NotOneOf(_) => format!("none of {}", lit()),
+        Predicate::Matches(re) => format!("a match for /{}/", re.as_str()),
+        Predicate::NotMatches(re) => format!("no match for /{}/", re.as_str()),
+        Predicate::Type(types) => types
+            .iter()
+            .map(|t| t.as_str())
+            .collect::<Vec<_>>()
+            .join(" or "),
+        Predicate::Minimum(_) => format!("at least {}", lit()),
+        Predicate::Maximum(_) => format!("at most {}", lit()),
+        Predicate::ExclusiveMinimum(_) => format!("more than {}", lit()),
+        Predicate::ExclusiveMaximum(_) => format!("less than {}", lit()),
+        Predicate::MinLength(n) => format!("a length of at least {n}"),
+        Predicate::MaxLength(n) => format!("a length of at most {n}"),
+        Predicate::Semver => "a semantic version such as 1.2.3".into(),
+        Predicate::SemverRange(_) => format!("a version in {}", lit()),
+    }
+}
+
+pub(crate) fn predicate_operand(p: &Predicate) -> Option<&Operand> {
+    match p {
+        Predicate::Equals(op)
+        | Predicate::NotEquals(op)
+        | Predicate::OneOf(op)
+        | Predicate::NotOneOf(op)
+        | Predicate::Minimum(op)
+        | Predicate::Maximum(op)
+        | Predicate::ExclusiveMinimum(op)
+        | Predicate::ExclusiveMaximum(op)
+        | Predicate::SemverRange(op) => Some(op),
+        _ => None,
+    }
+}
