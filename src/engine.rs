@@ -26,24 +26,16 @@ pub fn internal_error(path: &Arc<str>, payload: &(dyn std::any::Any + Send)) -> 
         .map(|s| s.to_string())
         .or_else(|| payload.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "unknown panic".into());
-    let start = crate::source::Position { line: 1, column: 1 };
-    Finding {
-        path: path.clone(),
-        rule: Arc::from(INTERNAL_ERROR),
-        severity: Severity::Error,
-        message: format!(
+    at_file_start(
+        path,
+        INTERNAL_ERROR,
+        Severity::Error,
+        format!(
             "forgelint crashed while linting {}: {}. This is a bug in forgelint; please report it with this file.",
             crate::escape::visible(path),
             crate::escape::visible(&what)
         ),
-        help: None,
-        pointer: String::new(),
-        span: Span::default(),
-        start,
-        end: start,
-        related: Vec::new(),
-        value_hash: 0,
-    }
+    )
 }
 
 /// Debug builds only: panics on the file named by `FORGELINT_PANIC_ON`, so the tests can prove
@@ -183,11 +175,16 @@ pub fn read_bounded(path: &Path) -> std::io::Result<Vec<u8>> {
 
 /// A finding at the very start of a file (unreadable, not a regular file, too large).
 pub fn file_finding(path: &Arc<str>, rule: Active<'_>, message: String) -> Finding {
+    at_file_start(path, &rule.rule.id, rule.severity, message)
+}
+
+/// A finding about a file as a whole: an empty span at 1:1.
+fn at_file_start(path: &Arc<str>, rule: &str, severity: Severity, message: String) -> Finding {
     let start = crate::source::Position { line: 1, column: 1 };
     Finding {
         path: path.clone(),
-        rule: Arc::from(rule.rule.id.as_str()),
-        severity: rule.severity,
+        rule: Arc::from(rule),
+        severity,
         message,
         help: None,
         pointer: String::new(),

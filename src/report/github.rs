@@ -81,19 +81,7 @@ pub fn write(out: &mut dyn Write, input: &ReportInput<'_>) -> std::io::Result<()
     for f in &overflow {
         // The runner trims leading spaces before looking for `::`; a word first keeps these
         // lines plain text whatever the path holds.
-        writeln!(
-            out,
-            "forgelint: {}",
-            escape_data(&format!(
-                "{}:{}:{}: {}[{}] {}",
-                visible(&f.path),
-                f.start.line,
-                f.start.column,
-                f.severity,
-                f.rule,
-                visible(&f.message)
-            ))
-        )?;
+        writeln!(out, "forgelint: {}", escape_data(&super::concise::line(f)))?;
     }
     writeln!(
         out,

@@ -520,17 +520,9 @@ fn operand_needs(op: &Operand) -> Needs {
 
 fn assertion_needs(a: &Assertion) -> Needs {
     match a {
-        Assertion::Predicate(
-            Predicate::Equals(op)
-            | Predicate::NotEquals(op)
-            | Predicate::OneOf(op)
-            | Predicate::NotOneOf(op)
-            | Predicate::Minimum(op)
-            | Predicate::Maximum(op)
-            | Predicate::ExclusiveMinimum(op)
-            | Predicate::ExclusiveMaximum(op)
-            | Predicate::SemverRange(op),
-        ) => operand_needs(op),
+        Assertion::Predicate(p) => super::predicate::predicate_operand(p)
+            .map(operand_needs)
+            .unwrap_or_default(),
         Assertion::Function(f) => f.needs(),
         _ => Needs::default(),
     }
