@@ -15,6 +15,10 @@ pub const MAX_FILE_SIZE: u64 = 32 * 1024 * 1024;
 /// At most this many findings are kept per file; a final note says how many more there were.
 pub const MAX_FINDINGS_PER_FILE: usize = 1000;
 
+/// At most this many findings are held for the report over a whole run; more are counted by
+/// severity (for the summary and the exit code) but not reported.
+pub const MAX_FINDINGS_HELD: usize = 1_000_000;
+
 pub const INVALID_JSON: &str = "invalid-json";
 /// The id of the finding that reports a panic (a bug in forgelint) while linting a file.
 pub const INTERNAL_ERROR: &str = "internal-error";

@@ -311,6 +311,7 @@ fn check(args: CheckArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
     let files_seen = std::sync::atomic::AtomicUsize::new(0);
     let failed = std::sync::atomic::AtomicBool::new(false);
     let collected: std::sync::Mutex<Vec<Finding>> = std::sync::Mutex::new(Vec::new());
+    let not_held = std::sync::Mutex::new([0usize; 3]);
     let keep = |outcome: FileOutcome| {
         files_seen.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         if outcome.tool_error {
@@ -318,7 +319,18 @@ fn check(args: CheckArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
         }
         if !outcome.findings.is_empty() {
             if let Ok(mut all) = collected.lock() {
-                all.extend(outcome.findings);
+                // Past the limit, findings are counted (by severity) but not kept.
+                let room = engine::MAX_FINDINGS_HELD.saturating_sub(all.len());
+                let mut findings = outcome.findings;
+                if findings.len() > room {
+                    if let Ok(mut counts) = not_held.lock() {
+                        for f in &findings[room..] {
+                            counts[f.severity as usize] += 1;
+                        }
+                    }
+                    findings.truncate(room);
+                }
+                all.extend(findings);
             }
         }
     };
@@ -442,6 +454,8 @@ fn check(args: CheckArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
         ..Default::default()
     };
     summary.count(&findings);
+    let not_held = not_held.into_inner().unwrap_or_else(|e| e.into_inner());
+    summary.not_held(not_held);
     let ran: Vec<&rules::Rule> = base_rules.iter().map(|a| a.rule).collect();
     let input = report::ReportInput {
         findings: &findings,
@@ -497,7 +511,9 @@ fn check(args: CheckArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
         ExitStatus::Error
     } else if args.write_baseline.is_some() {
         ExitStatus::Success
-    } else if findings.iter().any(|f| f.severity >= threshold) {
+    } else if findings.iter().any(|f| f.severity >= threshold)
+        || (threshold as usize..3).any(|s| not_held[s] > 0)
+    {
         ExitStatus::Failure
     } else {
         ExitStatus::Success

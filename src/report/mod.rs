@@ -32,6 +32,8 @@ pub struct Summary {
     pub elapsed: Duration,
     /// With `--baseline`: findings hidden, and entries that matched nothing.
     pub baseline: Option<crate::baseline::Applied>,
+    /// Findings past the run's limit: counted above, not reported.
+    pub beyond_limit: usize,
 }
 
 impl Summary {
@@ -44,8 +46,17 @@ impl Summary {
             }
         }
         let mut paths: Vec<&str> = findings.iter().map(|f| &*f.path).collect();
+        paths.sort_unstable();
         paths.dedup();
         self.files_with_findings = paths.len();
+    }
+
+    /// Adds the findings that were counted but not held (by severity: note, warning, error).
+    pub fn not_held(&mut self, counts: [usize; 3]) {
+        self.notes += counts[Severity::Note as usize];
+        self.warnings += counts[Severity::Warning as usize];
+        self.errors += counts[Severity::Error as usize];
+        self.beyond_limit = counts.iter().sum();
     }
 
     pub fn line(&self) -> String {
@@ -68,6 +79,15 @@ impl Summary {
                 }
             ),
             None => String::new(),
+        };
+        let baseline = if self.beyond_limit > 0 {
+            format!(
+                "{baseline} {} beyond the limit of {} were counted but not reported.",
+                plural(self.beyond_limit, "finding"),
+                crate::engine::MAX_FINDINGS_HELD
+            )
+        } else {
+            baseline
         };
         if self.errors + self.warnings + self.notes == 0 {
             return format!(
