@@ -61,9 +61,9 @@ impl Options<'_> {
 /// [`discover_each`], which holds no list).
 pub fn discover(paths: &[PathBuf], opts: &Options<'_>) -> Discovery {
     let walked = Mutex::new(Vec::new());
-    let mut out = discover_each(paths, opts, &|c| {
+    let mut out = discover_each(paths, opts, &|batch| {
         if let Ok(mut w) = walked.lock() {
-            w.push(c);
+            w.extend(batch);
         }
     });
     out.files
@@ -81,12 +81,12 @@ pub fn discover(paths: &[PathBuf], opts: &Options<'_>) -> Discovery {
 }
 
 /// Finds the files to lint. The files named on the command line are returned in
-/// `Discovery::files`; every file found by walking a folder is handed to `visit` on the walker's
-/// own threads as soon as it is found, so nothing grows with the size of the tree.
+/// `Discovery::files`; the files found by walking a folder are handed to `visit` in batches on the
+/// walker's own threads as they are found, so nothing grows with the size of the tree.
 pub fn discover_each(
     paths: &[PathBuf],
     opts: &Options<'_>,
-    visit: &(dyn Fn(Candidate) + Sync),
+    visit: &(dyn Fn(Vec<Candidate>) + Sync),
 ) -> Discovery {
     let mut out = Discovery::default();
     let mut roots = Vec::new();
@@ -134,14 +134,14 @@ pub fn discover_each(
         }
     }
     if !roots.is_empty() {
-        let visit_once = |c: Candidate| {
-            let first = !dedupe
-                || seen
-                    .lock()
-                    .map(|mut s| s.insert(crate::normalize(&c.path, opts.cwd)))
-                    .unwrap_or(true);
-            if first {
-                visit(c);
+        let visit_once = |mut batch: Vec<Candidate>| {
+            if dedupe {
+                if let Ok(mut seen) = seen.lock() {
+                    batch.retain(|c| seen.insert(crate::normalize(&c.path, opts.cwd)));
+                }
+            }
+            if !batch.is_empty() {
+                visit(batch);
             }
         };
         walk(&roots, opts, &mut out, &visit_once);
@@ -149,11 +149,107 @@ pub fn discover_each(
     out
 }
 
+/// Files handed to the caller at a time: batching keeps the hand-over (a channel in the
+/// linter) from costing a wake-up per file.
+pub const BATCH: usize = 128;
+
+/// What a file found by the walk is: a candidate, or nothing to lint.
+fn candidate(entry: ignore::DirEntry, opts: &Options<'_>) -> Option<Candidate> {
+    let ft = entry.file_type()?;
+    if ft.is_dir() || !opts.wanted(entry.path()) {
+        return None;
+    }
+    let problem = if ft.is_file() {
+        None
+    } else if ft.is_symlink() {
+        match std::fs::metadata(entry.path()) {
+            Ok(m) if m.is_file() => None,
+            Ok(m) if m.is_dir() => return None,
+            Ok(m) => Some(not_regular(&m.file_type())),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                Some("a dangling symbolic link; its target does not exist".into())
+            }
+            Err(e) => Some(format!("cannot follow the symbolic link: {e}")),
+        }
+    } else {
+        Some(not_regular(&ft))
+    };
+    // `./x` is shown as `x`, as every other linter does.
+    let path = entry.into_path();
+    let path = match path.strip_prefix(".") {
+        Ok(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => path,
+    };
+    Some(Candidate {
+        path,
+        explicit: false,
+        problem,
+    })
+}
+
+/// One walker thread's visitor: collects candidates into batches, and hands over the last,
+/// partial batch when the thread is done with it.
+struct Batcher<'a, 'o> {
+    batch: Vec<Candidate>,
+    opts: &'a Options<'o>,
+    visit: &'a (dyn Fn(Vec<Candidate>) + Sync),
+    warnings: &'a Mutex<Vec<String>>,
+}
+
+impl ignore::ParallelVisitor for Batcher<'_, '_> {
+    fn visit(&mut self, entry: Result<ignore::DirEntry, ignore::Error>) -> ignore::WalkState {
+        match entry {
+            Ok(entry) => {
+                if let Some(c) = candidate(entry, self.opts) {
+                    self.batch.push(c);
+                    if self.batch.len() >= BATCH {
+                        (self.visit)(std::mem::replace(
+                            &mut self.batch,
+                            Vec::with_capacity(BATCH),
+                        ));
+                    }
+                }
+            }
+            Err(e) => {
+                if let Ok(mut w) = self.warnings.lock() {
+                    w.push(e.to_string());
+                }
+            }
+        }
+        ignore::WalkState::Continue
+    }
+}
+
+impl Drop for Batcher<'_, '_> {
+    fn drop(&mut self) {
+        if !self.batch.is_empty() {
+            (self.visit)(std::mem::take(&mut self.batch));
+        }
+    }
+}
+
+struct Batchers<'a, 'o> {
+    opts: &'a Options<'o>,
+    visit: &'a (dyn Fn(Vec<Candidate>) + Sync),
+    warnings: &'a Mutex<Vec<String>>,
+}
+
+impl<'s> ignore::ParallelVisitorBuilder<'s> for Batchers<'s, '_> {
+    fn build(&mut self) -> Box<dyn ignore::ParallelVisitor + 's> {
+        Box::new(Batcher {
+            batch: Vec::with_capacity(BATCH),
+            opts: self.opts,
+            visit: self.visit,
+            warnings: self.warnings,
+        })
+    }
+}
+
 fn walk(
     roots: &[PathBuf],
     opts: &Options<'_>,
     out: &mut Discovery,
-    visit: &(dyn Fn(Candidate) + Sync),
+    visit: &(dyn Fn(Vec<Candidate>) + Sync),
 ) {
     let mut builder = ignore::WalkBuilder::new(&roots[0]);
     for root in &roots[1..] {
@@ -177,51 +273,10 @@ fn walk(
                     .any(|d| entry.file_name() == std::ffi::OsStr::new(d)))
         });
     let warnings = Mutex::new(Vec::new());
-    builder.build_parallel().run(|| {
-        Box::new(|entry| {
-            let entry = match entry {
-                Ok(e) => e,
-                Err(e) => {
-                    if let Ok(mut w) = warnings.lock() {
-                        w.push(e.to_string());
-                    }
-                    return ignore::WalkState::Continue;
-                }
-            };
-            let Some(ft) = entry.file_type() else {
-                return ignore::WalkState::Continue;
-            };
-            if ft.is_dir() || !opts.wanted(entry.path()) {
-                return ignore::WalkState::Continue;
-            }
-            let problem = if ft.is_file() {
-                None
-            } else if ft.is_symlink() {
-                match std::fs::metadata(entry.path()) {
-                    Ok(m) if m.is_file() => None,
-                    Ok(m) if m.is_dir() => return ignore::WalkState::Continue,
-                    Ok(m) => Some(not_regular(&m.file_type())),
-                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                        Some("a dangling symbolic link; its target does not exist".into())
-                    }
-                    Err(e) => Some(format!("cannot follow the symbolic link: {e}")),
-                }
-            } else {
-                Some(not_regular(&ft))
-            };
-            // `./x` is shown as `x`, as every other linter does.
-            let path = entry.into_path();
-            let path = match path.strip_prefix(".") {
-                Ok(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-                _ => path,
-            };
-            visit(Candidate {
-                path,
-                explicit: false,
-                problem,
-            });
-            ignore::WalkState::Continue
-        })
+    builder.build_parallel().visit(&mut Batchers {
+        opts,
+        visit,
+        warnings: &warnings,
     });
     out.warnings
         .extend(warnings.into_inner().unwrap_or_else(|e| e.into_inner()));

@@ -343,20 +343,21 @@ fn check(args: CheckArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
         threads: threads.div_ceil(2),
         cwd: &env.cwd,
     };
-    let (sender, receiver) = std::sync::mpsc::sync_channel::<discover::Candidate>(4096);
+    let (sender, receiver) = std::sync::mpsc::sync_channel::<Vec<discover::Candidate>>(32);
     let discovery = std::thread::scope(|scope| {
         let walker = scope.spawn(|| {
             let sender = sender;
-            discover::discover_each(&paths, &options, &|candidate| {
+            discover::discover_each(&paths, &options, &|batch| {
                 // The receiver lives until the walk ends; a send cannot fail before.
-                let _ = sender.send(candidate);
+                let _ = sender.send(batch);
             })
         });
         pool.install(|| {
-            receiver
-                .into_iter()
-                .par_bridge()
-                .for_each(|candidate| keep(contained(&candidate)))
+            receiver.into_iter().par_bridge().for_each(|batch| {
+                for candidate in &batch {
+                    keep(contained(candidate));
+                }
+            })
         });
         walker.join()
     })
