@@ -2,7 +2,7 @@
 
 use crate::cli::{ExplainArgs, ListFormat, RulesArgs, TestRulesArgs};
 use crate::escape::visible;
-use crate::rules::Rule;
+use crate::rules::{CaseSource, Rule};
 use crate::{load_settings, Env, Error, ExitStatus};
 
 fn needs_text(rule: &Rule) -> String {
@@ -121,18 +121,64 @@ pub fn rule_doc(rule: &Rule) -> String {
         out.push_str(&format!("\n## Fix\n\n{}\n", help.render(|_| Some("…"))));
     }
     for (valid, title) in [(false, "Fails"), (true, "Passes")] {
-        let example = rule
-            .cases
-            .iter()
-            .filter(|c| c.valid == valid)
-            .find_map(|c| Some((c, c.document().ok().filter(|d| !d.is_empty())?)));
-        if let Some((case, document)) = example {
-            out.push_str(&format!(
-                "\n## {title}: {}\n\n```json\n{}\n```\n",
-                case.name,
-                document.trim_end()
-            ));
+        // Prefer a case that differs from the reference spec: it shows what matters.
+        let mut cases = rule.cases.iter().filter(|c| c.valid == valid);
+        let example = cases
+            .clone()
+            .find(|c| !matches!(c.source, CaseSource::Reference) || !c.edits.is_empty())
+            .or_else(|| cases.next());
+        if let Some(case) = example {
+            out.push_str(&format!("\n## {title}: {}\n\n", case.name));
+            out.push_str(&case_text(case));
         }
+    }
+    out
+}
+
+/// A case as a reader wants it: the change to the reference spec, not the whole spec.
+fn case_text(case: &crate::rules::Case) -> String {
+    let mut out = match &case.source {
+        CaseSource::Reference => {
+            "The reference spec ([rules/reference/jobspec.json](../../rules/reference/jobspec.json)).\n".to_string()
+        }
+        CaseSource::Patch(patch) => {
+            let pretty = serde_json::from_str::<serde_json::Value>(patch)
+                .ok()
+                .and_then(|v| serde_json::to_string_pretty(&v).ok())
+                .unwrap_or_else(|| patch.clone());
+            format!(
+                "The reference spec ([rules/reference/jobspec.json](../../rules/reference/jobspec.json)) with this JSON merge patch:\n\n```json\n{pretty}\n```\n"
+            )
+        }
+        CaseSource::Document(document) => format!("```json\n{}\n```\n", document.trim_end()),
+    };
+    for (old, new) in &case.edits {
+        out.push_str(&format!("\nthen the text {old:?} replaced by {new:?}.\n"));
+    }
+    let c = &case.context;
+    let mut context = Vec::new();
+    if let Some(kind) = &c.kind {
+        context.push(format!("kind = {kind:?}"));
+    }
+    match &c.catalog {
+        Some(None) => context.push("no catalog".to_string()),
+        Some(Some(catalog)) => context.push(format!("a catalog of {:?}", catalog.names())),
+        None => {}
+    }
+    if let Some(r) = &c.registries {
+        context.push(format!("registries = {r:?}"));
+    }
+    if let Some(q) = c.gpu_quota {
+        context.push(format!("gpu-quota = {q}"));
+    }
+    if let Some(q) = &c.project_quota {
+        context.push(format!("project-quota = {q:?}"));
+    }
+    if let Some(d) = &c.dirs {
+        context.push(format!("directories {d:?}"));
+    }
+    if !context.is_empty() {
+        out.push_str(&format!("\nIn a context with {}.\n", context.join(", ")));
     }
     out
 }
