@@ -150,11 +150,6 @@ impl Selector {
         &self.text
     }
 
-    /// Does this selector have wildcards (may match many values)?
-    pub fn is_multi(&self) -> bool {
-        self.segments.contains(&Segment::Wildcard)
-    }
-
     pub fn resolve(&self, doc: &Document<'_>) -> Resolution {
         let mut out = Resolution::default();
         self.resolve_into(doc, &mut out);

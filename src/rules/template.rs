@@ -88,12 +88,6 @@ impl Template {
         }
         out
     }
-
-    pub fn uses(&self, name: &str) -> bool {
-        self.pieces
-            .iter()
-            .any(|p| matches!(p, Piece::Var(v) if v == name))
-    }
 }
 
 #[cfg(test)]
