@@ -290,6 +290,32 @@ pub fn emit(
     }
 }
 
+/// A violation at a selected value: the pointer is computed once, and `path`, `key` and
+/// `pointer` are filled in where the caller left them empty.
+pub fn emit_at(
+    check: &Check,
+    ctx: &Context<'_>,
+    m: &Match,
+    mut vars: Vars,
+    related: Vec<(Span, String)>,
+) -> Hit {
+    let pointer = m.pointer(ctx.doc);
+    if vars.path.is_empty() {
+        vars.path = pointer_path(&pointer);
+    }
+    if vars.key.is_empty() {
+        vars.key = quote(&last_key(&pointer), MAX_VALUE_CHARS);
+    }
+    vars.pointer = pointer.clone();
+    emit(
+        check,
+        match_span(ctx, m, check.report_at),
+        pointer,
+        vars,
+        related,
+    )
+}
+
 /// A `path` placeholder from a JSON Pointer: `spec.resources.pools[1].name`.
 pub fn pointer_path(pointer: &str) -> String {
     let segments: Vec<Segment> = pointer
@@ -306,20 +332,6 @@ pub fn pointer_path(pointer: &str) -> String {
         })
         .collect();
     crate::escape::visible(&display_segments(&segments)).into_owned()
-}
-
-/// The placeholders of a violation at a selected value.
-fn match_vars(ctx: &Context<'_>, m: &Match, value: String, expected: String) -> (String, Vars) {
-    let pointer = m.pointer(ctx.doc);
-    let vars = Vars {
-        value,
-        expected,
-        path: pointer_path(&pointer),
-        key: quote(&last_key(&pointer), MAX_VALUE_CHARS),
-        pointer: pointer.clone(),
-        extra: Vec::new(),
-    };
-    (pointer, vars)
 }
 
 /// A comparable identity of a scalar, for `unique`.
@@ -351,14 +363,12 @@ fn assert(check: &Check, ctx: &Context<'_>, res: &Resolution, out: &mut Vec<Hit>
             for m in &res.found {
                 let v = node_val(ctx.doc, m.node);
                 if test(p, v, &operand) == Outcome::Fail {
-                    let (pointer, vars) = match_vars(ctx, m, render_val(v), expected(p, &operand));
-                    out.push(emit(
-                        check,
-                        match_span(ctx, m, check.report_at),
-                        pointer,
-                        vars,
-                        Vec::new(),
-                    ));
+                    let vars = Vars {
+                        value: render_val(v),
+                        expected: expected(p, &operand),
+                        ..Vars::default()
+                    };
+                    out.push(emit_at(check, ctx, m, vars, Vec::new()));
                 }
             }
             if matches!(p, Predicate::Present | Predicate::NonEmpty) {
@@ -393,19 +403,16 @@ fn assert(check: &Check, ctx: &Context<'_>, res: &Resolution, out: &mut Vec<Hit>
                 };
                 if let Some((_, first)) = seen.iter().find(|(k, _)| *k == identity) {
                     let value = render_val(node_val(ctx.doc, m.node));
-                    let (pointer, vars) =
-                        match_vars(ctx, m, value, "a value used only once".into());
+                    let vars = Vars {
+                        value,
+                        expected: "a value used only once".into(),
+                        ..Vars::default()
+                    };
                     let related = vec![(
                         match_span(ctx, first, check.report_at),
                         check.related_label.clone(),
                     )];
-                    out.push(emit(
-                        check,
-                        match_span(ctx, m, check.report_at),
-                        pointer,
-                        vars,
-                        related,
-                    ));
+                    out.push(emit_at(check, ctx, m, vars, related));
                 } else {
                     seen.push((identity, m));
                 }

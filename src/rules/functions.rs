@@ -1,7 +1,7 @@
 //! Built-in functions: the few checks no declarative predicate covers. A rule file names one with
 //! `function = "…"` and passes `options`; the rule stays data.
 
-use super::eval::{emit, last_key, match_span, project, Context, Hit, Lit, Vars, MAX_VALUE_CHARS};
+use super::eval::{emit, emit_at, match_span, project, Context, Hit, Lit, Vars, MAX_VALUE_CHARS};
 use super::{Check, Needs, Operand, Setting};
 use crate::escape::quote;
 use crate::json::{push_pointer_segment, Value};
@@ -199,7 +199,6 @@ impl Function {
                         let vars = Vars {
                             value: total.clone(),
                             expected: format!("at most {quota}"),
-                            pointer: m.pointer(doc),
                             extra: vec![
                                 ("total", total),
                                 ("quota", quota.to_string()),
@@ -212,13 +211,7 @@ impl Function {
                             ],
                             ..Vars::default()
                         };
-                        out.push(emit(
-                            check,
-                            match_span(ctx, m, check.report_at),
-                            m.pointer(doc),
-                            vars,
-                            Vec::new(),
-                        ));
+                        out.push(emit_at(check, ctx, m, vars, Vec::new()));
                     }
                 }
             }
@@ -253,17 +246,10 @@ impl Function {
                         let vars = Vars {
                             value: quote(image, MAX_VALUE_CHARS),
                             expected: list.clone(),
-                            pointer: m.pointer(doc),
                             extra: vec![("host", quote(host, MAX_VALUE_CHARS)), ("allowed", list)],
                             ..Vars::default()
                         };
-                        out.push(emit(
-                            check,
-                            match_span(ctx, m, check.report_at),
-                            m.pointer(doc),
-                            vars,
-                            Vec::new(),
-                        ));
+                        out.push(emit_at(check, ctx, m, vars, Vec::new()));
                     }
                 }
             }
@@ -280,8 +266,6 @@ impl Function {
                     if let Some((_, first_id, first)) = seen.iter().find(|(l, _, _)| *l == leaf) {
                         let vars = Vars {
                             value: quote(id, MAX_VALUE_CHARS),
-                            key: quote(&last_key(&m.pointer(doc)), MAX_VALUE_CHARS),
-                            pointer: m.pointer(doc),
                             extra: vec![
                                 ("leaf", quote(leaf, MAX_VALUE_CHARS)),
                                 ("other", quote(first_id, MAX_VALUE_CHARS)),
@@ -292,13 +276,7 @@ impl Function {
                             match_span(ctx, first, check.report_at),
                             check.related_label.clone(),
                         )];
-                        out.push(emit(
-                            check,
-                            match_span(ctx, m, check.report_at),
-                            m.pointer(doc),
-                            vars,
-                            related,
-                        ));
+                        out.push(emit_at(check, ctx, m, vars, related));
                     } else {
                         seen.push((leaf, id, m));
                     }
@@ -323,17 +301,10 @@ impl Function {
                     if let Some(reason) = fault {
                         let vars = Vars {
                             value: quote(path, MAX_VALUE_CHARS),
-                            pointer: m.pointer(doc),
                             extra: vec![("reason", reason)],
                             ..Vars::default()
                         };
-                        out.push(emit(
-                            check,
-                            match_span(ctx, m, check.report_at),
-                            m.pointer(doc),
-                            vars,
-                            Vec::new(),
-                        ));
+                        out.push(emit_at(check, ctx, m, vars, Vec::new()));
                     }
                 }
             }
