@@ -73,7 +73,15 @@ pub fn run_case(case: &Case, rules: &[&Rule]) -> Result<Vec<Finding>, String> {
         })
         .collect();
     let path: Arc<str> = Arc::from("case.json");
-    let mut findings = lint_bytes(document.as_bytes(), &path, &active, &platform, &project);
+    let table = crate::rules::selector_table(rules.iter().copied());
+    let mut findings = lint_bytes(
+        document.as_bytes(),
+        &path,
+        &active,
+        &table,
+        &platform,
+        &project,
+    );
     findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
     Ok(findings)
 }

@@ -6,9 +6,10 @@ use std::sync::Arc;
 
 use crate::config::{Platform, Settings};
 use crate::diagnostic::{Finding, Locator, Related};
-use crate::json::Span;
+use crate::json::{Document, Span};
 use crate::rules::eval::{run_check, Context, Hit, ProjectFs};
 use crate::rules::{Rule, Severity};
+use crate::select::{Resolutions, SelectorTable};
 
 /// Files larger than this are not parsed: an `invalid-json` finding says so.
 pub const MAX_FILE_SIZE: u64 = 32 * 1024 * 1024;
@@ -165,13 +166,14 @@ pub fn read_bounded(path: &Path) -> std::io::Result<Vec<u8>> {
         .read(true)
         .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
         .open(path)?;
-    if !file.metadata()?.is_file() {
+    let metadata = file.metadata()?;
+    if !metadata.is_file() {
         return Err(std::io::Error::other(
             "not a regular file (it changed since it was found); it was not read",
         ));
     }
     // Sized from the file's length: one allocation and one read for a normal spec.
-    let hint = file.metadata().map_or(0, |m| m.len()).min(MAX_FILE_SIZE) as usize;
+    let hint = metadata.len().min(MAX_FILE_SIZE) as usize;
     let mut bytes = Vec::with_capacity(hint + 1);
     file.take(MAX_FILE_SIZE + 1).read_to_end(&mut bytes)?;
     Ok(bytes)
@@ -200,11 +202,18 @@ fn at_file_start(path: &Arc<str>, rule: &str, severity: Severity, message: Strin
     }
 }
 
-/// Lints the bytes of one jobspec with the rules active for it.
+thread_local! {
+    /// A worker thread's selector resolutions, reused from one file to the next.
+    static RESOLUTIONS: std::cell::RefCell<Resolutions> = std::cell::RefCell::default();
+}
+
+/// Lints the bytes of one jobspec with the rules active for it. `table` holds the shared
+/// selectors of those rules (see [`crate::rules::selector_table`]).
 pub fn lint_bytes(
     bytes: &[u8],
     path: &Arc<str>,
     rules: &[Active<'_>],
+    table: &SelectorTable,
     platform: &Platform,
     project: &dyn ProjectFs,
 ) -> Vec<Finding> {
@@ -223,8 +232,12 @@ pub fn lint_bytes(
             })
             .unwrap_or_default();
     }
-    let doc = match crate::json::parse_bytes(bytes) {
-        Ok(doc) => doc,
+    let parsed = match std::str::from_utf8(bytes) {
+        Ok(text) => crate::json::parse(text).map(|doc| (text, doc)),
+        Err(_) => crate::json::parse_bytes(bytes).map(|doc| ("", doc)),
+    };
+    let (text, doc) = match parsed {
+        Ok(parsed) => parsed,
         Err(err) => {
             let Some(rule) = invalid_json else {
                 return Vec::new();
@@ -265,19 +278,41 @@ pub fn lint_bytes(
             }];
         }
     };
-    // parse_bytes succeeded, so the bytes are UTF-8.
-    let text = std::str::from_utf8(bytes).unwrap_or_default();
+    RESOLUTIONS.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut resolved) => {
+            resolved.resolve(table, &doc);
+            lint_document(text, &doc, path, rules, platform, project, &resolved)
+        }
+        // Only a nested lint on the same thread would find it busy.
+        Err(_) => {
+            let mut resolved = Resolutions::default();
+            resolved.resolve(table, &doc);
+            lint_document(text, &doc, path, rules, platform, project, &resolved)
+        }
+    })
+}
+
+/// Runs the rules on a parsed document whose shared selectors are resolved.
+fn lint_document(
+    text: &str,
+    doc: &Document<'_>,
+    path: &Arc<str>,
+    rules: &[Active<'_>],
+    platform: &Platform,
+    project: &dyn ProjectFs,
+    resolved: &Resolutions,
+) -> Vec<Finding> {
     let recipe = platform.catalog.as_ref().and_then(|c| {
         let spec = doc.get(doc.root(), "spec")?;
         let recipe = doc.get(spec, "recipe")?;
         c.get(doc.as_str(doc.get(recipe, "name")?)?)
     });
     let ctx = Context {
-        doc: &doc,
+        doc,
         platform,
         recipe,
         project,
-        document: crate::rules::eval::next_document_number(),
+        resolved,
     };
     let mut findings = Vec::new();
     let mut locator = Locator::new(text);

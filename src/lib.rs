@@ -260,6 +260,7 @@ fn check(args: CheckArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
     }
 
     let dir_cache = engine::DirCache::default();
+    let table = rules::selector_table(base_rules.iter().map(|a| a.rule));
     let invalid_json = base_rules
         .iter()
         .find(|a| a.rule.id == engine::INVALID_JSON)
@@ -287,7 +288,14 @@ fn check(args: CheckArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
             cache: &dir_cache,
         };
         FileOutcome {
-            findings: lint_bytes(&bytes, &display, &active, &settings.platform, &project),
+            findings: lint_bytes(
+                &bytes,
+                &display,
+                &active,
+                &table,
+                &settings.platform,
+                &project,
+            ),
             tool_error: false,
         }
     };
@@ -414,6 +422,7 @@ fn check(args: CheckArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
                     &bytes,
                     &display,
                     &active,
+                    &table,
                     &settings.platform,
                     &project,
                 ));

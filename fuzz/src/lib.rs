@@ -15,7 +15,7 @@ use forgelint::diagnostic::Finding;
 use forgelint::engine::{lint_bytes, Active, VirtualProject};
 use forgelint::json::{self, Document, NodeId, Span, Value};
 use forgelint::rules::{compile_rule, Rule, RuleSet, REFERENCE_CATALOG};
-use forgelint::select::Selector;
+use forgelint::select::{Selector, SelectorTable};
 use forgelint::source::LineIndex;
 
 /// serde_json refuses nesting deeper than this (its recursion limit); ours goes to
@@ -359,18 +359,23 @@ fn check_location(
 /// GPU quota (and a project quota), and a project root holding `experiments/my-grpo`.
 pub struct LintSetup {
     pub rules: RuleSet,
+    pub table: SelectorTable,
     pub platform: Platform,
     pub project: VirtualProject,
 }
 
 pub fn lint_setup() -> &'static LintSetup {
     static SETUP: OnceLock<LintSetup> = OnceLock::new();
-    SETUP.get_or_init(|| LintSetup {
-        rules: RuleSet::builtin().expect("the built-in rules compile"),
-        platform: reference_platform(),
-        project: VirtualProject {
-            dirs: forgelint::cases::REFERENCE_DIRS.map(String::from).to_vec(),
-        },
+    SETUP.get_or_init(|| {
+        let rules = RuleSet::builtin().expect("the built-in rules compile");
+        LintSetup {
+            table: forgelint::rules::selector_table(&rules.rules),
+            rules,
+            platform: reference_platform(),
+            project: VirtualProject {
+                dirs: forgelint::cases::REFERENCE_DIRS.map(String::from).to_vec(),
+            },
+        }
     })
 }
 
@@ -404,7 +409,14 @@ pub fn lint(bytes: &[u8]) -> Vec<Finding> {
         })
         .collect();
     let path: Arc<str> = Arc::from("fuzz.jobspec.json");
-    lint_bytes(bytes, &path, &active, &setup.platform, &setup.project)
+    lint_bytes(
+        bytes,
+        &path,
+        &active,
+        &setup.table,
+        &setup.platform,
+        &setup.project,
+    )
 }
 
 /// `lint_bytes` with every built-in rule never panics, and its findings' positions hold.
@@ -488,7 +500,15 @@ fn run_compiled_rule(rule: &Rule) {
     }];
     let path: Arc<str> = Arc::from("reference.jobspec.json");
     let spec = forgelint::rules::REFERENCE_SPEC.as_bytes();
-    let findings = lint_bytes(spec, &path, &active, &setup.platform, &setup.project);
+    let table = forgelint::rules::selector_table([rule]);
+    let findings = lint_bytes(
+        spec,
+        &path,
+        &active,
+        &table,
+        &setup.platform,
+        &setup.project,
+    );
     check_findings(spec, &findings);
     for case in &rule.cases {
         // A case whose patch or edits do not apply is an error `test-rules` reports.

@@ -6,7 +6,7 @@ use crate::catalog::Recipe;
 use crate::config::Platform;
 use crate::escape::quote;
 use crate::json::{Document, Span};
-use crate::select::{display_segments, Match, Missing, Resolution, Segment};
+use crate::select::{display_segments, Match, Missing, Resolutions, Resolved, Segment};
 
 use super::predicate::{
     expected, lit_val, node_val, predicate_operand, render_val, test, Outcome, Val,
@@ -26,8 +26,8 @@ pub struct Context<'a> {
     /// The catalog entry of `spec.recipe.name`, when there is a catalog and it has one.
     pub recipe: Option<&'a Recipe>,
     pub project: &'a dyn ProjectFs,
-    /// This document's number (see [`next_document_number`]).
-    pub document: u64,
+    /// Every shared selector of the rule set, resolved for this document.
+    pub resolved: &'a Resolutions,
 }
 
 /// A violation found by a check, before the engine stamps rule id and severity on it.
@@ -138,70 +138,21 @@ fn fact(f: Fact, ctx: &Context<'_>) -> Option<Lit> {
     }
 }
 
-/// A resolution cached for one document.
-#[derive(Default)]
-struct Cached {
-    document: u64,
-    /// Lent out to a caller right now (a nested use of the same selector resolves afresh).
-    busy: bool,
-    resolution: Resolution,
-}
-
-thread_local! {
-    /// Per worker thread, by selector id: each distinct selector is resolved once per document,
-    /// and the buffers are reused from one document to the next.
-    static RESOLUTIONS: std::cell::RefCell<Vec<Cached>> = const { std::cell::RefCell::new(Vec::new()) };
-}
-
-/// Each linted document gets a number, so cached resolutions of another are never reused.
-static DOCUMENTS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
-
-pub fn next_document_number() -> u64 {
-    DOCUMENTS.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-}
-
-/// Resolves `selector` (once per document when it has a shared id) and hands it to `f`.
+/// Hands `selector`'s resolution to `f`: from the document's table when the selector is
+/// shared, else resolved on its own.
 fn with_resolution<R>(
     selector: &crate::select::Selector,
     ctx: &Context<'_>,
-    f: impl FnOnce(&Resolution) -> R,
+    f: impl FnOnce(Resolved<'_>) -> R,
 ) -> R {
-    let id = selector.id;
-    if id == crate::select::NO_ID {
-        return f(&selector.resolve(ctx.doc));
-    }
-    let lent = RESOLUTIONS.with(|cache| {
-        let mut cache = cache.borrow_mut();
-        if cache.len() <= id {
-            cache.resize_with(id + 1, Cached::default);
-        }
-        let slot = &mut cache[id];
-        if slot.busy {
-            return None;
-        }
-        if slot.document != ctx.document {
-            selector.resolve_into(ctx.doc, &mut slot.resolution);
-            slot.document = ctx.document;
-        }
-        slot.busy = true;
-        Some(std::mem::take(&mut slot.resolution))
-    });
-    match lent {
-        Some(resolution) => {
-            let out = f(&resolution);
-            RESOLUTIONS.with(|cache| {
-                let slot = &mut cache.borrow_mut()[id];
-                slot.resolution = resolution;
-                slot.busy = false;
-            });
-            out
-        }
-        None => f(&selector.resolve(ctx.doc)),
+    match ctx.resolved.get(selector.id) {
+        Some(resolved) => f(resolved),
+        None => f(selector.resolve(ctx.doc).view()),
     }
 }
 
 /// Does `p` hold of everything `res` selected? (Absent/empty hold of nothing.)
-fn holds_for(p: &Predicate, res: &Resolution, ctx: &Context<'_>) -> bool {
+fn holds_for(p: &Predicate, res: Resolved<'_>, ctx: &Context<'_>) -> bool {
     let operand = predicate_operand(p).map(|op| resolve(op, ctx));
     if matches!(operand, Some(None)) {
         return false;
@@ -350,7 +301,7 @@ pub fn run_check(check: &Check, ctx: &Context<'_>, out: &mut Vec<Hit>) {
     with_resolution(&check.select, ctx, |res| assert(check, ctx, res, out));
 }
 
-fn assert(check: &Check, ctx: &Context<'_>, res: &Resolution, out: &mut Vec<Hit>) {
+fn assert(check: &Check, ctx: &Context<'_>, res: Resolved<'_>, out: &mut Vec<Hit>) {
     match &check.assertion {
         Assertion::Predicate(p) => {
             let operand = match predicate_operand(p) {
@@ -360,7 +311,7 @@ fn assert(check: &Check, ctx: &Context<'_>, res: &Resolution, out: &mut Vec<Hit>
                 },
                 None => None,
             };
-            for m in &res.found {
+            for m in res.found {
                 let v = node_val(ctx.doc, m.node);
                 if test(p, v, &operand) == Outcome::Fail {
                     let vars = Vars {
@@ -372,7 +323,7 @@ fn assert(check: &Check, ctx: &Context<'_>, res: &Resolution, out: &mut Vec<Hit>
                 }
             }
             if matches!(p, Predicate::Present | Predicate::NonEmpty) {
-                for miss in &res.missing {
+                for miss in res.missing {
                     let pointer = check.select.missing_pointer(ctx.doc, miss);
                     let vars = Vars {
                         value: "missing".into(),
@@ -394,7 +345,7 @@ fn assert(check: &Check, ctx: &Context<'_>, res: &Resolution, out: &mut Vec<Hit>
         }
         Assertion::Unique => {
             let mut seen: Vec<(Identity<'_>, &Match)> = Vec::new();
-            for m in &res.found {
+            for m in res.found {
                 let identity = match node_val(ctx.doc, m.node) {
                     Val::Str(s) => Identity::Str(s),
                     Val::Num { value, .. } => Identity::Num(value),
@@ -419,7 +370,7 @@ fn assert(check: &Check, ctx: &Context<'_>, res: &Resolution, out: &mut Vec<Hit>
             }
         }
         Assertion::Keys(allowed) => {
-            for m in &res.found {
+            for m in res.found {
                 for member in ctx.doc.members(m.node) {
                     if allowed.iter().any(|a| *a == member.key) {
                         continue;

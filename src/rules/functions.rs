@@ -5,7 +5,7 @@ use super::eval::{emit, emit_at, match_span, project, Context, Hit, Lit, Vars, M
 use super::{Check, Needs, Operand, Setting};
 use crate::escape::quote;
 use crate::json::{push_pointer_segment, Value};
-use crate::select::Resolution;
+use crate::select::Resolved;
 
 #[derive(Debug, Clone)]
 pub enum Function {
@@ -141,7 +141,7 @@ impl Function {
         }
     }
 
-    pub fn run(&self, check: &Check, ctx: &Context<'_>, res: &Resolution, out: &mut Vec<Hit>) {
+    pub fn run(&self, check: &Check, ctx: &Context<'_>, res: Resolved<'_>, out: &mut Vec<Hit>) {
         let doc = ctx.doc;
         match self {
             Function::DuplicateKeys => {
@@ -169,7 +169,7 @@ impl Function {
                 let Some(quota) = ctx.platform.quota_for(project_name) else {
                     return;
                 };
-                for m in &res.found {
+                for m in res.found {
                     let mut total: u128 = 0;
                     for &pool in doc.items(m.node) {
                         let int = |key: &str| -> Option<u128> {
@@ -229,7 +229,7 @@ impl Function {
                         None => return,
                     },
                 };
-                for m in &res.found {
+                for m in res.found {
                     let Some(image) = doc.as_str(m.node) else {
                         continue;
                     };
@@ -255,7 +255,7 @@ impl Function {
             }
             Function::LeafCollision { separator } => {
                 let mut seen: Vec<(&str, &str, &crate::select::Match)> = Vec::new();
-                for m in &res.found {
+                for m in res.found {
                     let Some(id) = doc.as_str(m.node) else {
                         continue;
                     };
@@ -283,7 +283,7 @@ impl Function {
                 }
             }
             Function::PathEscapesRoot | Function::DirectoryMissing => {
-                for m in &res.found {
+                for m in res.found {
                     let Some(path) = doc.as_str(m.node) else {
                         continue;
                     };

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::error::{Error, FileError};
-use crate::select::Selector;
+use crate::select::{Selector, SelectorTable};
 pub use compile::compile_rule;
 pub use eval::{Hit, Lit};
 use template::Template;
@@ -420,6 +420,29 @@ impl RuleSet {
         }
         Ok(())
     }
+}
+
+/// The trie of the shared selectors of `rules` (their checks' and conditions' selectors), for
+/// resolving them all in one pass over each document.
+pub fn selector_table<'r>(rules: impl IntoIterator<Item = &'r Rule>) -> SelectorTable {
+    fn conditions<'c>(list: &'c [Condition], out: &mut Vec<&'c Selector>) {
+        for c in list {
+            match c {
+                Condition::Select(sel, _) => out.push(sel),
+                Condition::Fact(..) => {}
+                Condition::Any(inner) | Condition::All(inner) => conditions(inner, out),
+                Condition::Not(inner) => conditions(std::slice::from_ref(inner.as_ref()), out),
+            }
+        }
+    }
+    let mut selectors = Vec::new();
+    for rule in rules {
+        for check in &rule.checks {
+            selectors.push(&check.select);
+            conditions(&check.when, &mut selectors);
+        }
+    }
+    SelectorTable::new(selectors)
 }
 
 /// The `*.toml` files under `path` (recursively), sorted.

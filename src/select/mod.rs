@@ -10,7 +10,10 @@
 //! ```
 //! Results carry JSON Pointers (RFC 6901) for machine output.
 
+mod table;
+
 use crate::json::{push_pointer_segment, Document, NodeId, Span, Value};
+pub use table::{Resolutions, SelectorTable};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Segment {
@@ -62,10 +65,28 @@ pub struct Missing {
     pub depth: usize,
 }
 
+/// What a selector selected in one document, owned.
 #[derive(Debug, Default)]
 pub struct Resolution {
     pub found: Vec<Match>,
     pub missing: Vec<Missing>,
+}
+
+impl Resolution {
+    pub fn view(&self) -> Resolved<'_> {
+        Resolved {
+            found: &self.found,
+            missing: &self.missing,
+        }
+    }
+}
+
+/// What a selector selected in one document: the values found, in document order, and the
+/// places where a key on its way is absent.
+#[derive(Debug, Clone, Copy)]
+pub struct Resolved<'r> {
+    pub found: &'r [Match],
+    pub missing: &'r [Missing],
 }
 
 fn is_plain_key_char(c: char) -> bool {

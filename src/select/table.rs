@@ -1,0 +1,308 @@
+//! Every selector of a rule set resolved in one pass over a document.
+//!
+//! The rule set's selectors share most of their prefixes (`spec`, `spec.resources`,
+//! `spec.resources.pools[*]` …), so they are merged into a trie, built once per run. A document
+//! is then walked once, trie node by trie node: each object on the way is looked up for all of
+//! the keys the rules ask of it in a single scan of its members, instead of once per selector.
+//! The buffers live in [`Resolutions`], which a worker thread reuses from one file to the next.
+
+use super::{Match, Missing, Resolved, Segment, Selector, NO_ID};
+use crate::json::{Document, Member, Value};
+
+/// The trie of a rule set's shared selectors (those with an id).
+#[derive(Debug, Default)]
+pub struct SelectorTable {
+    /// Parents come before their children; node 0 is the whole document (`$`).
+    nodes: Vec<TrieNode>,
+    /// Per selector id: the trie node where the selector ends, and the nodes whose absences it
+    /// reports (its key segments after its last wildcard, see [`Selector::resolve`]).
+    selectors: Vec<Option<Entry>>,
+}
+
+#[derive(Debug, Default)]
+struct TrieNode {
+    /// The index of this node's segment in the selectors that pass through it.
+    depth: usize,
+    keys: Vec<(Box<str>, u32)>,
+    indexes: Vec<(usize, u32)>,
+    wildcard: Option<u32>,
+}
+
+#[derive(Debug)]
+struct Entry {
+    node: u32,
+    missing_from: Vec<u32>,
+}
+
+const NOT_IN_TABLE: u32 = u32::MAX;
+
+impl SelectorTable {
+    /// A table of `selectors`; those without a shared id are left out (they resolve on their own).
+    pub fn new<'s>(selectors: impl IntoIterator<Item = &'s Selector>) -> SelectorTable {
+        let mut table = SelectorTable {
+            nodes: vec![TrieNode::default()],
+            selectors: Vec::new(),
+        };
+        for selector in selectors {
+            if selector.id == NO_ID {
+                continue;
+            }
+            if table.selectors.len() <= selector.id {
+                table.selectors.resize_with(selector.id + 1, || None);
+            }
+            if table.selectors[selector.id].is_some() {
+                continue;
+            }
+            let entry = table.insert(&selector.segments);
+            table.selectors[selector.id] = Some(entry);
+        }
+        table
+    }
+
+    fn insert(&mut self, segments: &[Segment]) -> Entry {
+        let mut at = 0u32;
+        let mut path = Vec::with_capacity(segments.len());
+        for (depth, segment) in segments.iter().enumerate() {
+            let next = self.nodes.len() as u32;
+            let node = &mut self.nodes[at as usize];
+            let existing = match segment {
+                Segment::Key(k) => node.keys.iter().find(|(key, _)| **key == **k).map(|c| c.1),
+                Segment::Index(i) => node.indexes.iter().find(|(j, _)| j == i).map(|c| c.1),
+                Segment::Wildcard => node.wildcard,
+            };
+            at = match existing {
+                Some(child) => child,
+                None => {
+                    match segment {
+                        Segment::Key(k) => node.keys.push((k.as_str().into(), next)),
+                        Segment::Index(i) => node.indexes.push((*i, next)),
+                        Segment::Wildcard => node.wildcard = Some(next),
+                    }
+                    self.nodes.push(TrieNode {
+                        depth,
+                        ..TrieNode::default()
+                    });
+                    next
+                }
+            };
+            path.push(at);
+        }
+        // Absent keys count as missing only where no wildcard follows.
+        let after_wildcard = segments
+            .iter()
+            .rposition(|s| *s == Segment::Wildcard)
+            .map_or(0, |i| i + 1);
+        let missing_from = (after_wildcard..segments.len())
+            .filter(|&d| matches!(segments[d], Segment::Key(_)))
+            .map(|d| path[d])
+            .collect();
+        Entry {
+            node: at,
+            missing_from,
+        }
+    }
+}
+
+/// A document's resolutions of every selector of a [`SelectorTable`]; reusable buffers.
+#[derive(Debug, Default)]
+pub struct Resolutions {
+    /// Per trie node: the values at that path, in document order.
+    found: Vec<Vec<Match>>,
+    /// Per trie node: the objects (or nulls) on the way that lack that node's key.
+    absent: Vec<Vec<Missing>>,
+    /// Per selector id: its trie node (`NOT_IN_TABLE` when it has none).
+    nodes: Vec<u32>,
+    /// Per selector id: its missing values, gathered from `absent`.
+    missing: Vec<Vec<Missing>>,
+    /// Scratch: the member that holds each key a trie node asks for.
+    slots: Vec<Option<u32>>,
+}
+
+impl Resolutions {
+    /// Resolves every selector of `table` against `doc`, replacing what was there.
+    pub fn resolve(&mut self, table: &SelectorTable, doc: &Document<'_>) {
+        let count = table.nodes.len();
+        reset(&mut self.found, count);
+        reset(&mut self.absent, count);
+        self.found[0].push(Match {
+            node: doc.root(),
+            key_span: None,
+        });
+        for (n, node) in table.nodes.iter().enumerate() {
+            let (before, after) = self.found.split_at_mut(n + 1);
+            let parents = &before[n];
+            if parents.is_empty() {
+                continue;
+            }
+            // Children have higher numbers than their parent: they live in `after`.
+            let child = |id: u32| id as usize - n - 1;
+            for m in parents {
+                match doc.value(m.node) {
+                    Value::Object { .. } => {
+                        let members = doc.members(m.node);
+                        if !node.keys.is_empty() {
+                            key_lookup(&node.keys, members, &mut self.slots);
+                            for (&(_, id), slot) in node.keys.iter().zip(&self.slots) {
+                                match slot {
+                                    Some(i) => {
+                                        let member = &members[*i as usize];
+                                        after[child(id)].push(Match {
+                                            node: member.value,
+                                            key_span: Some(member.key_span),
+                                        });
+                                    }
+                                    None => self.absent[id as usize].push(Missing {
+                                        parent: m.node,
+                                        parent_key_span: m.key_span,
+                                        depth: table.nodes[id as usize].depth,
+                                    }),
+                                }
+                            }
+                        }
+                        if let Some(id) = node.wildcard {
+                            after[child(id)].extend(members.iter().map(|member| Match {
+                                node: member.value,
+                                key_span: Some(member.key_span),
+                            }));
+                        }
+                    }
+                    // null stands for "not set": the keys below it are missing.
+                    Value::Null => {
+                        for &(_, id) in &node.keys {
+                            self.absent[id as usize].push(Missing {
+                                parent: m.node,
+                                parent_key_span: m.key_span,
+                                depth: table.nodes[id as usize].depth,
+                            });
+                        }
+                    }
+                    Value::Array { .. } => {
+                        let items = doc.items(m.node);
+                        for &(i, id) in &node.indexes {
+                            if let Some(&item) = items.get(i) {
+                                after[child(id)].push(Match {
+                                    node: item,
+                                    key_span: None,
+                                });
+                            }
+                        }
+                        if let Some(id) = node.wildcard {
+                            after[child(id)].extend(items.iter().map(|&item| Match {
+                                node: item,
+                                key_span: None,
+                            }));
+                        }
+                    }
+                    // A scalar on the way: nothing below it, and nothing missing either.
+                    _ => {}
+                }
+            }
+        }
+        self.nodes.clear();
+        reset(&mut self.missing, table.selectors.len());
+        for (entry, missing) in table.selectors.iter().zip(&mut self.missing) {
+            match entry {
+                Some(entry) => {
+                    self.nodes.push(entry.node);
+                    for &n in &entry.missing_from {
+                        missing.extend_from_slice(&self.absent[n as usize]);
+                    }
+                }
+                None => self.nodes.push(NOT_IN_TABLE),
+            }
+        }
+    }
+
+    /// The resolution of the selector numbered `id`, when the table has it.
+    pub fn get(&self, id: usize) -> Option<Resolved<'_>> {
+        let node = *self.nodes.get(id)?;
+        if node == NOT_IN_TABLE {
+            return None;
+        }
+        Some(Resolved {
+            found: &self.found[node as usize],
+            missing: &self.missing[id],
+        })
+    }
+}
+
+/// `count` empty lists, keeping the buffers of those there were.
+fn reset<T>(lists: &mut Vec<Vec<T>>, count: usize) {
+    lists.truncate(count);
+    lists.iter_mut().for_each(Vec::clear);
+    lists.resize_with(count, Vec::new);
+}
+
+/// For each wanted key, the index of the member that holds it (the last one, when a key is
+/// repeated, as in [`Document::member`]). One scan of the members serves every key.
+fn key_lookup(keys: &[(Box<str>, u32)], members: &[Member<'_>], slots: &mut Vec<Option<u32>>) {
+    slots.clear();
+    slots.resize(keys.len(), None);
+    for (i, member) in members.iter().enumerate() {
+        let key: &str = &member.key;
+        if let Some(k) = keys
+            .iter()
+            .position(|(want, _)| want.len() == key.len() && **want == *key)
+        {
+            slots[k] = Some(i as u32);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::parse;
+
+    /// The table agrees with resolving each selector on its own.
+    #[test]
+    fn agrees_with_single_selectors() {
+        let texts = [
+            "$", "a", "a.b", "a.b.c", "a.x.y", "p[*].n", "p[*]", "p[0].n", "p[1]", "h.*", "h.*.k",
+            "n.k", "n.k.j", "s.k", "d", "$.a.b",
+        ];
+        let mut selectors: Vec<Selector> = texts
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                let mut s = Selector::parse(t).unwrap();
+                s.id = i;
+                s
+            })
+            .collect();
+        // An unshared selector is not in the table.
+        selectors.push(Selector::parse("a.b").unwrap());
+        let table = SelectorTable::new(&selectors);
+        let doc = parse(
+            r#"{"a": {"b": {"c": 1}, "b": {"z": 2}}, "p": [{"n": "x"}, {"m": 1}, 5, {"n": "y"}],
+                "h": {"u": {"k": 1}, "v": 2, "w": null}, "n": null, "s": "text", "d": []}"#,
+        )
+        .unwrap();
+        let mut all = Resolutions::default();
+        all.resolve(&table, &doc);
+        let summary = |found: &[Match], missing: &[Missing]| {
+            let mut found: Vec<_> = found.iter().map(|m| (m.node, m.key_span)).collect();
+            let mut missing: Vec<_> = missing
+                .iter()
+                .map(|m| (m.parent, m.parent_key_span, m.depth))
+                .collect();
+            missing.sort();
+            (std::mem::take(&mut found), missing)
+        };
+        for selector in &selectors[..texts.len()] {
+            let alone = selector.resolve(&doc);
+            let shared = all.get(selector.id).unwrap();
+            assert_eq!(
+                summary(shared.found, shared.missing),
+                summary(&alone.found, &alone.missing),
+                "{selector}"
+            );
+        }
+        assert!(all.get(texts.len()).is_none());
+        // Reused for another document: nothing of the first is left.
+        let other = parse(r#"{"a": {"b": {"c": 3}}}"#).unwrap();
+        all.resolve(&table, &other);
+        assert_eq!(all.get(5).unwrap().found.len(), 0);
+        assert_eq!(all.get(3).unwrap().found.len(), 1);
+    }
+}
