@@ -62,7 +62,8 @@ fn parse_and_lint_all_builtin_rules(bencher: Bencher) {
     let bytes = REFERENCE_SPEC.as_bytes();
     // The reference spec passes every rule: this measures the clean path, with no finding to
     // locate or format.
-    let findings = lint_bytes(bytes, &path, &active, &platform, &project);
+    let table = forgelint::rules::selector_table(&rules.rules);
+    let findings = lint_bytes(bytes, &path, &active, &table, &platform, &project);
     assert!(
         findings.is_empty(),
         "the reference spec has findings: {:?}",
@@ -70,5 +71,14 @@ fn parse_and_lint_all_builtin_rules(bencher: Bencher) {
     );
     bencher
         .counter(BytesCount::of_str(REFERENCE_SPEC))
-        .bench_local(|| lint_bytes(black_box(bytes), &path, &active, &platform, &project));
+        .bench_local(|| {
+            lint_bytes(
+                black_box(bytes),
+                &path,
+                &active,
+                &table,
+                &platform,
+                &project,
+            )
+        });
 }

@@ -1,8 +1,9 @@
 //! Linting one file: read it (bounded), parse once, run the effective rules, stamp identity.
 
+use std::collections::HashMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
 
 use crate::config::{Platform, Settings};
 use crate::diagnostic::{Finding, Locator, Related};
@@ -63,50 +64,65 @@ pub struct Active<'a> {
 }
 
 /// File-system facts asked once per run: thousands of specs name the same few directories and
-/// live in the same few git work trees.
+/// live in the same few git work trees. Read-mostly, so a lookup that hits allocates nothing and
+/// does not wait for the other workers.
 #[derive(Default)]
 pub struct DirCache {
-    known: std::sync::Mutex<std::collections::HashMap<PathBuf, bool>>,
-    git_roots: std::sync::Mutex<std::collections::HashMap<PathBuf, Option<PathBuf>>>,
+    /// Per project root: whether each relative path asked about is a directory.
+    known: RwLock<HashMap<PathBuf, HashMap<String, bool>>>,
+    git_roots: RwLock<HashMap<PathBuf, Option<Arc<Path>>>>,
+    config_root: std::sync::OnceLock<Arc<Path>>,
 }
 
 impl DirCache {
-    pub fn is_dir(&self, path: PathBuf) -> bool {
-        if let Some(known) = self.known.lock().ok().and_then(|k| k.get(&path).copied()) {
+    /// Is `relative` (below `root`) a directory?
+    pub fn is_dir(&self, root: &Path, relative: &str) -> bool {
+        if let Some(known) = self
+            .known
+            .read()
+            .ok()
+            .and_then(|k| k.get(root).and_then(|r| r.get(relative)).copied())
+        {
             return known;
         }
-        let exists = path.is_dir();
-        if let Ok(mut known) = self.known.lock() {
-            known.insert(path, exists);
+        let exists = root.join(relative).is_dir();
+        if let Ok(mut known) = self.known.write() {
+            known
+                .entry(root.to_path_buf())
+                .or_default()
+                .insert(relative.to_string(), exists);
         }
         exists
     }
 
     /// The nearest folder at or above `dir` that holds `.git`.
-    pub fn git_root(&self, dir: &Path) -> Option<PathBuf> {
-        if let Some(known) = self.git_roots.lock().ok().and_then(|k| k.get(dir).cloned()) {
+    pub fn git_root(&self, dir: &Path) -> Option<Arc<Path>> {
+        if let Some(known) = self.git_roots.read().ok().and_then(|k| k.get(dir).cloned()) {
             return known;
         }
         let root = dir
             .ancestors()
             .find(|a| a.join(".git").exists())
-            .map(Path::to_path_buf);
-        if let Ok(mut known) = self.git_roots.lock() {
+            .map(Arc::from);
+        if let Ok(mut known) = self.git_roots.write() {
             known.insert(dir.to_path_buf(), root.clone());
         }
         root
     }
 }
 
-/// The project root as a real directory.
+/// The project root of one spec as a real directory, found only if a rule asks about it.
 pub struct RealProject<'a> {
-    pub root: PathBuf,
+    pub spec: &'a Path,
+    pub settings: &'a Settings,
+    pub cwd: &'a Path,
     pub cache: &'a DirCache,
 }
 
 impl ProjectFs for RealProject<'_> {
     fn dir_exists(&self, relative: &str) -> bool {
-        self.cache.is_dir(self.root.join(relative))
+        let root = project_root(self.spec, self.settings, self.cwd, self.cache);
+        self.cache.is_dir(&root, relative)
     }
 }
 
@@ -139,21 +155,33 @@ impl ProjectFs for VirtualProject {
 
 /// The project root for a spec at `path`: `X` for `X/.starforge/jobspec.json`; else the folder
 /// of the config file in use; else the git work tree's root; else the current directory.
-pub fn project_root(path: &Path, settings: &Settings, cwd: &Path, cache: &DirCache) -> PathBuf {
-    let abs = cwd.join(path);
-    if let Some(dir) = abs.parent() {
-        if dir.file_name().is_some_and(|n| n == ".starforge") {
-            if let Some(x) = dir.parent() {
-                return x.to_path_buf();
-            }
+pub fn project_root(path: &Path, settings: &Settings, cwd: &Path, cache: &DirCache) -> Arc<Path> {
+    // The folder's name from the path as given; made absolute only when that does not tell
+    // (`jobspec.json`, `./jobspec.json`).
+    let in_starforge = match path.parent().and_then(Path::file_name) {
+        Some(name) => name == ".starforge",
+        None => cwd
+            .join(path)
+            .parent()
+            .and_then(Path::file_name)
+            .is_some_and(|n| n == ".starforge"),
+    };
+    if in_starforge {
+        let abs = cwd.join(path);
+        if let Some(x) = abs.parent().and_then(Path::parent) {
+            return Arc::from(x);
         }
     }
     if settings.config_path.is_some() {
-        return cwd.join(&settings.base_dir);
+        return cache
+            .config_root
+            .get_or_init(|| Arc::from(cwd.join(&settings.base_dir)))
+            .clone();
     }
+    let abs = cwd.join(path);
     match abs.parent() {
-        Some(dir) => cache.git_root(dir).unwrap_or_else(|| cwd.to_path_buf()),
-        None => cwd.to_path_buf(),
+        Some(dir) => cache.git_root(dir).unwrap_or_else(|| Arc::from(cwd)),
+        None => Arc::from(cwd),
     }
 }
 

@@ -160,10 +160,13 @@ pub fn normalize(path: &Path, cwd: &Path) -> PathBuf {
 
 /// `path` relative to `base` (the config's folder), for glob matching; as given when outside it.
 pub fn relative_to<'p>(path: &'p Path, base: &Path, cwd: &Path) -> std::borrow::Cow<'p, Path> {
+    use std::os::unix::ffi::OsStrExt;
     let clean = path.strip_prefix(".").unwrap_or(path);
-    let simple = !clean
-        .components()
-        .any(|c| matches!(c, std::path::Component::ParentDir));
+    // Runs for every file: a byte scan first, components only when `..` may be one.
+    let simple = !clean.as_os_str().as_bytes().windows(2).any(|w| w == b"..")
+        || !clean
+            .components()
+            .any(|c| matches!(c, std::path::Component::ParentDir));
     if (base == Path::new(".") || base == cwd) && simple && clean.is_relative() {
         return clean.into();
     }
@@ -284,7 +287,9 @@ fn check(args: CheckArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
             Err(e) => return file_problem(format!("cannot read the file: {e}")),
         };
         let project = RealProject {
-            root: engine::project_root(&candidate.path, &settings, &env.cwd, &dir_cache),
+            spec: &candidate.path,
+            settings: &settings,
+            cwd: &env.cwd,
             cache: &dir_cache,
         };
         FileOutcome {
@@ -415,7 +420,9 @@ fn check(args: CheckArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
             }
             Ok(_) => {
                 let project = RealProject {
-                    root: engine::project_root(&name, &settings, &env.cwd, &dir_cache),
+                    spec: &name,
+                    settings: &settings,
+                    cwd: &env.cwd,
                     cache: &dir_cache,
                 };
                 findings.extend(lint_bytes(

@@ -1,7 +1,5 @@
 //! Evaluating compiled checks against one parsed document.
 
-use std::borrow::Cow;
-
 use crate::catalog::Recipe;
 use crate::config::Platform;
 use crate::escape::quote;
@@ -9,7 +7,7 @@ use crate::json::{Document, Span};
 use crate::select::{display_segments, Match, Missing, Resolutions, Resolved, Segment};
 
 use super::predicate::{
-    expected, lit_val, node_val, predicate_operand, render_val, test, Outcome, Val,
+    expected, node_val, predicate_operand, render_val, test, Given, Outcome, Val,
 };
 pub use super::predicate::{Lit, MAX_VALUE_CHARS};
 use super::{Assertion, Check, Condition, Fact, Operand, Predicate, ReportAt, Setting};
@@ -70,38 +68,38 @@ impl Vars {
     }
 }
 
-/// An operand looked up for one document; `None` when its context is missing. Literals are
-/// borrowed, not copied: this runs for every check of every file.
-fn resolve<'a>(op: &'a Operand, ctx: &Context<'_>) -> Option<Cow<'a, Lit>> {
-    let owned = match op {
-        Operand::Literal(l) => return Some(Cow::Borrowed(l)),
+/// An operand looked up for one document; `None` when its context is missing. Borrowed from the
+/// rule, the configuration or the catalog: this runs for every check of every file.
+fn resolve<'a>(op: &'a Operand, ctx: &Context<'a>) -> Option<Given<'a>> {
+    match op {
+        Operand::Literal(l) => Some(Given::Lit(l)),
         Operand::Fact(f) => fact(*f, ctx),
-        Operand::Setting(Setting::Kind) => Some(Lit::Str(ctx.platform.kind.clone())),
-        Operand::Setting(Setting::Registries) => ctx
-            .platform
-            .registries
-            .as_ref()
-            .map(|r| Lit::List(r.iter().map(|s| Lit::Str(s.clone())).collect())),
-        Operand::Setting(Setting::GpuQuota) => ctx
-            .platform
-            .quota_for(project(ctx.doc))
-            .map(|q| Lit::Num(q as f64)),
-        Operand::Select(sel) => {
-            let res = sel.resolve(ctx.doc);
-            let items = res
-                .found
-                .iter()
-                .filter_map(|m| match node_val(ctx.doc, m.node) {
-                    Val::Str(s) => Some(Lit::Str(s.to_string())),
-                    Val::Num { value, .. } => Some(Lit::Num(value)),
-                    Val::Bool(b) => Some(Lit::Bool(b)),
-                    _ => None,
-                })
-                .collect();
-            Some(Lit::List(items))
+        Operand::Setting(Setting::Kind) => Some(Given::One(Val::Str(&ctx.platform.kind))),
+        Operand::Setting(Setting::Registries) => {
+            ctx.platform.registries.as_deref().map(Given::Strs)
         }
-    };
-    owned.map(Cow::Owned)
+        Operand::Setting(Setting::GpuQuota) => ctx.platform.quota_for(project(ctx.doc)).map(|q| {
+            Given::One(Val::Num {
+                value: q as f64,
+                integer: true,
+                raw: None,
+            })
+        }),
+        Operand::Select(sel) => {
+            let items = with_resolution(sel, ctx, |res| {
+                res.found
+                    .iter()
+                    .filter_map(|m| match node_val(ctx.doc, m.node) {
+                        Val::Str(s) => Some(Lit::Str(s.to_string())),
+                        Val::Num { value, .. } => Some(Lit::Num(value)),
+                        Val::Bool(b) => Some(Lit::Bool(b)),
+                        _ => None,
+                    })
+                    .collect()
+            });
+            Some(Given::Owned(Lit::List(items)))
+        }
+    }
 }
 
 /// `metadata.project`, when it is a string.
@@ -110,31 +108,25 @@ pub fn project<'a>(doc: &'a Document<'a>) -> Option<&'a str> {
     doc.as_str(doc.get(metadata, "project")?)
 }
 
-fn fact(f: Fact, ctx: &Context<'_>) -> Option<Lit> {
+fn fact<'a>(f: Fact, ctx: &Context<'a>) -> Option<Given<'a>> {
     let catalog = ctx.platform.catalog.as_ref()?;
-    let str_lit = |s: &Option<String>| s.as_ref().map(|s| Lit::Str(s.clone()));
+    let text = |s: &'a Option<String>| s.as_deref().map(|s| Given::One(Val::Str(s)));
     match f {
-        Fact::CatalogRecipes => Some(Lit::List(
-            catalog
-                .names()
-                .iter()
-                .map(|n| Lit::Str(n.clone()))
-                .collect(),
-        )),
-        Fact::RecipeKnown => Some(Lit::Bool(ctx.recipe.is_some())),
-        Fact::RecipeVersion => str_lit(&ctx.recipe?.version),
-        Fact::RecipeDigest => str_lit(&ctx.recipe?.digest),
-        Fact::RecipeRuntimeId => str_lit(&ctx.recipe?.runtime_id),
+        Fact::CatalogRecipes => Some(Given::Strs(catalog.names())),
+        Fact::RecipeKnown => Some(Given::One(Val::Bool(ctx.recipe.is_some()))),
+        Fact::RecipeVersion => text(&ctx.recipe?.version),
+        Fact::RecipeDigest => text(&ctx.recipe?.digest),
+        Fact::RecipeRuntimeId => text(&ctx.recipe?.runtime_id),
         Fact::RecipeObservability => ctx
             .recipe?
             .observability
-            .map(|o| Lit::Str(o.as_str().into())),
-        Fact::RecipeCustom => Some(Lit::Bool(ctx.recipe?.custom)),
+            .map(|o| Given::One(Val::Str(o.as_str()))),
+        Fact::RecipeCustom => Some(Given::One(Val::Bool(ctx.recipe?.custom))),
         Fact::RecipeRequiresCore => ctx
             .recipe?
             .requires_core
             .as_ref()
-            .map(|(s, _)| Lit::Str(s.clone())),
+            .map(|(s, _)| Given::One(Val::Str(s))),
     }
 }
 
@@ -153,15 +145,17 @@ fn with_resolution<R>(
 
 /// Does `p` hold of everything `res` selected? (Absent/empty hold of nothing.)
 fn holds_for(p: &Predicate, res: Resolved<'_>, ctx: &Context<'_>) -> bool {
-    let operand = predicate_operand(p).map(|op| resolve(op, ctx));
-    if matches!(operand, Some(None)) {
-        return false;
-    }
-    let operand = operand.flatten();
+    let operand = match predicate_operand(p) {
+        Some(op) => match resolve(op, ctx) {
+            Some(given) => Some(given),
+            None => return false,
+        },
+        None => None,
+    };
     let all = res
         .found
         .iter()
-        .all(|m| test(p, node_val(ctx.doc, m.node), &operand) == Outcome::Pass);
+        .all(|m| test(p, node_val(ctx.doc, m.node), operand.as_ref()) == Outcome::Pass);
     match p {
         Predicate::Absent | Predicate::Empty => all,
         Predicate::Present | Predicate::NonEmpty => {
@@ -177,11 +171,14 @@ pub fn holds(c: &Condition, ctx: &Context<'_>) -> bool {
         Condition::Fact(f, p) => match fact(*f, ctx) {
             None => matches!(p, Predicate::Absent | Predicate::Empty),
             Some(value) => {
-                let operand = predicate_operand(p).map(|op| resolve(op, ctx));
-                if matches!(operand, Some(None)) {
-                    return false;
-                }
-                test(p, lit_val(&value), &operand.flatten()) == Outcome::Pass
+                let operand = match predicate_operand(p) {
+                    Some(op) => match resolve(op, ctx) {
+                        Some(given) => Some(given),
+                        None => return false,
+                    },
+                    None => None,
+                };
+                test(p, value.val(), operand.as_ref()) == Outcome::Pass
             }
         },
         Condition::Any(list) => list.iter().any(|c| holds(c, ctx)),
@@ -313,10 +310,10 @@ fn assert(check: &Check, ctx: &Context<'_>, res: Resolved<'_>, out: &mut Vec<Hit
             };
             for m in res.found {
                 let v = node_val(ctx.doc, m.node);
-                if test(p, v, &operand) == Outcome::Fail {
+                if test(p, v, operand.as_ref()) == Outcome::Fail {
                     let vars = Vars {
                         value: render_val(v),
-                        expected: expected(p, &operand),
+                        expected: expected(p, operand.as_ref()),
                         ..Vars::default()
                     };
                     out.push(emit_at(check, ctx, m, vars, Vec::new()));
@@ -327,7 +324,7 @@ fn assert(check: &Check, ctx: &Context<'_>, res: Resolved<'_>, out: &mut Vec<Hit
                     let pointer = check.select.missing_pointer(ctx.doc, miss);
                     let vars = Vars {
                         value: "missing".into(),
-                        expected: expected(p, &operand),
+                        expected: expected(p, operand.as_ref()),
                         path: pointer_path(&pointer),
                         key: quote(check.select.missing_key(miss), MAX_VALUE_CHARS),
                         pointer: pointer.clone(),

@@ -216,19 +216,24 @@ impl Function {
                 }
             }
             Function::ImageRegistry { allowed } => {
-                let allowed: Vec<String> = match allowed {
-                    Operand::Literal(Lit::List(items)) => items
-                        .iter()
-                        .filter_map(|l| match l {
-                            Lit::Str(s) => Some(s.clone()),
-                            _ => None,
-                        })
-                        .collect(),
+                let hosts: &[Lit] = match allowed {
+                    Operand::Literal(Lit::List(items)) => items,
+                    _ => &[],
+                };
+                let registries: &[String] = match allowed {
+                    Operand::Literal(_) => &[],
                     _ => match &ctx.platform.registries {
-                        Some(r) => r.clone(),
+                        Some(r) => r,
                         None => return,
                     },
                 };
+                let allowed = hosts
+                    .iter()
+                    .filter_map(|l| match l {
+                        Lit::Str(s) => Some(s.as_str()),
+                        _ => None,
+                    })
+                    .chain(registries.iter().map(String::as_str));
                 for m in res.found {
                     let Some(image) = doc.as_str(m.node) else {
                         continue;
@@ -237,9 +242,9 @@ impl Function {
                         continue;
                     }
                     let host = image_registry_host(image);
-                    if !allowed.iter().any(|a| a == host) {
+                    if !allowed.clone().any(|a| a == host) {
                         let list = allowed
-                            .iter()
+                            .clone()
                             .map(|a| quote(a, MAX_VALUE_CHARS))
                             .collect::<Vec<_>>()
                             .join(", ");

@@ -1,7 +1,5 @@
 //! Values and predicates: what a check compares, and whether a value passes.
 
-use std::borrow::Cow;
-
 use crate::escape::quote;
 use crate::json::{is_integer_literal, Document, NodeId, Value};
 
@@ -49,6 +47,87 @@ impl Lit {
             Lit::List(items) => items,
             other => std::slice::from_ref(other),
         }
+    }
+}
+
+/// An operand's value for one document, borrowed where it can be: from the rule (a literal), the
+/// configuration (a setting) or the catalog (a fact). Nothing is copied per check.
+#[derive(Debug, Clone)]
+pub(crate) enum Given<'a> {
+    Lit(&'a Lit),
+    One(Val<'a>),
+    /// A list of strings, e.g. the registries allowlist or the catalog's recipe names.
+    Strs(&'a [String]),
+    /// Built for this document (the values of another selector).
+    Owned(Lit),
+}
+
+impl Given<'_> {
+    /// The operand as a value of its own (a list is an array of its length).
+    pub(crate) fn val(&self) -> Val<'_> {
+        match self {
+            Given::Lit(l) => lit_val(l),
+            Given::One(v) => *v,
+            Given::Strs(items) => Val::Array(items.len()),
+            Given::Owned(l) => lit_val(l),
+        }
+    }
+
+    /// Is `v` equal to the operand (a list equals nothing)?
+    fn equals(&self, v: Val<'_>) -> bool {
+        match self {
+            Given::Lit(l) => equal(v, l),
+            Given::Owned(l) => equal(v, l),
+            Given::One(x) => equal_vals(v, *x),
+            Given::Strs(_) => false,
+        }
+    }
+
+    /// Is `v` one of the operand's items (the operand itself, when it is not a list)?
+    fn contains(&self, v: Val<'_>) -> bool {
+        match self {
+            Given::Lit(l) => l.items().iter().any(|x| equal(v, x)),
+            Given::Owned(l) => l.items().iter().any(|x| equal(v, x)),
+            Given::One(x) => equal_vals(v, *x),
+            Given::Strs(items) => matches!(v, Val::Str(s) if items.iter().any(|i| i == s)),
+        }
+    }
+
+    fn number(&self) -> Option<f64> {
+        match self.val() {
+            Val::Num { value, .. } => Some(value),
+            _ => None,
+        }
+    }
+
+    fn string(&self) -> Option<&str> {
+        match self {
+            Given::Lit(Lit::Str(s)) | Given::Owned(Lit::Str(s)) => Some(s),
+            Given::One(Val::Str(s)) => Some(s),
+            _ => None,
+        }
+    }
+
+    fn render(&self) -> String {
+        match self {
+            Given::Lit(l) => l.render(),
+            Given::Owned(l) => l.render(),
+            Given::One(v) => render_val(*v),
+            Given::Strs(items) => items
+                .iter()
+                .map(|s| quote(s, MAX_VALUE_CHARS))
+                .collect::<Vec<_>>()
+                .join(", "),
+        }
+    }
+}
+
+fn equal_vals(a: Val<'_>, b: Val<'_>) -> bool {
+    match (a, b) {
+        (Val::Str(a), Val::Str(b)) => a == b,
+        (Val::Num { value: a, .. }, Val::Num { value: b, .. }) => a == b,
+        (Val::Bool(a), Val::Bool(b)) => a == b,
+        _ => false,
     }
 }
 
@@ -143,8 +222,7 @@ fn pass_if(ok: bool) -> Outcome {
     }
 }
 
-pub(crate) fn test(p: &Predicate, v: Val<'_>, operand: &Option<Cow<'_, Lit>>) -> Outcome {
-    let operand = &operand.as_deref();
+pub(crate) fn test(p: &Predicate, v: Val<'_>, operand: Option<&Given<'_>>) -> Outcome {
     use Outcome::*;
     match p {
         Predicate::Present => Pass,
@@ -152,19 +230,19 @@ pub(crate) fn test(p: &Predicate, v: Val<'_>, operand: &Option<Cow<'_, Lit>>) ->
         Predicate::Absent => Fail,
         Predicate::Empty => pass_if(is_empty(v)),
         Predicate::Equals(_) => match operand {
-            Some(l) => pass_if(equal(v, l)),
+            Some(g) => pass_if(g.equals(v)),
             None => Skip,
         },
         Predicate::NotEquals(_) => match operand {
-            Some(l) => pass_if(!equal(v, l)),
+            Some(g) => pass_if(!g.equals(v)),
             None => Skip,
         },
         Predicate::OneOf(_) => match operand {
-            Some(l) => pass_if(l.items().iter().any(|x| equal(v, x))),
+            Some(g) => pass_if(g.contains(v)),
             None => Skip,
         },
         Predicate::NotOneOf(_) => match operand {
-            Some(l) => pass_if(!l.items().iter().any(|x| equal(v, x))),
+            Some(g) => pass_if(!g.contains(v)),
             None => Skip,
         },
         Predicate::Matches(re) => match v {
@@ -197,14 +275,14 @@ pub(crate) fn test(p: &Predicate, v: Val<'_>, operand: &Option<Cow<'_, Lit>>) ->
         | Predicate::Maximum(_)
         | Predicate::ExclusiveMinimum(_)
         | Predicate::ExclusiveMaximum(_) => {
-            let (Val::Num { value, .. }, Some(Lit::Num(bound))) = (v, operand) else {
+            let (Val::Num { value, .. }, Some(bound)) = (v, operand.and_then(Given::number)) else {
                 return Skip;
             };
             pass_if(match p {
-                Predicate::Minimum(_) => value >= *bound,
-                Predicate::Maximum(_) => value <= *bound,
-                Predicate::ExclusiveMinimum(_) => value > *bound,
-                _ => value < *bound,
+                Predicate::Minimum(_) => value >= bound,
+                Predicate::Maximum(_) => value <= bound,
+                Predicate::ExclusiveMinimum(_) => value > bound,
+                _ => value < bound,
             })
         }
         Predicate::MinLength(n) | Predicate::MaxLength(n) => {
@@ -224,7 +302,7 @@ pub(crate) fn test(p: &Predicate, v: Val<'_>, operand: &Option<Cow<'_, Lit>>) ->
             _ => Skip,
         },
         Predicate::SemverRange(_) => {
-            let (Val::Str(s), Some(Lit::Str(range))) = (v, operand) else {
+            let (Val::Str(s), Some(range)) = (v, operand.and_then(Given::string)) else {
                 return Skip;
             };
             match (semver::Version::parse(s), semver::VersionReq::parse(range)) {
@@ -236,8 +314,8 @@ pub(crate) fn test(p: &Predicate, v: Val<'_>, operand: &Option<Cow<'_, Lit>>) ->
     }
 }
 
-pub(crate) fn expected(p: &Predicate, operand: &Option<Cow<'_, Lit>>) -> String {
-    let lit = || operand.as_deref().map(Lit::render).unwrap_or_default();
+pub(crate) fn expected(p: &Predicate, operand: Option<&Given<'_>>) -> String {
+    let lit = || operand.map(Given::render).unwrap_or_default();
     match p {
         Predicate::Present => "a value".into(),
         Predicate::NonEmpty => "a non-empty value".into(),
