@@ -103,6 +103,10 @@ impl serde_json::ser::Formatter for SafeJsonFormatter<'_> {
         writer: &mut W,
         fragment: &str,
     ) -> std::io::Result<()> {
+        // Printable ASCII, the usual case, needs no look at characters.
+        if fragment.bytes().all(|b| (0x20..0x7f).contains(&b)) {
+            return writer.write_all(fragment.as_bytes());
+        }
         let mut start = 0;
         for (i, c) in fragment.char_indices() {
             if is_dangerous(c) {
@@ -120,8 +124,13 @@ pub fn write_json<T: serde::Serialize + ?Sized>(
     out: &mut dyn std::io::Write,
     value: &T,
 ) -> std::io::Result<()> {
-    let mut ser = serde_json::Serializer::with_formatter(out, SafeJsonFormatter::default());
-    value.serialize(&mut ser).map_err(std::io::Error::other)
+    // serde_json writes a token at a time: a concrete buffer in front of the `dyn` writer keeps
+    // those small writes out of virtual calls.
+    let mut buffered = std::io::BufWriter::with_capacity(64 * 1024, out);
+    let mut ser =
+        serde_json::Serializer::with_formatter(&mut buffered, SafeJsonFormatter::default());
+    value.serialize(&mut ser).map_err(std::io::Error::other)?;
+    std::io::Write::flush(&mut buffered)
 }
 
 #[cfg(test)]
