@@ -1,8 +1,9 @@
 //! Parsing and linting the reference spec (`rules/reference/jobspec.json`, about 1.5 KB).
 //!
 //! `cargo bench --bench parse`. Compares forgelint's span-recording parser with
-//! `serde_json::Value`, and measures a whole lint of one file: parse plus every built-in rule in
-//! the reference context (catalog, registries and GPU quota set), as `forgelint check` runs it.
+//! `serde_json::Value`, measures `Document::member` lookups, and measures a whole lint of one
+//! file: parse plus every built-in rule in the reference context (catalog, registries and GPU
+//! quota set), as `forgelint check` runs it.
 
 use std::sync::Arc;
 
@@ -24,6 +25,33 @@ fn forgelint_parse(bencher: Bencher) {
     bencher
         .counter(BytesCount::of_str(REFERENCE_SPEC))
         .bench(|| forgelint::json::parse(black_box(REFERENCE_SPEC)).map(|doc| doc.root()));
+}
+
+/// `Document::member` lookups as the rules make them: present and absent keys, in objects of
+/// different sizes.
+#[divan::bench(sample_count = 1000, sample_size = 20)]
+fn forgelint_member_lookups(bencher: Bencher) {
+    let doc = forgelint::json::parse(REFERENCE_SPEC).expect("the reference spec parses");
+    let root = doc.root();
+    let spec = doc
+        .get(root, "spec")
+        .expect("the reference spec has a spec");
+    let lookups = [
+        (root, "apiVersion"),
+        (root, "kind"),
+        (root, "metadata"),
+        (root, "status"),
+        (spec, "resources"),
+        (spec, "plugins"),
+        (spec, "entrypoint"),
+        (spec, "observability_url"),
+    ];
+    bencher.bench_local(|| {
+        lookups
+            .iter()
+            .filter(|&&(object, key)| doc.member(object, black_box(key)).is_some())
+            .count()
+    });
 }
 
 /// serde_json into a `Value` tree (no spans), with the project's `preserve_order` feature.

@@ -9,6 +9,7 @@
 mod parser;
 
 use std::borrow::Cow;
+use std::sync::OnceLock;
 
 pub use parser::{parse, parse_bytes};
 
@@ -101,8 +102,9 @@ pub struct Document<'s> {
     nodes: Vec<Node<'s>>,
     items: Vec<NodeId>,
     members: Vec<Member<'s>>,
-    /// For each node: its container and its index there (`NO_PARENT` for the root).
-    parents: Vec<(NodeId, u32)>,
+    /// For each node: its container and its index there (`NO_PARENT` for the root). Built on
+    /// the first [`Document::pointer_of`]: a clean document never needs it.
+    parents: OnceLock<Vec<(NodeId, u32)>>,
     pub duplicates: Vec<DuplicateKey>,
 }
 
@@ -137,7 +139,11 @@ impl<'s> Document<'s> {
     }
     /// The member named `key`; with duplicates, the last one wins, as in most parsers.
     pub fn member(&self, object: NodeId, key: &str) -> Option<&Member<'s>> {
-        self.members(object).iter().rev().find(|m| m.key == key)
+        let key = key.as_bytes();
+        self.members(object)
+            .iter()
+            .rev()
+            .find(|m| same_key(m.key.as_bytes(), key))
     }
     pub fn get(&self, object: NodeId, key: &str) -> Option<NodeId> {
         self.member(object, key).map(|m| m.value)
@@ -152,9 +158,10 @@ impl<'s> Document<'s> {
     /// The JSON Pointer (RFC 6901) of `target`, from the parent links: built only for the
     /// values a finding points at.
     pub fn pointer_of(&self, target: NodeId) -> String {
+        let parents = self.parents.get_or_init(|| self.parent_links());
         let mut steps = Vec::new();
         let mut at = target;
-        while let Some(&(up, index)) = self.parents.get(at as usize) {
+        while let Some(&(up, index)) = parents.get(at as usize) {
             if up == NO_PARENT {
                 break;
             }
@@ -174,6 +181,51 @@ impl<'s> Document<'s> {
             }
         }
         out
+    }
+
+    /// Every node's container and index there, from the containers' child lists.
+    fn parent_links(&self) -> Vec<(NodeId, u32)> {
+        let mut parents = vec![(NO_PARENT, 0); self.nodes.len()];
+        for (id, node) in self.nodes.iter().enumerate() {
+            let id = id as NodeId;
+            match node.value {
+                Value::Array { .. } => {
+                    for (i, &child) in self.items(id).iter().enumerate() {
+                        parents[child as usize] = (id, i as u32);
+                    }
+                }
+                Value::Object { .. } => {
+                    for (i, m) in self.members(id).iter().enumerate() {
+                        parents[m.value as usize] = (id, i as u32);
+                    }
+                }
+                _ => {}
+            }
+        }
+        parents
+    }
+}
+
+/// Key equality for lookups: lengths first, then keys of up to 16 bytes as two overlapping
+/// words each (no call to `memcmp`), longer ones as slices.
+#[inline(always)]
+fn same_key(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    fn word4(s: &[u8], at: usize) -> u32 {
+        u32::from_le_bytes(s[at..at + 4].try_into().unwrap_or_default())
+    }
+    fn word8(s: &[u8], at: usize) -> u64 {
+        u64::from_le_bytes(s[at..at + 8].try_into().unwrap_or_default())
+    }
+    match n {
+        0 => true,
+        1..=3 => a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1],
+        4..=8 => word4(a, 0) == word4(b, 0) && word4(a, n - 4) == word4(b, n - 4),
+        9..=16 => word8(a, 0) == word8(b, 0) && word8(a, n - 8) == word8(b, n - 8),
+        _ => a == b,
     }
 }
 

@@ -1,11 +1,13 @@
 //! The parser proper: iterative recursive descent with an explicit stack of open containers.
+//!
+//! The hot paths work on a local byte position and scan eight bytes at a time (strings up to
+//! their closing quote, indentation after a newline); everything unusual (escapes, errors) goes
+//! through slower, straightforward code that keeps the exact error offsets and messages.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
 
-use super::{
-    Document, DuplicateKey, Member, Node, NodeId, ParseError, Span, Value, MAX_DEPTH, NO_PARENT,
-};
+use super::{Document, DuplicateKey, Member, Node, NodeId, ParseError, Span, Value, MAX_DEPTH};
 
 /// Checks that `bytes` is UTF-8 and parses it.
 pub fn parse_bytes(bytes: &[u8]) -> Result<Document<'_>, ParseError> {
@@ -24,8 +26,8 @@ pub fn parse_bytes(bytes: &[u8]) -> Result<Document<'_>, ParseError> {
 
 /// Parses a whole document whose top level must be an object.
 pub fn parse(text: &str) -> Result<Document<'_>, ParseError> {
-    // A pretty-printed spec has a node every ~14 bytes: sizing the arena up front saves the
-    // chain of reallocations a growing vector makes.
+    // A pretty-printed spec has a node every ~14 bytes and a member for most nodes: sizing the
+    // arena up front saves the chain of reallocations a growing vector makes.
     let nodes = text.len() / 14 + 8;
     let mut parser = Parser {
         text,
@@ -35,34 +37,39 @@ pub fn parse(text: &str) -> Result<Document<'_>, ParseError> {
             nodes: Vec::with_capacity(nodes),
             items: Vec::with_capacity(nodes / 4),
             members: Vec::with_capacity(nodes),
-            parents: Vec::with_capacity(nodes),
+            parents: Default::default(),
             duplicates: Vec::new(),
         },
-        item_scratch: Vec::new(),
-        member_scratch: Vec::new(),
+        item_scratch: Vec::with_capacity(16),
+        member_scratch: Vec::with_capacity(24),
     };
     parser.document()?;
     Ok(parser.doc)
 }
 
-enum Frame<'s> {
-    Array {
-        start: usize,
-        scratch: usize,
-    },
-    Object {
-        start: usize,
-        scratch: usize,
-        key: Option<(Cow<'s, str>, Span)>,
-    },
+/// An open array or object.
+struct Frame {
+    /// Offset of the opening bracket.
+    start: usize,
+    /// Where this container's children start in its scratch vector.
+    scratch: usize,
+    object: bool,
+    /// Two keys of this object are equal: the duplicates are listed when it closes.
+    maybe_duplicate: bool,
+    /// One bit per key fingerprint seen in this object.
+    seen: u64,
 }
 
 struct Parser<'s> {
     text: &'s str,
     bytes: &'s [u8],
+    /// The position for error reporting (`unexpected`) and the slow string path; the main loop
+    /// keeps its own copy in a local.
     pos: usize,
     doc: Document<'s>,
     item_scratch: Vec<NodeId>,
+    /// Members of the open objects; the last one of an object whose value is being parsed holds
+    /// a placeholder value until that value is done.
     member_scratch: Vec<Member<'s>>,
 }
 
@@ -74,6 +81,124 @@ fn describe_byte(text: &str, pos: usize) -> String {
     }
 }
 
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGHS: u64 = 0x8080_8080_8080_8080;
+
+/// Eight bytes at `pos`, little-endian, if there are that many.
+#[inline(always)]
+fn word_at(bytes: &[u8], pos: usize) -> Option<u64> {
+    let chunk: &[u8; 8] = bytes.get(pos..pos.wrapping_add(8))?.try_into().ok()?;
+    Some(u64::from_le_bytes(*chunk))
+}
+
+/// A high bit set in each byte of `w` that is `"`, `\` or below 0x20. Only the lowest set bit is
+/// exact (a borrow can flag a byte above a real hit), which is all the scan needs.
+#[inline(always)]
+fn special_bytes(w: u64) -> u64 {
+    let quote = w ^ (ONES * b'"' as u64);
+    let backslash = w ^ (ONES * b'\\' as u64);
+    // `quote` and `backslash` have the high bits of `w`, so one `& !w` serves all three tests.
+    (quote.wrapping_sub(ONES) | backslash.wrapping_sub(ONES) | w.wrapping_sub(ONES * 0x20))
+        & !w
+        & HIGHS
+}
+
+/// The first position at or after `pos` holding `"`, `\` or a control character, or the end.
+#[inline(always)]
+fn scan_string(bytes: &[u8], mut pos: usize) -> usize {
+    while let Some(w) = word_at(bytes, pos) {
+        let special = special_bytes(w);
+        if special != 0 {
+            return pos + (special.trailing_zeros() / 8) as usize;
+        }
+        pos += 8;
+    }
+    while let Some(&b) = bytes.get(pos) {
+        if b == b'"' || b == b'\\' || b < 0x20 {
+            break;
+        }
+        pos += 1;
+    }
+    pos
+}
+
+const SPACES: u64 = ONES * b' ' as u64;
+
+/// Skips JSON whitespace: inline for the common cases (none; one space before a token; a newline
+/// and indentation before a token).
+#[inline(always)]
+fn skip_ws(bytes: &[u8], pos: usize) -> usize {
+    match bytes.get(pos) {
+        Some(&b) if b > b' ' => pos,
+        Some(b' ') if matches!(bytes.get(pos + 1), Some(&b) if b > b' ') => pos + 1,
+        Some(b'\n') => {
+            let mut at = pos + 1;
+            while let Some(w) = word_at(bytes, at) {
+                let other = w ^ SPACES;
+                if other != 0 {
+                    let zeros = other.trailing_zeros();
+                    at += (zeros / 8) as usize;
+                    // The first byte that is not a space: done if it starts a token.
+                    if (w >> (zeros & !7)) as u8 > b' ' {
+                        return at;
+                    }
+                    break;
+                }
+                at += 8;
+            }
+            skip_ws_run(bytes, at)
+        }
+        _ => skip_ws_run(bytes, pos),
+    }
+}
+
+/// Skips a run of whitespace. After a newline the indentation is skipped eight spaces at a time.
+#[inline(never)]
+fn skip_ws_run(bytes: &[u8], mut pos: usize) -> usize {
+    loop {
+        match bytes.get(pos) {
+            Some(b'\n') => {
+                pos += 1;
+                while let Some(w) = word_at(bytes, pos) {
+                    let other = w ^ SPACES;
+                    if other != 0 {
+                        pos += (other.trailing_zeros() / 8) as usize;
+                        break;
+                    }
+                    pos += 8;
+                }
+            }
+            Some(b' ' | b'\t' | b'\r') => pos += 1,
+            _ => return pos,
+        }
+    }
+}
+
+/// Moves `from[start..]` to the end of `to` with one copy, as `Vec::append` does for a whole
+/// vector (`to.extend(from.drain(start..))` moves the values one by one).
+#[inline(always)]
+fn move_tail<T>(from: &mut Vec<T>, start: usize, to: &mut Vec<T>) {
+    assert!(start <= from.len());
+    let n = from.len() - start;
+    to.reserve(n);
+    // SAFETY: `from[start..]` holds `n` initialized values and `to` has room for `n` more after
+    // `reserve`; two vectors never overlap. `from` forgets the values as `to` adopts them, so
+    // each is dropped exactly once, and nothing in between can panic.
+    unsafe {
+        from.set_len(start);
+        std::ptr::copy_nonoverlapping(from.as_ptr().add(start), to.as_mut_ptr().add(to.len()), n);
+        to.set_len(to.len() + n);
+    }
+}
+
+/// One bit chosen by the decoded key: equal keys always get the same bit.
+#[inline(always)]
+fn key_bit(key: &str) -> u64 {
+    let k = key.as_bytes();
+    let first = k.first().copied().unwrap_or(0) as usize;
+    1 << ((k.len() * 8 + first) & 63)
+}
+
 impl<'s> Parser<'s> {
     fn error<T>(&self, offset: usize, message: impl Into<String>) -> Result<T, ParseError> {
         Err(ParseError {
@@ -82,6 +207,8 @@ impl<'s> Parser<'s> {
         })
     }
 
+    #[cold]
+    #[inline(never)]
     fn unexpected<T>(&self, expected: &str) -> Result<T, ParseError> {
         let pos = self.pos;
         if pos >= self.bytes.len() {
@@ -104,14 +231,12 @@ impl<'s> Parser<'s> {
         }
     }
 
-    fn skip_ws(&mut self) {
-        while let Some(&b) = self.bytes.get(self.pos) {
-            if matches!(b, b' ' | b'\t' | b'\n' | b'\r') {
-                self.pos += 1;
-            } else {
-                break;
-            }
-        }
+    /// `unexpected` at `pos`.
+    #[cold]
+    #[inline(never)]
+    fn unexpected_at<T>(&mut self, pos: usize, expected: &str) -> Result<T, ParseError> {
+        self.pos = pos;
+        self.unexpected(expected)
     }
 
     fn document(&mut self) -> Result<(), ParseError> {
@@ -122,7 +247,7 @@ impl<'s> Parser<'s> {
                  parsers refuse it: save the file as UTF-8 without a BOM",
             );
         }
-        self.skip_ws();
+        self.pos = skip_ws(self.bytes, self.pos);
         if self.pos >= self.bytes.len() {
             return self.error(
                 self.pos,
@@ -133,7 +258,7 @@ impl<'s> Parser<'s> {
             let start = self.pos;
             // Parse it anyway so a broken non-object is reported as broken JSON first.
             self.value()?;
-            self.skip_ws();
+            self.pos = skip_ws(self.bytes, self.pos);
             if self.pos < self.bytes.len() {
                 return self.unexpected("end of input after the top-level value");
             }
@@ -151,183 +276,222 @@ impl<'s> Parser<'s> {
             );
         }
         self.value()?;
-        self.skip_ws();
+        self.pos = skip_ws(self.bytes, self.pos);
         if self.pos < self.bytes.len() {
             return self.unexpected("end of input after the top-level object");
         }
         Ok(())
     }
 
-    fn push(&mut self, value: Value<'s>, start: usize) -> NodeId {
+    #[inline(always)]
+    fn push(&mut self, value: Value<'s>, start: usize, end: usize) -> NodeId {
+        let id = self.doc.nodes.len() as NodeId;
         self.doc.nodes.push(Node {
             value,
-            span: Span::new(start, self.pos),
+            span: Span::new(start, end),
         });
-        self.doc.parents.push((NO_PARENT, 0));
-        (self.doc.nodes.len() - 1) as NodeId
+        id
     }
 
-    /// Parses one value of any nesting with an explicit stack of open containers.
+    /// Parses one value of any nesting with an explicit stack of open containers, from
+    /// `self.pos`; leaves `self.pos` just after it.
     fn value(&mut self) -> Result<NodeId, ParseError> {
-        let mut stack: Vec<Frame<'s>> = Vec::new();
+        let bytes = self.bytes;
+        let mut stack: Vec<Frame> = Vec::with_capacity(8);
+        let mut pos = self.pos;
         loop {
             // Parse a value (or open a container).
-            self.skip_ws();
-            let start = self.pos;
-            let mut done = match self.bytes.get(self.pos) {
-                Some(b'{') | Some(b'[') => {
+            pos = skip_ws(bytes, pos);
+            let start = pos;
+            let mut id = match bytes.get(pos) {
+                Some(b'"') => {
+                    let (s, end) = self.string(pos)?;
+                    pos = end;
+                    self.push(Value::String(s), start, end)
+                }
+                Some(&open @ (b'{' | b'[')) => {
                     if stack.len() >= MAX_DEPTH {
                         return self.error(
                             start,
                             format!("nesting deeper than {MAX_DEPTH} levels is not supported"),
                         );
                     }
-                    let is_object = self.bytes[self.pos] == b'{';
-                    self.pos += 1;
-                    self.skip_ws();
-                    if is_object {
-                        stack.push(Frame::Object {
+                    pos = skip_ws(bytes, pos + 1);
+                    if open == b'{' {
+                        stack.push(Frame {
                             start,
                             scratch: self.member_scratch.len(),
-                            key: None,
+                            object: true,
+                            maybe_duplicate: false,
+                            seen: 0,
                         });
-                        if self.bytes.get(self.pos) == Some(&b'}') {
-                            self.pos += 1;
-                            Some(self.close(&mut stack))
+                        if bytes.get(pos) == Some(&b'}') {
+                            pos += 1;
+                            self.close(&mut stack, pos)
                         } else {
-                            self.key(&mut stack)?;
+                            pos = self.key(&mut stack, pos)?;
                             continue;
                         }
                     } else {
-                        stack.push(Frame::Array {
+                        stack.push(Frame {
                             start,
                             scratch: self.item_scratch.len(),
+                            object: false,
+                            maybe_duplicate: false,
+                            seen: 0,
                         });
-                        if self.bytes.get(self.pos) == Some(&b']') {
-                            self.pos += 1;
-                            Some(self.close(&mut stack))
+                        if bytes.get(pos) == Some(&b']') {
+                            pos += 1;
+                            self.close(&mut stack, pos)
                         } else {
                             continue;
                         }
                     }
                 }
-                Some(b'"') => {
-                    let s = self.string()?;
-                    Some(self.push(Value::String(s), start))
-                }
                 Some(b'-' | b'0'..=b'9') => {
-                    let raw = self.number()?;
-                    Some(self.push(Value::Number(raw), start))
+                    let end = self.number(pos)?;
+                    pos = end;
+                    self.push(Value::Number(&self.text[start..end]), start, end)
                 }
-                Some(b't') => Some(self.literal("true", Value::Bool(true))?),
-                Some(b'f') => Some(self.literal("false", Value::Bool(false))?),
-                Some(b'n') => Some(self.literal("null", Value::Null)?),
-                _ => return self.unexpected("a JSON value"),
+                Some(b't') => {
+                    pos = self.literal(pos, b"true")?;
+                    self.push(Value::Bool(true), start, pos)
+                }
+                Some(b'f') => {
+                    pos = self.literal(pos, b"false")?;
+                    self.push(Value::Bool(false), start, pos)
+                }
+                Some(b'n') => {
+                    pos = self.literal(pos, b"null")?;
+                    self.push(Value::Null, start, pos)
+                }
+                _ => return self.unexpected_at(pos, "a JSON value"),
             };
             // Attach the finished value to its container; close containers that end here.
-            while let Some(id) = done.take() {
-                let Some(frame) = stack.last_mut() else {
+            loop {
+                let Some(frame) = stack.last() else {
+                    self.pos = pos;
                     return Ok(id);
                 };
-                match frame {
-                    Frame::Array { .. } => self.item_scratch.push(id),
-                    Frame::Object { key, .. } => {
-                        let (key, key_span) = key.take().expect("object frame holds its key");
-                        self.member_scratch.push(Member {
-                            key,
-                            key_span,
-                            value: id,
-                        });
+                pos = skip_ws(bytes, pos);
+                if frame.object {
+                    if let Some(member) = self.member_scratch.last_mut() {
+                        member.value = id;
                     }
-                }
-                self.skip_ws();
-                let is_object = matches!(stack.last(), Some(Frame::Object { .. }));
-                let close = if is_object { b'}' } else { b']' };
-                match self.bytes.get(self.pos) {
-                    Some(b',') => {
-                        let comma = self.pos;
-                        self.pos += 1;
-                        self.skip_ws();
-                        if self.bytes.get(self.pos) == Some(&close) {
-                            return self.error(comma, "trailing comma is not allowed in JSON");
+                    match bytes.get(pos) {
+                        Some(b',') => {
+                            let comma = pos;
+                            pos = skip_ws(bytes, pos + 1);
+                            if bytes.get(pos) == Some(&b'}') {
+                                return self.error(comma, "trailing comma is not allowed in JSON");
+                            }
+                            pos = self.key(&mut stack, pos)?;
+                            break;
                         }
-                        if is_object {
-                            self.key(&mut stack)?;
+                        Some(b'}') => {
+                            pos += 1;
+                            id = self.close(&mut stack, pos);
                         }
+                        _ => return self.unexpected_at(pos, "`,` or `}` after an object member"),
                     }
-                    Some(&b) if b == close => {
-                        self.pos += 1;
-                        done = Some(self.close(&mut stack));
-                    }
-                    _ => {
-                        return self.unexpected(if is_object {
-                            "`,` or `}` after an object member"
-                        } else {
-                            "`,` or `]` after an array item"
-                        })
+                } else {
+                    self.item_scratch.push(id);
+                    match bytes.get(pos) {
+                        Some(b',') => {
+                            let comma = pos;
+                            pos = skip_ws(bytes, pos + 1);
+                            if bytes.get(pos) == Some(&b']') {
+                                return self.error(comma, "trailing comma is not allowed in JSON");
+                            }
+                            break;
+                        }
+                        Some(b']') => {
+                            pos += 1;
+                            id = self.close(&mut stack, pos);
+                        }
+                        _ => return self.unexpected_at(pos, "`,` or `]` after an array item"),
                     }
                 }
             }
         }
     }
 
-    /// Parses `"key" :` into the innermost object frame.
-    fn key(&mut self, stack: &mut [Frame<'s>]) -> Result<(), ParseError> {
-        self.skip_ws();
-        if self.bytes.get(self.pos) != Some(&b'"') {
-            return self.unexpected("a string key");
+    /// Parses `"key" :` at `pos` into a new member of the innermost object (whose value is set
+    /// when it is done); returns the position after the colon.
+    #[inline(always)]
+    fn key(&mut self, stack: &mut [Frame], pos: usize) -> Result<usize, ParseError> {
+        let bytes = self.bytes;
+        if bytes.get(pos) != Some(&b'"') {
+            return self.unexpected_at(pos, "a string key");
         }
-        let start = self.pos;
-        let key = self.string()?;
-        let span = Span::new(start, self.pos);
-        self.skip_ws();
-        if self.bytes.get(self.pos) != Some(&b':') {
-            return self.unexpected("`:` after an object key");
+        let (key, end) = self.string(pos)?;
+        let key_span = Span::new(pos, end);
+        let colon = if bytes.get(end) == Some(&b':') {
+            end
+        } else {
+            let colon = skip_ws(bytes, end);
+            if bytes.get(colon) != Some(&b':') {
+                return self.unexpected_at(colon, "`:` after an object key");
+            }
+            colon
+        };
+        if let Some(frame) = stack.last_mut() {
+            let bit = key_bit(&key);
+            if frame.seen & bit != 0 {
+                // A fingerprint collision: is it a real duplicate?
+                let earlier = &self.member_scratch[frame.scratch..];
+                frame.maybe_duplicate |= earlier.iter().any(|m| m.key == key);
+            }
+            frame.seen |= bit;
         }
-        self.pos += 1;
-        if let Some(Frame::Object { key: slot, .. }) = stack.last_mut() {
-            *slot = Some((key, span));
-        }
-        Ok(())
+        self.member_scratch.push(Member {
+            key,
+            key_span,
+            value: 0,
+        });
+        Ok(colon + 1)
     }
 
-    /// Pops the innermost container, moving its children from scratch into the arena.
-    fn close(&mut self, stack: &mut Vec<Frame<'s>>) -> NodeId {
-        match stack.pop().expect("close with an open container") {
-            Frame::Array { start, scratch } => {
-                let first = self.doc.items.len() as u32;
-                self.doc.items.extend(self.item_scratch.drain(scratch..));
-                let len = self.doc.items.len() as u32 - first;
-                let id = self.push(Value::Array { start: first, len }, start);
-                for i in 0..len {
-                    let child = self.doc.items[(first + i) as usize];
-                    self.doc.parents[child as usize] = (id, i);
-                }
-                id
-            }
-            Frame::Object { start, scratch, .. } => {
-                let first = self.doc.members.len();
-                self.doc
-                    .members
-                    .extend(self.member_scratch.drain(scratch..));
-                let len = self.doc.members.len() - first;
-                let id = self.push(
-                    Value::Object {
-                        start: first as u32,
-                        len: len as u32,
-                    },
-                    start,
-                );
-                for i in 0..len {
-                    let child = self.doc.members[first + i].value;
-                    self.doc.parents[child as usize] = (id, i as u32);
-                }
+    /// Pops the innermost container, which ends at `end`, moving its children from scratch
+    /// into the arena.
+    #[inline(always)]
+    fn close(&mut self, stack: &mut Vec<Frame>, end: usize) -> NodeId {
+        let Some(frame) = stack.pop() else {
+            unreachable!("close with an open container")
+        };
+        if frame.object {
+            let first = self.doc.members.len();
+            move_tail(
+                &mut self.member_scratch,
+                frame.scratch,
+                &mut self.doc.members,
+            );
+            let len = self.doc.members.len() - first;
+            let id = self.push(
+                Value::Object {
+                    start: first as u32,
+                    len: len as u32,
+                },
+                frame.start,
+                end,
+            );
+            if frame.maybe_duplicate {
                 self.find_duplicates(id, first, len);
-                id
             }
+            id
+        } else {
+            let first = self.doc.items.len() as u32;
+            self.doc
+                .items
+                .extend_from_slice(&self.item_scratch[frame.scratch..]);
+            self.item_scratch.truncate(frame.scratch);
+            let len = self.doc.items.len() as u32 - first;
+            self.push(Value::Array { start: first, len }, frame.start, end)
         }
     }
 
+    #[cold]
+    #[inline(never)]
     fn find_duplicates(&mut self, object: NodeId, first: usize, len: usize) {
         let members = &self.doc.members[first..first + len];
         let mut found = Vec::new();
@@ -357,106 +521,83 @@ impl<'s> Parser<'s> {
         }
     }
 
-    fn literal(&mut self, word: &str, value: Value<'s>) -> Result<NodeId, ParseError> {
-        let start = self.pos;
-        if self.bytes[self.pos..].starts_with(word.as_bytes()) {
-            self.pos += word.len();
-            Ok(self.push(value, start))
+    /// Checks for `word` at `pos`; returns the position after it.
+    #[inline(always)]
+    fn literal(&mut self, pos: usize, word: &[u8]) -> Result<usize, ParseError> {
+        if self.bytes[pos..].starts_with(word) {
+            Ok(pos + word.len())
         } else {
-            self.unexpected("a JSON value")
+            self.unexpected_at(pos, "a JSON value")
         }
     }
 
-    fn digits(&mut self) -> usize {
-        let start = self.pos;
-        while matches!(self.bytes.get(self.pos), Some(b'0'..=b'9')) {
-            self.pos += 1;
+    /// Parses a number starting at `start` (a `-` or a digit); returns the position after it.
+    fn number(&mut self, start: usize) -> Result<usize, ParseError> {
+        let bytes = self.bytes;
+        let digits = |mut pos: usize| {
+            while matches!(bytes.get(pos), Some(b'0'..=b'9')) {
+                pos += 1;
+            }
+            pos
+        };
+        let mut pos = start;
+        if bytes[pos] == b'-' {
+            pos += 1;
         }
-        self.pos - start
-    }
-
-    fn number(&mut self) -> Result<&'s str, ParseError> {
-        let start = self.pos;
-        if self.bytes[self.pos] == b'-' {
-            self.pos += 1;
-        }
-        match self.bytes.get(self.pos) {
+        match bytes.get(pos) {
             Some(b'0') => {
-                self.pos += 1;
-                if matches!(self.bytes.get(self.pos), Some(b'0'..=b'9')) {
+                pos += 1;
+                if matches!(bytes.get(pos), Some(b'0'..=b'9')) {
                     return self.error(start, "numbers cannot have leading zeros in JSON");
                 }
             }
-            Some(b'1'..=b'9') => {
-                self.digits();
-            }
-            _ => return self.unexpected("a digit"),
+            Some(b'1'..=b'9') => pos = digits(pos + 1),
+            _ => return self.unexpected_at(pos, "a digit"),
         }
-        if self.bytes.get(self.pos) == Some(&b'.') {
-            self.pos += 1;
-            if self.digits() == 0 {
-                return self.unexpected("a digit after the decimal point");
+        if bytes.get(pos) == Some(&b'.') {
+            let after = digits(pos + 1);
+            if after == pos + 1 {
+                return self.unexpected_at(after, "a digit after the decimal point");
             }
+            pos = after;
         }
-        if matches!(self.bytes.get(self.pos), Some(b'e' | b'E')) {
-            self.pos += 1;
-            if matches!(self.bytes.get(self.pos), Some(b'+' | b'-')) {
-                self.pos += 1;
+        if matches!(bytes.get(pos), Some(b'e' | b'E')) {
+            pos += 1;
+            if matches!(bytes.get(pos), Some(b'+' | b'-')) {
+                pos += 1;
             }
-            if self.digits() == 0 {
-                return self.unexpected("a digit in the exponent");
+            let after = digits(pos);
+            if after == pos {
+                return self.unexpected_at(after, "a digit in the exponent");
             }
+            pos = after;
         }
-        Ok(&self.text[start..self.pos])
+        Ok(pos)
     }
 
-    fn hex4(&mut self) -> Result<u32, ParseError> {
-        let at = self.pos;
-        let Some(digits) = self.bytes.get(self.pos..self.pos + 4) else {
-            self.pos = self.bytes.len();
-            return self.unexpected("four hex digits after `\\u`");
-        };
-        let mut value = 0u32;
-        for (i, &b) in digits.iter().enumerate() {
-            let digit = match b {
-                b'0'..=b'9' => b - b'0',
-                b'a'..=b'f' => b - b'a' + 10,
-                b'A'..=b'F' => b - b'A' + 10,
-                _ => {
-                    self.pos = at + i;
-                    return self.unexpected("a hex digit in a `\\u` escape");
-                }
-            };
-            value = value * 16 + digit as u32;
+    /// Parses a string whose opening quote is at `open`; returns it (borrowed unless it has
+    /// escapes) and the position after its closing quote.
+    #[inline(always)]
+    fn string(&mut self, open: usize) -> Result<(Cow<'s, str>, usize), ParseError> {
+        let start = open + 1;
+        let end = scan_string(self.bytes, start);
+        if self.bytes.get(end) == Some(&b'"') {
+            debug_assert!(self.text.is_char_boundary(start) && self.text.is_char_boundary(end));
+            // SAFETY: `start` follows the ASCII quote at `open` and `end` holds an ASCII quote
+            // (so `start <= end < len`): both are in bounds and on char boundaries.
+            let s = unsafe { self.text.get_unchecked(start..end) };
+            return Ok((Cow::Borrowed(s), end + 1));
         }
-        self.pos += 4;
-        Ok(value)
+        self.pos = end;
+        let s = self.string_slow(open, start)?;
+        Ok((s, self.pos))
     }
 
-    /// Parses a string starting at the opening quote. Borrowed unless it has escapes.
-    fn string(&mut self) -> Result<Cow<'s, str>, ParseError> {
-        let open = self.pos;
-        self.pos += 1;
-        let start = self.pos;
-        // Fast path: no escapes.
-        loop {
-            match self.bytes.get(self.pos) {
-                None => {
-                    return self.error(
-                        open,
-                        "unterminated string: the file ends before its closing quote",
-                    )
-                }
-                Some(b'"') => {
-                    let s = &self.text[start..self.pos];
-                    self.pos += 1;
-                    return Ok(Cow::Borrowed(s));
-                }
-                Some(b'\\') => break,
-                Some(&b) if b < 0x20 => return self.control_in_string(b),
-                Some(_) => self.pos += 1,
-            }
-        }
+    /// The rest of a string from `self.pos`, the first byte that is not plain text: an escape,
+    /// a control character or the end of input. Leaves `self.pos` after the closing quote.
+    #[cold]
+    #[inline(never)]
+    fn string_slow(&mut self, open: usize, start: usize) -> Result<Cow<'s, str>, ParseError> {
         let mut out = String::with_capacity(self.pos - start + 16);
         out.push_str(&self.text[start..self.pos]);
         loop {
@@ -507,16 +648,34 @@ impl<'s> Parser<'s> {
                 Some(_) => {
                     // Copy a run of plain characters at once.
                     let run = self.pos;
-                    while let Some(&b) = self.bytes.get(self.pos) {
-                        if b == b'"' || b == b'\\' || b < 0x20 {
-                            break;
-                        }
-                        self.pos += 1;
-                    }
+                    self.pos = scan_string(self.bytes, run);
                     out.push_str(&self.text[run..self.pos]);
                 }
             }
         }
+    }
+
+    fn hex4(&mut self) -> Result<u32, ParseError> {
+        let at = self.pos;
+        let Some(digits) = self.bytes.get(self.pos..self.pos + 4) else {
+            self.pos = self.bytes.len();
+            return self.unexpected("four hex digits after `\\u`");
+        };
+        let mut value = 0u32;
+        for (i, &b) in digits.iter().enumerate() {
+            let digit = match b {
+                b'0'..=b'9' => b - b'0',
+                b'a'..=b'f' => b - b'a' + 10,
+                b'A'..=b'F' => b - b'A' + 10,
+                _ => {
+                    self.pos = at + i;
+                    return self.unexpected("a hex digit in a `\\u` escape");
+                }
+            };
+            value = value * 16 + digit as u32;
+        }
+        self.pos += 4;
+        Ok(value)
     }
 
     /// Decodes `\uXXXX`, joining surrogate pairs. A lone surrogate becomes U+FFFD: the platform's
