@@ -85,9 +85,12 @@ fn resolve<'a>(op: &'a Operand, ctx: &Context<'a>) -> Option<Given<'a>> {
                 raw: None,
             })
         }),
-        Operand::Select(sel) => {
-            let items = with_resolution(sel, ctx, |res| {
-                res.found
+        Operand::Select(sel) => match ctx.resolved.get(sel.id) {
+            Some(res) => Some(Given::Found(ctx.doc, res.found)),
+            None => {
+                let items = sel
+                    .resolve(ctx.doc)
+                    .found
                     .iter()
                     .filter_map(|m| match node_val(ctx.doc, m.node) {
                         Val::Str(s) => Some(Lit::Str(s.to_string())),
@@ -95,10 +98,10 @@ fn resolve<'a>(op: &'a Operand, ctx: &Context<'a>) -> Option<Given<'a>> {
                         Val::Bool(b) => Some(Lit::Bool(b)),
                         _ => None,
                     })
-                    .collect()
-            });
-            Some(Given::Owned(Lit::List(items)))
-        }
+                    .collect();
+                Some(Given::Owned(Lit::List(items)))
+            }
+        },
     }
 }
 
@@ -126,7 +129,7 @@ fn fact<'a>(f: Fact, ctx: &Context<'a>) -> Option<Given<'a>> {
             .recipe?
             .requires_core
             .as_ref()
-            .map(|(s, _)| Given::One(Val::Str(s))),
+            .map(|(s, req)| Given::Range(s, req)),
     }
 }
 
@@ -340,6 +343,8 @@ fn assert(check: &Check, ctx: &Context<'_>, res: Resolved<'_>, out: &mut Vec<Hit
                 }
             }
         }
+        // One value cannot repeat another.
+        Assertion::Unique if res.found.len() < 2 => {}
         Assertion::Unique => {
             let mut seen: Vec<(Identity<'_>, &Match)> = Vec::new();
             for m in res.found {

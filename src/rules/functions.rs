@@ -258,6 +258,7 @@ impl Function {
                     }
                 }
             }
+            Function::LeafCollision { .. } if res.found.len() < 2 => {}
             Function::LeafCollision { separator } => {
                 let mut seen: Vec<(&str, &str, &crate::select::Match)> = Vec::new();
                 for m in res.found {

@@ -234,6 +234,85 @@ pub struct Check {
     pub needs: Needs,
 }
 
+impl Check {
+    /// Every selector of the check: what it selects, its conditions' and its operands'.
+    pub fn visit_selectors<'c>(&'c self, f: &mut impl FnMut(&'c Selector)) {
+        f(&self.select);
+        if let Assertion::Predicate(p) = &self.assertion {
+            predicate_selector(p).into_iter().for_each(&mut *f);
+        }
+        for c in &self.when {
+            c.visit_selectors(f);
+        }
+    }
+
+    fn visit_selectors_mut(&mut self, f: &mut impl FnMut(&mut Selector)) {
+        f(&mut self.select);
+        if let Assertion::Predicate(p) = &mut self.assertion {
+            predicate_selector_mut(p).into_iter().for_each(&mut *f);
+        }
+        for c in &mut self.when {
+            c.visit_selectors_mut(f);
+        }
+    }
+}
+
+impl Condition {
+    fn visit_selectors<'c>(&'c self, f: &mut impl FnMut(&'c Selector)) {
+        match self {
+            Condition::Select(sel, p) => {
+                f(sel);
+                predicate_selector(p).into_iter().for_each(f);
+            }
+            Condition::Fact(_, p) => predicate_selector(p).into_iter().for_each(f),
+            Condition::Any(list) | Condition::All(list) => {
+                list.iter().for_each(|c| c.visit_selectors(f))
+            }
+            Condition::Not(inner) => inner.visit_selectors(f),
+        }
+    }
+
+    fn visit_selectors_mut(&mut self, f: &mut impl FnMut(&mut Selector)) {
+        match self {
+            Condition::Select(sel, p) => {
+                f(sel);
+                predicate_selector_mut(p).into_iter().for_each(f);
+            }
+            Condition::Fact(_, p) => predicate_selector_mut(p).into_iter().for_each(f),
+            Condition::Any(list) | Condition::All(list) => {
+                list.iter_mut().for_each(|c| c.visit_selectors_mut(f))
+            }
+            Condition::Not(inner) => inner.visit_selectors_mut(f),
+        }
+    }
+}
+
+/// The selector a predicate compares against (`{ select = "…" }`), if any.
+fn predicate_selector(p: &Predicate) -> Option<&Selector> {
+    match predicate::predicate_operand(p) {
+        Some(Operand::Select(sel)) => Some(sel),
+        _ => None,
+    }
+}
+
+fn predicate_selector_mut(p: &mut Predicate) -> Option<&mut Selector> {
+    match p {
+        Predicate::Equals(op)
+        | Predicate::NotEquals(op)
+        | Predicate::OneOf(op)
+        | Predicate::NotOneOf(op)
+        | Predicate::Minimum(op)
+        | Predicate::Maximum(op)
+        | Predicate::ExclusiveMinimum(op)
+        | Predicate::ExclusiveMaximum(op)
+        | Predicate::SemverRange(op) => match op {
+            Operand::Select(sel) => Some(sel),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 /// Where a rule came from: the file's name and text, for errors and `test-rules` reports.
 #[derive(Debug, Clone)]
 pub struct Origin {
@@ -380,26 +459,12 @@ impl RuleSet {
     pub fn sort(&mut self) {
         self.rules.sort_by(|a, b| a.id.cmp(&b.id));
         let mut ids: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
-        let mut number = |sel: &mut Selector| {
-            let next = ids.len();
-            sel.id = *ids.entry(sel.as_str().to_string()).or_insert(next);
-        };
-        fn conditions(list: &mut [Condition], number: &mut impl FnMut(&mut Selector)) {
-            for c in list {
-                match c {
-                    Condition::Select(sel, _) => number(sel),
-                    Condition::Fact(..) => {}
-                    Condition::Any(inner) | Condition::All(inner) => conditions(inner, number),
-                    Condition::Not(inner) => {
-                        conditions(std::slice::from_mut(inner.as_mut()), number)
-                    }
-                }
-            }
-        }
         for rule in &mut self.rules {
             for check in &mut rule.checks {
-                number(&mut check.select);
-                conditions(&mut check.when, &mut number);
+                check.visit_selectors_mut(&mut |sel: &mut Selector| {
+                    let next = ids.len();
+                    sel.id = *ids.entry(sel.as_str().to_string()).or_insert(next);
+                });
             }
         }
     }
@@ -422,24 +487,13 @@ impl RuleSet {
     }
 }
 
-/// The trie of the shared selectors of `rules` (their checks' and conditions' selectors), for
-/// resolving them all in one pass over each document.
+/// The trie of the shared selectors of `rules` (their checks', conditions' and operands'
+/// selectors), for resolving them all in one pass over each document.
 pub fn selector_table<'r>(rules: impl IntoIterator<Item = &'r Rule>) -> SelectorTable {
-    fn conditions<'c>(list: &'c [Condition], out: &mut Vec<&'c Selector>) {
-        for c in list {
-            match c {
-                Condition::Select(sel, _) => out.push(sel),
-                Condition::Fact(..) => {}
-                Condition::Any(inner) | Condition::All(inner) => conditions(inner, out),
-                Condition::Not(inner) => conditions(std::slice::from_ref(inner.as_ref()), out),
-            }
-        }
-    }
     let mut selectors = Vec::new();
     for rule in rules {
         for check in &rule.checks {
-            selectors.push(&check.select);
-            conditions(&check.when, &mut selectors);
+            check.visit_selectors(&mut |sel| selectors.push(sel));
         }
     }
     SelectorTable::new(selectors)

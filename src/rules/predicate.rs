@@ -2,6 +2,7 @@
 
 use crate::escape::quote;
 use crate::json::{is_integer_literal, Document, NodeId, Value};
+use crate::select::Match;
 
 use super::{JsonType, Operand, Predicate};
 
@@ -58,7 +59,11 @@ pub(crate) enum Given<'a> {
     One(Val<'a>),
     /// A list of strings, e.g. the registries allowlist or the catalog's recipe names.
     Strs(&'a [String]),
-    /// Built for this document (the values of another selector).
+    /// The values another selector found in this document (its scalars count).
+    Found(&'a Document<'a>, &'a [Match]),
+    /// A version range from the catalog, with its compiled form.
+    Range(&'a str, &'a semver::VersionReq),
+    /// Built for this document.
     Owned(Lit),
 }
 
@@ -69,6 +74,8 @@ impl Given<'_> {
             Given::Lit(l) => lit_val(l),
             Given::One(v) => *v,
             Given::Strs(items) => Val::Array(items.len()),
+            Given::Found(doc, found) => Val::Array(scalars(doc, found).count()),
+            Given::Range(text, _) => Val::Str(text),
             Given::Owned(l) => lit_val(l),
         }
     }
@@ -79,7 +86,8 @@ impl Given<'_> {
             Given::Lit(l) => equal(v, l),
             Given::Owned(l) => equal(v, l),
             Given::One(x) => equal_vals(v, *x),
-            Given::Strs(_) => false,
+            Given::Range(text, _) => equal_vals(v, Val::Str(text)),
+            Given::Strs(_) | Given::Found(..) => false,
         }
     }
 
@@ -90,6 +98,8 @@ impl Given<'_> {
             Given::Owned(l) => l.items().iter().any(|x| equal(v, x)),
             Given::One(x) => equal_vals(v, *x),
             Given::Strs(items) => matches!(v, Val::Str(s) if items.iter().any(|i| i == s)),
+            Given::Found(doc, found) => scalars(doc, found).any(|x| equal_vals(v, x)),
+            Given::Range(text, _) => equal_vals(v, Val::Str(text)),
         }
     }
 
@@ -103,7 +113,7 @@ impl Given<'_> {
     fn string(&self) -> Option<&str> {
         match self {
             Given::Lit(Lit::Str(s)) | Given::Owned(Lit::Str(s)) => Some(s),
-            Given::One(Val::Str(s)) => Some(s),
+            Given::One(Val::Str(s)) | Given::Range(s, _) => Some(s),
             _ => None,
         }
     }
@@ -113,6 +123,14 @@ impl Given<'_> {
             Given::Lit(l) => l.render(),
             Given::Owned(l) => l.render(),
             Given::One(v) => render_val(*v),
+            Given::Range(text, _) => quote(text, MAX_VALUE_CHARS),
+            Given::Found(doc, found) => scalars(doc, found)
+                .map(|v| match v {
+                    Val::Num { value, .. } => format_number(value),
+                    other => render_val(other),
+                })
+                .collect::<Vec<_>>()
+                .join(", "),
             Given::Strs(items) => items
                 .iter()
                 .map(|s| quote(s, MAX_VALUE_CHARS))
@@ -120,6 +138,14 @@ impl Given<'_> {
                 .join(", "),
         }
     }
+}
+
+/// The strings, numbers and booleans among `found`.
+fn scalars<'a>(doc: &'a Document<'a>, found: &'a [Match]) -> impl Iterator<Item = Val<'a>> + 'a {
+    found
+        .iter()
+        .map(|m| node_val(doc, m.node))
+        .filter(|v| matches!(v, Val::Str(_) | Val::Num { .. } | Val::Bool(_)))
 }
 
 fn equal_vals(a: Val<'_>, b: Val<'_>) -> bool {
@@ -158,7 +184,7 @@ pub(crate) fn node_val<'a>(doc: &'a Document<'a>, id: NodeId) -> Val<'a> {
         Value::Null => Val::Null,
         Value::Bool(b) => Val::Bool(*b),
         Value::Number(raw) => Val::Num {
-            value: raw.parse().unwrap_or(f64::NAN),
+            value: number_value(raw),
             integer: is_integer_literal(raw),
             raw: Some(raw),
         },
@@ -166,6 +192,22 @@ pub(crate) fn node_val<'a>(doc: &'a Document<'a>, id: NodeId) -> Val<'a> {
         Value::Array { len, .. } => Val::Array(*len as usize),
         Value::Object { len, .. } => Val::Object(*len as usize),
     }
+}
+
+/// A JSON number literal's value. Short integers, the usual case (`"nodes": 4`), are read
+/// directly; the rest go through the float parser.
+fn number_value(raw: &str) -> f64 {
+    let (negative, digits) = match raw.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, raw),
+    };
+    if !digits.is_empty() && digits.len() <= 15 && digits.bytes().all(|b| b.is_ascii_digit()) {
+        let magnitude = digits
+            .bytes()
+            .fold(0u64, |n, b| n * 10 + u64::from(b - b'0')) as f64;
+        return if negative { -magnitude } else { magnitude };
+    }
+    raw.parse().unwrap_or(f64::NAN)
 }
 
 pub(crate) fn lit_val(l: &Lit) -> Val<'_> {
@@ -302,13 +344,25 @@ pub(crate) fn test(p: &Predicate, v: Val<'_>, operand: Option<&Given<'_>>) -> Ou
             _ => Skip,
         },
         Predicate::SemverRange(_) => {
-            let (Val::Str(s), Some(range)) = (v, operand.and_then(Given::string)) else {
+            let Val::Str(s) = v else {
                 return Skip;
             };
-            match (semver::Version::parse(s), semver::VersionReq::parse(range)) {
-                (Ok(version), Ok(req)) => pass_if(req.matches(&version)),
+            let compiled;
+            let req = match operand {
+                Some(Given::Range(_, req)) => *req,
+                Some(other) => match other.string().map(semver::VersionReq::parse) {
+                    Some(Ok(req)) => {
+                        compiled = req;
+                        &compiled
+                    }
+                    _ => return Skip,
+                },
+                None => return Skip,
+            };
+            match semver::Version::parse(s) {
+                Ok(version) => pass_if(req.matches(&version)),
                 // A version that is not semver is the `semver` predicate's finding.
-                _ => Skip,
+                Err(_) => Skip,
             }
         }
     }
@@ -355,5 +409,33 @@ pub(crate) fn predicate_operand(p: &Predicate) -> Option<&Operand> {
         | Predicate::ExclusiveMaximum(op)
         | Predicate::SemverRange(op) => Some(op),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::number_value;
+
+    #[test]
+    fn number_values_agree_with_the_float_parser() {
+        for raw in [
+            "0",
+            "-0",
+            "7",
+            "-42",
+            "999999999999999",
+            "9999999999999999",
+            "1.5",
+            "-2e3",
+            "1E400",
+            "123456789012345678901234567890",
+        ] {
+            let expected: f64 = raw.parse().unwrap();
+            let got = number_value(raw);
+            assert!(
+                got == expected && got.is_sign_negative() == expected.is_sign_negative(),
+                "{raw}: {got} != {expected}"
+            );
+        }
     }
 }
