@@ -209,7 +209,7 @@ impl<'s> Document<'s> {
 /// Key equality for lookups: lengths first, then keys of up to 16 bytes as two overlapping
 /// words each (no call to `memcmp`), longer ones as slices.
 #[inline(always)]
-fn same_key(a: &[u8], b: &[u8]) -> bool {
+pub fn same_key(a: &[u8], b: &[u8]) -> bool {
     let n = a.len();
     if n != b.len() {
         return false;

@@ -3,7 +3,7 @@
 use crate::catalog::Recipe;
 use crate::config::Platform;
 use crate::escape::quote;
-use crate::json::{Document, Span};
+use crate::json::{same_key, Document, Span};
 use crate::select::{display_segments, Match, Missing, Resolutions, Resolved, Segment};
 
 use super::predicate::{
@@ -374,7 +374,8 @@ fn assert(check: &Check, ctx: &Context<'_>, res: Resolved<'_>, out: &mut Vec<Hit
         Assertion::Keys(allowed) => {
             for m in res.found {
                 for member in ctx.doc.members(m.node) {
-                    if allowed.iter().any(|a| *a == member.key) {
+                    let key = member.key.as_bytes();
+                    if allowed.iter().any(|a| same_key(a.as_bytes(), key)) {
                         continue;
                     }
                     let mut pointer = m.pointer(ctx.doc);

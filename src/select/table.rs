@@ -7,7 +7,7 @@
 //! The buffers live in [`Resolutions`], which a worker thread reuses from one file to the next.
 
 use super::{Match, Missing, Resolved, Segment, Selector, NO_ID};
-use crate::json::{Document, Member, Value};
+use crate::json::{same_key, Document, Member, Value};
 
 /// The trie of a rule set's shared selectors (those with an id).
 #[derive(Debug, Default)]
@@ -239,10 +239,10 @@ fn key_lookup(keys: &[(Box<str>, u32)], members: &[Member<'_>], slots: &mut Vec<
     slots.clear();
     slots.resize(keys.len(), None);
     for (i, member) in members.iter().enumerate() {
-        let key: &str = &member.key;
+        let key = member.key.as_bytes();
         if let Some(k) = keys
             .iter()
-            .position(|(want, _)| want.len() == key.len() && **want == *key)
+            .position(|(want, _)| same_key(want.as_bytes(), key))
         {
             slots[k] = Some(i as u32);
         }
