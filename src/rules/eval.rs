@@ -4,7 +4,8 @@ use crate::catalog::Recipe;
 use crate::config::Platform;
 use crate::escape::quote;
 use crate::json::{same_key, Document, Span};
-use crate::select::{display_segments, Match, Missing, Resolutions, Resolved, Segment};
+use crate::select::{Match, Missing, Resolutions, Resolved};
+use std::borrow::Cow;
 
 use super::predicate::{
     expected, node_val, predicate_operand, render_val, test, Given, Outcome, Val,
@@ -267,22 +268,40 @@ pub fn emit_at(
     )
 }
 
-/// A `path` placeholder from a JSON Pointer: `spec.resources.pools[1].name`.
+/// A `path` placeholder from a JSON Pointer: `spec.resources.pools[1].name`. Written directly
+/// from the pointer's segments (this runs for every finding).
 pub fn pointer_path(pointer: &str) -> String {
-    let segments: Vec<Segment> = pointer
-        .split('/')
-        .skip(1)
-        .map(|s| {
-            let s = s.replace("~1", "/").replace("~0", "~");
-            match s.parse::<usize>() {
-                Ok(i) if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) => {
-                    Segment::Index(i)
-                }
-                _ => Segment::Key(s),
+    let mut out = String::with_capacity(pointer.len() + 4);
+    for raw in pointer.split('/').skip(1) {
+        let segment: Cow<'_, str> = if raw.contains('~') {
+            Cow::Owned(raw.replace("~1", "/").replace("~0", "~"))
+        } else {
+            Cow::Borrowed(raw)
+        };
+        if !segment.is_empty() && segment.bytes().all(|b| b.is_ascii_digit()) {
+            // An index (digits too large for one are shown like a key).
+            if let Ok(i) = segment.parse::<usize>() {
+                out.push('[');
+                out.push_str(&i.to_string());
+                out.push(']');
+                continue;
             }
-        })
-        .collect();
-    crate::escape::visible(&display_segments(&segments)).into_owned()
+        }
+        push_path_key(&mut out, &segment);
+    }
+    crate::escape::visible(&out).into_owned()
+}
+
+/// Appends `.key` (or the first `key`) to a dotted path, quoted as JSON when it is not plain.
+fn push_path_key(out: &mut String, key: &str) {
+    if !out.is_empty() {
+        out.push('.');
+    }
+    if !key.is_empty() && key.chars().all(crate::select::is_plain_key_char) {
+        out.push_str(key);
+    } else {
+        out.push_str(&serde_json::to_string(key).unwrap_or_default());
+    }
 }
 
 /// A comparable identity of a scalar, for `unique`.
@@ -403,5 +422,32 @@ fn assert(check: &Check, ctx: &Context<'_>, res: Resolved<'_>, out: &mut Vec<Hit
             }
         }
         Assertion::Function(f) => f.run(check, ctx, res, out),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::pointer_path;
+
+    #[test]
+    fn paths_from_pointers() {
+        for (pointer, path) in [
+            ("", ""),
+            ("/metadata", "metadata"),
+            (
+                "/spec/resources/pools/1/name",
+                "spec.resources.pools[1].name",
+            ),
+            ("/spec/plugins/0", "spec.plugins[0]"),
+            ("/a~1b/c~0d", "a/b.c~d"),
+            ("/spec/hyperparams/lr.max", "spec.hyperparams.\"lr.max\""),
+            ("/m/", "m.\"\""),
+            ("/0/x", "[0].x"),
+            ("/h/99999999999999999999999", "h.99999999999999999999999"),
+            ("/h/a b", "h.\"a b\""),
+            ("/h/\u{1b}[2J", "h.\"\\u001b[2J\""),
+        ] {
+            assert_eq!(pointer_path(pointer), path, "{pointer:?}");
+        }
     }
 }

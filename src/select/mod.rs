@@ -89,7 +89,7 @@ pub struct Resolved<'r> {
     pub missing: &'r [Missing],
 }
 
-fn is_plain_key_char(c: char) -> bool {
+pub(crate) fn is_plain_key_char(c: char) -> bool {
     !matches!(c, '.' | '[' | ']' | '"' | '\'' | '*' | '$') && !c.is_whitespace() && !c.is_control()
 }
 
