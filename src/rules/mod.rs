@@ -235,11 +235,18 @@ pub struct Check {
 }
 
 impl Check {
-    /// Every selector of the check: what it selects, its conditions' and its operands'.
-    pub fn visit_selectors<'c>(&'c self, f: &mut impl FnMut(&'c Selector)) {
-        f(&self.select);
+    /// Every selector of the check: what it selects, its conditions' and its operands', each
+    /// with whether the check reads the places where it found nothing (see [`Uses`]).
+    pub fn visit_selectors<'c>(&'c self, f: &mut impl FnMut(&'c Selector, Uses)) {
+        let uses = match &self.assertion {
+            Assertion::Predicate(p) => Uses::of(p),
+            _ => Uses::Found,
+        };
+        f(&self.select, uses);
         if let Assertion::Predicate(p) = &self.assertion {
-            predicate_selector(p).into_iter().for_each(&mut *f);
+            predicate_selector(p)
+                .into_iter()
+                .for_each(|s| f(s, Uses::Found));
         }
         for c in &self.when {
             c.visit_selectors(f);
@@ -258,13 +265,17 @@ impl Check {
 }
 
 impl Condition {
-    fn visit_selectors<'c>(&'c self, f: &mut impl FnMut(&'c Selector)) {
+    fn visit_selectors<'c>(&'c self, f: &mut impl FnMut(&'c Selector, Uses)) {
         match self {
             Condition::Select(sel, p) => {
-                f(sel);
-                predicate_selector(p).into_iter().for_each(f);
+                f(sel, Uses::of(p));
+                predicate_selector(p)
+                    .into_iter()
+                    .for_each(|s| f(s, Uses::Found));
             }
-            Condition::Fact(_, p) => predicate_selector(p).into_iter().for_each(f),
+            Condition::Fact(_, p) => predicate_selector(p)
+                .into_iter()
+                .for_each(|s| f(s, Uses::Found)),
             Condition::Any(list) | Condition::All(list) => {
                 list.iter().for_each(|c| c.visit_selectors(f))
             }
@@ -283,6 +294,24 @@ impl Condition {
                 list.iter_mut().for_each(|c| c.visit_selectors_mut(f))
             }
             Condition::Not(inner) => inner.visit_selectors_mut(f),
+        }
+    }
+}
+
+/// What a check reads of a selector's resolution.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Uses {
+    /// Only the values found.
+    Found,
+    /// Also where a key on the way is missing (`present`, `non-empty`).
+    Missing,
+}
+
+impl Uses {
+    fn of(p: &Predicate) -> Uses {
+        match p {
+            Predicate::Present | Predicate::NonEmpty => Uses::Missing,
+            _ => Uses::Found,
         }
     }
 }
@@ -493,7 +522,7 @@ pub fn selector_table<'r>(rules: impl IntoIterator<Item = &'r Rule>) -> Selector
     let mut selectors = Vec::new();
     for rule in rules {
         for check in &rule.checks {
-            check.visit_selectors(&mut |sel| selectors.push(sel));
+            check.visit_selectors(&mut |sel, uses| selectors.push((sel, uses == Uses::Missing)));
         }
     }
     SelectorTable::new(selectors)

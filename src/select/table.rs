@@ -37,24 +37,32 @@ struct Entry {
 const NOT_IN_TABLE: u32 = u32::MAX;
 
 impl SelectorTable {
-    /// A table of `selectors`; those without a shared id are left out (they resolve on their own).
-    pub fn new<'s>(selectors: impl IntoIterator<Item = &'s Selector>) -> SelectorTable {
+    /// A table of `selectors`, each with whether its missing places are read (they are
+    /// gathered only then); selectors without a shared id are left out (they resolve on their
+    /// own).
+    pub fn new<'s>(selectors: impl IntoIterator<Item = (&'s Selector, bool)>) -> SelectorTable {
         let mut table = SelectorTable {
             nodes: vec![TrieNode::default()],
             selectors: Vec::new(),
         };
-        for selector in selectors {
+        let mut wants_missing = Vec::new();
+        for (selector, missing) in selectors {
             if selector.id == NO_ID {
                 continue;
             }
             if table.selectors.len() <= selector.id {
                 table.selectors.resize_with(selector.id + 1, || None);
+                wants_missing.resize(selector.id + 1, false);
             }
-            if table.selectors[selector.id].is_some() {
-                continue;
+            wants_missing[selector.id] |= missing;
+            if table.selectors[selector.id].is_none() {
+                table.selectors[selector.id] = Some(table.insert(&selector.segments));
             }
-            let entry = table.insert(&selector.segments);
-            table.selectors[selector.id] = Some(entry);
+        }
+        for (entry, wanted) in table.selectors.iter_mut().zip(wants_missing) {
+            if let Some(entry) = entry.as_mut().filter(|_| !wanted) {
+                entry.missing_from.clear();
+            }
         }
         table
     }
@@ -129,6 +137,9 @@ impl Resolutions {
             key_span: None,
         });
         for (n, node) in table.nodes.iter().enumerate() {
+            if node.keys.is_empty() && node.indexes.is_empty() && node.wildcard.is_none() {
+                continue;
+            }
             let (before, after) = self.found.split_at_mut(n + 1);
             let parents = &before[n];
             if parents.is_empty() {
@@ -272,7 +283,7 @@ mod tests {
             .collect();
         // An unshared selector is not in the table.
         selectors.push(Selector::parse("a.b").unwrap());
-        let table = SelectorTable::new(&selectors);
+        let table = SelectorTable::new(selectors.iter().map(|s| (s, true)));
         let doc = parse(
             r#"{"a": {"b": {"c": 1}, "b": {"z": 2}}, "p": [{"n": "x"}, {"m": 1}, 5, {"n": "y"}],
                 "h": {"u": {"k": 1}, "v": 2, "w": null}, "n": null, "s": "text", "d": []}"#,
