@@ -174,17 +174,26 @@ fn candidate(entry: ignore::DirEntry, opts: &Options<'_>) -> Option<Candidate> {
     } else {
         Some(not_regular(&ft))
     };
-    // `./x` is shown as `x`, as every other linter does.
-    let path = entry.into_path();
-    let path = match path.strip_prefix(".") {
-        Ok(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => path,
-    };
+    // `./x` is shown as `x`, as every other linter does (in place: this runs for every file).
+    let path = without_dot_prefix(entry.into_path());
     Some(Candidate {
         path,
         explicit: false,
         problem,
     })
+}
+
+/// `path` without a leading `./` (and the slashes after it), unless nothing would be left.
+fn without_dot_prefix(path: PathBuf) -> PathBuf {
+    use std::os::unix::ffi::OsStringExt;
+    let mut bytes = path.into_os_string().into_vec();
+    if bytes.starts_with(b"./") {
+        let slashes = bytes[1..].iter().take_while(|&&b| b == b'/').count();
+        if bytes.len() > 1 + slashes {
+            bytes.drain(..1 + slashes);
+        }
+    }
+    PathBuf::from(std::ffi::OsString::from_vec(bytes))
 }
 
 /// One walker thread's visitor: collects candidates into batches, and hands over the last,
@@ -280,4 +289,33 @@ fn walk(
     });
     out.warnings
         .extend(warnings.into_inner().unwrap_or_else(|e| e.into_inner()));
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::{Path, PathBuf};
+
+    #[test]
+    fn dot_prefix_is_dropped_like_strip_prefix() {
+        for raw in [
+            "./a/b.json",
+            ".//a",
+            "./",
+            ".",
+            "a/./b",
+            "../a",
+            "/x",
+            "./.hidden",
+        ] {
+            let expected = match Path::new(raw).strip_prefix(".") {
+                Ok(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+                _ => PathBuf::from(raw),
+            };
+            assert_eq!(
+                super::without_dot_prefix(PathBuf::from(raw)),
+                expected,
+                "{raw}"
+            );
+        }
+    }
 }

@@ -115,12 +115,12 @@ fn unknown_rule_error(id: &str, settings: &Settings, flag: &str) -> Error {
 }
 
 /// The rules that apply to a file at `relative` (for per-file ignores).
-fn active_rules<'r, 'a>(
+fn active_rules<'r, 'a, 'p>(
     base: &'r [Active<'a>],
     settings: &Settings,
-    relative: &Path,
+    relative: impl FnOnce() -> std::borrow::Cow<'p, Path>,
 ) -> std::borrow::Cow<'r, [Active<'a>]> {
-    // Most runs scope nothing per file: no copy of the rule list then.
+    // Most runs scope nothing per file: no relative path and no copy of the rule list then.
     if settings.per_file_ignores.is_empty()
         && base
             .iter()
@@ -128,15 +128,16 @@ fn active_rules<'r, 'a>(
     {
         return std::borrow::Cow::Borrowed(base);
     }
+    let relative = relative();
     let ignored: Vec<&str> = settings
         .per_file_ignores
         .iter()
-        .filter(|(glob, _)| glob.is_match(relative))
+        .filter(|(glob, _)| glob.is_match(&*relative))
         .flat_map(|(_, ids)| ids.iter().map(String::as_str))
         .collect();
     std::borrow::Cow::Owned(
         base.iter()
-            .filter(|a| !ignored.contains(&a.rule.id.as_str()) && a.rule.applies_to(relative))
+            .filter(|a| !ignored.contains(&a.rule.id.as_str()) && a.rule.applies_to(&relative))
             .copied()
             .collect(),
     )
@@ -270,8 +271,9 @@ fn check(args: CheckArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
         .copied();
     let lint_one = |candidate: &discover::Candidate| -> FileOutcome {
         let display: Arc<str> = Arc::from(candidate.path.to_string_lossy().as_ref());
-        let rel = relative_to(&candidate.path, &settings.base_dir, &env.cwd);
-        let active = active_rules(&base_rules, &settings, &rel);
+        let active = active_rules(&base_rules, &settings, || {
+            relative_to(&candidate.path, &settings.base_dir, &env.cwd)
+        });
         let file_problem = |message: String| FileOutcome {
             findings: invalid_json
                 .filter(|_| active.iter().any(|a| a.rule.id == engine::INVALID_JSON))
@@ -411,8 +413,9 @@ fn check(args: CheckArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
             .clone()
             .unwrap_or_else(|| PathBuf::from("-"));
         let display: Arc<str> = Arc::from(name.to_string_lossy().as_ref());
-        let rel = relative_to(&name, &settings.base_dir, &env.cwd);
-        let active = active_rules(&base_rules, &settings, &rel);
+        let active = active_rules(&base_rules, &settings, || {
+            relative_to(&name, &settings.base_dir, &env.cwd)
+        });
         match read {
             Err(e) => {
                 tool_error = true;
