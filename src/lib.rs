@@ -265,6 +265,9 @@ fn check(args: CheckArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
 
     let dir_cache = engine::DirCache::default();
     let table = rules::selector_table(base_rules.iter().map(|a| a.rule));
+    let lint = |bytes: &[u8], display: &Arc<str>, active: &[Active<'_>], project: &RealProject| {
+        lint_bytes(bytes, display, active, &table, &settings.platform, project)
+    };
     let invalid_json = base_rules
         .iter()
         .find(|a| a.rule.id == engine::INVALID_JSON)
@@ -295,14 +298,7 @@ fn check(args: CheckArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
             cache: &dir_cache,
         };
         FileOutcome {
-            findings: lint_bytes(
-                &bytes,
-                &display,
-                &active,
-                &table,
-                &settings.platform,
-                &project,
-            ),
+            findings: lint(&bytes, &display, &active, &project),
             tool_error: false,
         }
     };
@@ -428,14 +424,7 @@ fn check(args: CheckArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
                     cwd: &env.cwd,
                     cache: &dir_cache,
                 };
-                findings.extend(lint_bytes(
-                    &bytes,
-                    &display,
-                    &active,
-                    &table,
-                    &settings.platform,
-                    &project,
-                ));
+                findings.extend(lint(&bytes, &display, &active, &project));
                 stdin_source = Some((display, Arc::from(String::from_utf8_lossy(&bytes).as_ref())));
             }
         }

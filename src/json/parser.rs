@@ -317,35 +317,27 @@ impl<'s> Parser<'s> {
                         );
                     }
                     pos = skip_ws(bytes, pos + 1);
-                    if open == b'{' {
-                        stack.push(Frame {
-                            start,
-                            scratch: self.member_scratch.len(),
-                            object: true,
-                            maybe_duplicate: false,
-                            seen: 0,
-                        });
-                        if bytes.get(pos) == Some(&b'}') {
-                            pos += 1;
-                            self.close(&mut stack, pos)
+                    let object = open == b'{';
+                    stack.push(Frame {
+                        start,
+                        scratch: if object {
+                            self.member_scratch.len()
                         } else {
-                            pos = self.key(&mut stack, pos)?;
-                            continue;
-                        }
+                            self.item_scratch.len()
+                        },
+                        object,
+                        maybe_duplicate: false,
+                        seen: 0,
+                    });
+                    let close = if object { b'}' } else { b']' };
+                    if bytes.get(pos) == Some(&close) {
+                        pos += 1;
+                        self.close(&mut stack, pos)
                     } else {
-                        stack.push(Frame {
-                            start,
-                            scratch: self.item_scratch.len(),
-                            object: false,
-                            maybe_duplicate: false,
-                            seen: 0,
-                        });
-                        if bytes.get(pos) == Some(&b']') {
-                            pos += 1;
-                            self.close(&mut stack, pos)
-                        } else {
-                            continue;
+                        if object {
+                            pos = self.key(&mut stack, pos)?;
                         }
+                        continue;
                     }
                 }
                 Some(b'-' | b'0'..=b'9') => {

@@ -325,19 +325,8 @@ fn predicate_selector(p: &Predicate) -> Option<&Selector> {
 }
 
 fn predicate_selector_mut(p: &mut Predicate) -> Option<&mut Selector> {
-    match p {
-        Predicate::Equals(op)
-        | Predicate::NotEquals(op)
-        | Predicate::OneOf(op)
-        | Predicate::NotOneOf(op)
-        | Predicate::Minimum(op)
-        | Predicate::Maximum(op)
-        | Predicate::ExclusiveMinimum(op)
-        | Predicate::ExclusiveMaximum(op)
-        | Predicate::SemverRange(op) => match op {
-            Operand::Select(sel) => Some(sel),
-            _ => None,
-        },
+    match predicate::predicate_operand_mut(p) {
+        Some(Operand::Select(sel)) => Some(sel),
         _ => None,
     }
 }

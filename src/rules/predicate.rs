@@ -397,19 +397,30 @@ pub(crate) fn expected(p: &Predicate, operand: Option<&Given<'_>>) -> String {
     }
 }
 
+/// `Some(f(operand))` for the predicates that compare against an operand.
+macro_rules! with_operand {
+    ($p:expr, $op:ident => $e:expr) => {
+        match $p {
+            Predicate::Equals($op)
+            | Predicate::NotEquals($op)
+            | Predicate::OneOf($op)
+            | Predicate::NotOneOf($op)
+            | Predicate::Minimum($op)
+            | Predicate::Maximum($op)
+            | Predicate::ExclusiveMinimum($op)
+            | Predicate::ExclusiveMaximum($op)
+            | Predicate::SemverRange($op) => Some($e),
+            _ => None,
+        }
+    };
+}
+
 pub(crate) fn predicate_operand(p: &Predicate) -> Option<&Operand> {
-    match p {
-        Predicate::Equals(op)
-        | Predicate::NotEquals(op)
-        | Predicate::OneOf(op)
-        | Predicate::NotOneOf(op)
-        | Predicate::Minimum(op)
-        | Predicate::Maximum(op)
-        | Predicate::ExclusiveMinimum(op)
-        | Predicate::ExclusiveMaximum(op)
-        | Predicate::SemverRange(op) => Some(op),
-        _ => None,
-    }
+    with_operand!(p, op => op)
+}
+
+pub(crate) fn predicate_operand_mut(p: &mut Predicate) -> Option<&mut Operand> {
+    with_operand!(p, op => op)
 }
 
 #[cfg(test)]
