@@ -429,10 +429,12 @@ impl<'s> Parser<'s> {
         };
         if let Some(frame) = stack.last_mut() {
             let bit = key_bit(&key);
-            if frame.seen & bit != 0 {
-                // A fingerprint collision: is it a real duplicate?
+            if frame.seen & bit != 0 && !frame.maybe_duplicate {
+                // A fingerprint collision: is it a real duplicate? Past a few keys the exact
+                // check is left to `find_duplicates` (one hash-map pass when the object closes),
+                // so a wide object costs linear time, not a scan per key.
                 let earlier = &self.member_scratch[frame.scratch..];
-                frame.maybe_duplicate |= earlier.iter().any(|m| m.key == key);
+                frame.maybe_duplicate = earlier.len() > 16 || earlier.iter().any(|m| m.key == key);
             }
             frame.seen |= bit;
         }
@@ -700,6 +702,38 @@ impl<'s> Parser<'s> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Wide objects whose keys share a fingerprint still get every duplicate, in order, and
+    /// objects without one get none.
+    #[test]
+    fn duplicates_in_wide_objects() {
+        for width in [3, 16, 17, 100, 5000] {
+            let keys: Vec<String> = (0..width).map(|i| format!("\"k{i:06}\": {i}")).collect();
+            let clean = format!("{{{}}}", keys.join(", "));
+            assert!(parse(&clean).unwrap().duplicates.is_empty(), "{width}");
+            let repeated = format!(
+                "{{{}, \"k{:06}\": 1, \"k000000\": 2}}",
+                keys.join(", "),
+                width / 2
+            );
+            let doc = parse(&repeated).unwrap();
+            let found: Vec<(&str, u32)> = doc
+                .duplicates
+                .iter()
+                .map(|d| (d.key.as_str(), d.second.start))
+                .collect();
+            let second = |key: &str| repeated.rfind(key).unwrap() as u32 - 1;
+            let middle = format!("k{:06}", width / 2);
+            assert_eq!(
+                found,
+                vec![
+                    (middle.as_str(), second(&middle)),
+                    ("k000000", second("k000000"))
+                ],
+                "{width}"
+            );
+        }
+    }
 
     #[test]
     fn spans_point_at_keys_and_values() {
