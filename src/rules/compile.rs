@@ -164,10 +164,13 @@ impl Compiler<'_> {
             out.push((v.span(), Predicate::NotOneOf(self.operand(v)?)));
         }
         if let Some(v) = &c.matches {
-            out.push((v.span(), Predicate::Matches(self.regex(v)?)));
+            out.push((v.span(), Predicate::Matches(Pattern::new(self.regex(v)?))));
         }
         if let Some(v) = &c.not_matches {
-            out.push((v.span(), Predicate::NotMatches(self.regex(v)?)));
+            out.push((
+                v.span(),
+                Predicate::NotMatches(Pattern::new(self.regex(v)?)),
+            ));
         }
         if let Some(v) = &c.type_ {
             let names: Vec<&str> = match v.get_ref() {

@@ -190,8 +190,8 @@ pub enum Predicate {
     NotEquals(Operand),
     OneOf(Operand),
     NotOneOf(Operand),
-    Matches(regex::Regex),
-    NotMatches(regex::Regex),
+    Matches(Pattern),
+    NotMatches(Pattern),
     Type(Vec<JsonType>),
     Minimum(Operand),
     Maximum(Operand),
@@ -201,6 +201,34 @@ pub enum Predicate {
     MaxLength(usize),
     Semver,
     SemverRange(Operand),
+}
+
+/// A compiled regular expression, with a copy per worker thread. A `regex::Regex` serves the
+/// thread that used it first from a fast path and every other thread through a shared pool of
+/// search caches; a copy per thread keeps each worker on the fast path.
+#[derive(Debug, Clone)]
+pub struct Pattern {
+    copies: Arc<[regex::Regex]>,
+}
+
+/// Worker threads beyond this share the copies (still correct, just slower).
+const PATTERN_COPIES: usize = 16;
+
+impl Pattern {
+    pub fn new(regex: regex::Regex) -> Pattern {
+        Pattern {
+            copies: std::iter::repeat_n(regex, PATTERN_COPIES).collect(),
+        }
+    }
+
+    pub fn is_match(&self, text: &str) -> bool {
+        let copy = rayon::current_thread_index().unwrap_or(0) % self.copies.len();
+        self.copies[copy].is_match(text)
+    }
+
+    pub fn as_str(&self) -> &str {
+        self.copies[0].as_str()
+    }
 }
 
 #[derive(Debug, Clone)]
