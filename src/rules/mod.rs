@@ -205,10 +205,12 @@ pub enum Predicate {
 
 /// A compiled regular expression, with a copy per worker thread. A `regex::Regex` serves the
 /// thread that used it first from a fast path and every other thread through a shared pool of
-/// search caches; a copy per thread keeps each worker on the fast path.
+/// search caches; a copy per thread keeps each worker on the fast path. Copies are made on a
+/// thread's first use, so a one-file run makes none.
 #[derive(Debug, Clone)]
 pub struct Pattern {
-    copies: Arc<[regex::Regex]>,
+    regex: regex::Regex,
+    copies: Arc<[std::sync::OnceLock<regex::Regex>]>,
 }
 
 /// Worker threads beyond this share the copies (still correct, just slower).
@@ -217,17 +219,24 @@ const PATTERN_COPIES: usize = 16;
 impl Pattern {
     pub fn new(regex: regex::Regex) -> Pattern {
         Pattern {
-            copies: std::iter::repeat_n(regex, PATTERN_COPIES).collect(),
+            regex,
+            copies: (0..PATTERN_COPIES)
+                .map(|_| std::sync::OnceLock::new())
+                .collect(),
         }
     }
 
     pub fn is_match(&self, text: &str) -> bool {
-        let copy = rayon::current_thread_index().unwrap_or(0) % self.copies.len();
-        self.copies[copy].is_match(text)
+        match rayon::current_thread_index() {
+            Some(i) if i % PATTERN_COPIES != 0 => self.copies[i % PATTERN_COPIES]
+                .get_or_init(|| self.regex.clone())
+                .is_match(text),
+            _ => self.regex.is_match(text),
+        }
     }
 
     pub fn as_str(&self) -> &str {
-        self.copies[0].as_str()
+        self.regex.as_str()
     }
 }
 
