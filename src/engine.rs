@@ -231,6 +231,8 @@ fn at_file_start(path: &Arc<str>, rule: &str, severity: Severity, message: Strin
 }
 
 thread_local! {
+    /// A worker thread's parse buffers, reused from one file to the next.
+    static ARENA: std::cell::Cell<crate::json::Arena> = std::cell::Cell::default();
     /// A worker thread's selector resolutions, reused from one file to the next.
     static RESOLUTIONS: std::cell::RefCell<Resolutions> = std::cell::RefCell::default();
 }
@@ -260,13 +262,16 @@ pub fn lint_bytes(
             })
             .unwrap_or_default();
     }
+    // The worker's parse buffers, when no nested lint (none today) holds them.
+    let mut arena = ARENA.with(|cell| cell.take());
     let parsed = match std::str::from_utf8(bytes) {
-        Ok(text) => crate::json::parse(text).map(|doc| (text, doc)),
+        Ok(text) => crate::json::parse_reusing(text, &mut arena).map(|doc| (text, doc)),
         Err(_) => crate::json::parse_bytes(bytes).map(|doc| ("", doc)),
     };
     let (text, doc) = match parsed {
         Ok(parsed) => parsed,
         Err(err) => {
+            ARENA.with(|cell| cell.set(std::mem::take(&mut arena)));
             let Some(rule) = invalid_json else {
                 return Vec::new();
             };
@@ -306,7 +311,7 @@ pub fn lint_bytes(
             }];
         }
     };
-    RESOLUTIONS.with(|cell| match cell.try_borrow_mut() {
+    let findings = RESOLUTIONS.with(|cell| match cell.try_borrow_mut() {
         Ok(mut resolved) => {
             resolved.resolve(table, &doc);
             lint_document(text, &doc, path, rules, platform, project, &resolved)
@@ -317,7 +322,10 @@ pub fn lint_bytes(
             resolved.resolve(table, &doc);
             lint_document(text, &doc, path, rules, platform, project, &resolved)
         }
-    })
+    });
+    arena.recycle(doc);
+    ARENA.with(|cell| cell.replace(arena));
+    findings
 }
 
 /// Runs the rules on a parsed document whose shared selectors are resolved.

@@ -11,7 +11,7 @@ mod parser;
 use std::borrow::Cow;
 use std::sync::OnceLock;
 
-pub use parser::{parse, parse_bytes};
+pub use parser::{parse, parse_bytes, parse_reusing, Arena};
 
 /// Deepest nesting of arrays and objects accepted; deeper input is `invalid-json`.
 /// Go's encoding/json stops at the same depth.

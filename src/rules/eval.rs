@@ -312,9 +312,63 @@ enum Identity<'a> {
     Bool(bool),
 }
 
+/// Does a `type` check pass (or not apply to) `value`? The common case, decided from the
+/// value's kind alone; a failure is then reported through the general path.
+#[inline]
+fn type_passes(types: &[super::JsonType], value: &crate::json::Value<'_>) -> bool {
+    use super::JsonType as T;
+    use crate::json::Value as V;
+    types.iter().any(|t| match (t, value) {
+        (T::String, V::String(_)) | (T::Number, V::Number(_)) | (T::Boolean, V::Bool(_)) => true,
+        (T::Array, V::Array { .. }) | (T::Object, V::Object { .. }) | (T::Null, V::Null) => true,
+        (T::Integer, V::Number(raw)) => crate::json::is_integer_literal(raw),
+        _ => false,
+    }) || matches!(value, V::Null)
+}
+
+/// Does a predicate check without operand find nothing to report in `res`? Decided without
+/// building anything, since almost every check passes; a check that fails (or that this cannot
+/// decide) goes through [`assert`], which reports.
+#[inline]
+fn quietly_passes(check: &Check, ctx: &Context<'_>, res: Resolved<'_>) -> bool {
+    let Assertion::Predicate(p) = &check.assertion else {
+        return false;
+    };
+    match p {
+        Predicate::Type(types) => res
+            .found
+            .iter()
+            .all(|m| type_passes(types, ctx.doc.value(m.node))),
+        Predicate::Present | Predicate::NonEmpty => {
+            res.missing.is_empty()
+                && (matches!(p, Predicate::Present)
+                    || res
+                        .found
+                        .iter()
+                        .all(|m| test(p, node_val(ctx.doc, m.node), None) != Outcome::Fail))
+        }
+        Predicate::Matches(_)
+        | Predicate::NotMatches(_)
+        | Predicate::Empty
+        | Predicate::MinLength(_)
+        | Predicate::MaxLength(_)
+        | Predicate::Semver => res
+            .found
+            .iter()
+            .all(|m| test(p, node_val(ctx.doc, m.node), None) != Outcome::Fail),
+        _ => false,
+    }
+}
+
 /// Runs one check on the document, appending its violations.
 pub fn run_check(check: &Check, ctx: &Context<'_>, out: &mut Vec<Hit>) {
-    if !check.when.iter().all(|c| holds(c, ctx)) {
+    if check.when.is_empty() {
+        if let Some(res) = ctx.resolved.get(check.select.id) {
+            if quietly_passes(check, ctx, res) {
+                return;
+            }
+        }
+    } else if !check.when.iter().all(|c| holds(c, ctx)) {
         return;
     }
     with_resolution(&check.select, ctx, |res| assert(check, ctx, res, out));
@@ -428,6 +482,84 @@ fn assert(check: &Check, ctx: &Context<'_>, res: Resolved<'_>, out: &mut Vec<Hit
 #[cfg(test)]
 mod tests {
     use super::pointer_path;
+
+    /// The quiet path never passes a value that `assert` reports, on values chosen to sit on
+    /// the edges: null, empty, wrong types, integers written as floats, missing keys.
+    #[test]
+    fn the_quiet_path_agrees_with_assert() {
+        use super::{assert, quietly_passes, Context};
+        let checks = [
+            ("type", "\"string\""),
+            ("type", "\"integer\""),
+            ("type", "[\"number\", \"null\"]"),
+            ("type", "\"object\""),
+            ("type", "\"array\""),
+            ("type", "\"boolean\""),
+            ("present", "true"),
+            ("non-empty", "true"),
+            ("empty", "true"),
+            ("matches", "'^a'"),
+            ("not-matches", "'b$'"),
+            ("min-length", "2"),
+            ("max-length", "1"),
+            ("semver", "true"),
+        ];
+        let keys = [
+            "s", "e", "n", "i", "f", "x", "z", "t", "o", "a", "v", "missing",
+        ];
+        let mut text = String::from("id = \"t\"\nseverity = \"error\"\nsummary = \"t\"\n");
+        text.push_str("message = \"m\"\nexplanation = \"t\"\n");
+        for key in keys {
+            for (name, value) in checks {
+                text.push_str(&format!(
+                    "[[check]]\nselect = \"d.{key}\"\n{name} = {value}\n"
+                ));
+            }
+        }
+        let rule = super::super::compile::compile_rule("t.toml", text.into(), false)
+            .unwrap_or_else(|e| panic!("{e:?}"));
+        let mut set = super::super::RuleSet::default();
+        set.add(rule).unwrap();
+        set.sort();
+        let table = super::super::selector_table(&set.rules);
+        let platform = crate::config::Platform::default();
+        let project = crate::engine::VirtualProject { dirs: Vec::new() };
+        for doc_text in [
+            r#"{"d": {"s": "abc", "e": "", "n": null, "i": 3, "f": 3.0, "x": 1e2, "z": -0,
+                "t": true, "o": {}, "a": [], "v": "1.2.3"}}"#,
+            r#"{"d": {"s": "b", "e": [1], "n": {"k": 1}, "i": "3", "f": [], "x": null,
+                "t": "true", "o": {"k": null}, "a": [null], "v": "1.2"}}"#,
+            r#"{"d": null}"#,
+            r#"{"d": 5}"#,
+        ] {
+            let doc = crate::json::parse(doc_text).unwrap();
+            let mut resolved = crate::select::Resolutions::default();
+            resolved.resolve(&table, &doc);
+            let ctx = Context {
+                doc: &doc,
+                platform: &platform,
+                recipe: None,
+                project: &project,
+                resolved: &resolved,
+            };
+            let mut quiet = 0;
+            for check in &set.rules[0].checks {
+                let res = resolved.get(check.select.id).expect("shared selector");
+                let mut hits = Vec::new();
+                assert(check, &ctx, res, &mut hits);
+                if quietly_passes(check, &ctx, res) {
+                    quiet += 1;
+                    assert!(
+                        hits.is_empty(),
+                        "{doc_text}: {} {:?} passed quietly but reports {hits:?}",
+                        check.select,
+                        check.assertion
+                    );
+                }
+            }
+            assert!(quiet > 0, "the quiet path is taken");
+        }
+    }
 
     #[test]
     fn paths_from_pointers() {
