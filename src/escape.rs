@@ -62,40 +62,116 @@ pub fn picture(c: char) -> Option<char> {
     }
 }
 
-/// A pretty JSON formatter that also writes every [`is_dangerous`] character as a `\uXXXX`
-/// escape (serde_json escapes only C0 controls), so JSON and SARIF output are inert on a
-/// terminal whatever a linted file held.
-pub struct SafeJsonFormatter<'a> {
-    inner: serde_json::ser::PrettyFormatter<'a>,
+/// A pretty JSON formatter (two-space indent, byte-identical to serde_json's
+/// `PrettyFormatter`) that also writes every [`is_dangerous`] character as a `\uXXXX` escape
+/// (serde_json escapes only C0 controls), so JSON and SARIF output are inert on a terminal
+/// whatever a linted file held. It can start at any nesting level, so a part of a document
+/// rendered on its own (see [`write_json_at`]) matches the same part rendered in place.
+#[derive(Default)]
+pub struct SafeJsonFormatter {
+    /// Nesting level of the line being written.
+    level: usize,
+    /// The container being closed had a value (serde_json's `has_value`).
+    has_value: bool,
 }
 
-impl Default for SafeJsonFormatter<'_> {
-    fn default() -> Self {
+impl SafeJsonFormatter {
+    /// A formatter for a value that sits at nesting `level` of a document.
+    pub fn at_level(level: usize) -> SafeJsonFormatter {
         SafeJsonFormatter {
-            inner: serde_json::ser::PrettyFormatter::new(),
+            level,
+            has_value: false,
         }
     }
 }
 
-macro_rules! delegate {
-    ($($name:ident($($arg:ident: $ty:ty),*);)*) => {
-        $(fn $name<W: ?Sized + std::io::Write>(&mut self, writer: &mut W $(, $arg: $ty)*) -> std::io::Result<()> {
-            self.inner.$name(writer $(, $arg)*)
-        })*
+/// A line break and the indentation of nesting `level`, in one write.
+pub fn write_newline_indent<W: ?Sized + std::io::Write>(
+    writer: &mut W,
+    level: usize,
+) -> std::io::Result<()> {
+    const SPACES: &[u8; 129] = &{
+        let mut line = [b' '; 129];
+        line[0] = b'\n';
+        line
     };
+    let width = 2 * level;
+    if width < SPACES.len() {
+        return writer.write_all(&SPACES[..width + 1]);
+    }
+    writer.write_all(b"\n")?;
+    for _ in 0..level {
+        writer.write_all(b"  ")?;
+    }
+    Ok(())
 }
 
-impl serde_json::ser::Formatter for SafeJsonFormatter<'_> {
-    delegate! {
-        begin_array();
-        end_array();
-        begin_array_value(first: bool);
-        end_array_value();
-        begin_object();
-        end_object();
-        begin_object_key(first: bool);
-        begin_object_value();
-        end_object_value();
+impl serde_json::ser::Formatter for SafeJsonFormatter {
+    fn begin_array<W: ?Sized + std::io::Write>(&mut self, writer: &mut W) -> std::io::Result<()> {
+        self.level += 1;
+        self.has_value = false;
+        writer.write_all(b"[")
+    }
+
+    fn end_array<W: ?Sized + std::io::Write>(&mut self, writer: &mut W) -> std::io::Result<()> {
+        self.level -= 1;
+        if self.has_value {
+            write_newline_indent(writer, self.level)?;
+        }
+        writer.write_all(b"]")
+    }
+
+    fn begin_array_value<W: ?Sized + std::io::Write>(
+        &mut self,
+        writer: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        if !first {
+            writer.write_all(b",")?;
+        }
+        write_newline_indent(writer, self.level)
+    }
+
+    fn end_array_value<W: ?Sized + std::io::Write>(&mut self, _: &mut W) -> std::io::Result<()> {
+        self.has_value = true;
+        Ok(())
+    }
+
+    fn begin_object<W: ?Sized + std::io::Write>(&mut self, writer: &mut W) -> std::io::Result<()> {
+        self.level += 1;
+        self.has_value = false;
+        writer.write_all(b"{")
+    }
+
+    fn end_object<W: ?Sized + std::io::Write>(&mut self, writer: &mut W) -> std::io::Result<()> {
+        self.level -= 1;
+        if self.has_value {
+            write_newline_indent(writer, self.level)?;
+        }
+        writer.write_all(b"}")
+    }
+
+    fn begin_object_key<W: ?Sized + std::io::Write>(
+        &mut self,
+        writer: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        if !first {
+            writer.write_all(b",")?;
+        }
+        write_newline_indent(writer, self.level)
+    }
+
+    fn begin_object_value<W: ?Sized + std::io::Write>(
+        &mut self,
+        writer: &mut W,
+    ) -> std::io::Result<()> {
+        writer.write_all(b": ")
+    }
+
+    fn end_object_value<W: ?Sized + std::io::Write>(&mut self, _: &mut W) -> std::io::Result<()> {
+        self.has_value = true;
+        Ok(())
     }
 
     fn write_string_fragment<W: ?Sized + std::io::Write>(
@@ -127,10 +203,18 @@ pub fn write_json<T: serde::Serialize + ?Sized>(
     // serde_json writes a token at a time: a concrete buffer in front of the `dyn` writer keeps
     // those small writes out of virtual calls.
     let mut buffered = std::io::BufWriter::with_capacity(64 * 1024, out);
-    let mut ser =
-        serde_json::Serializer::with_formatter(&mut buffered, SafeJsonFormatter::default());
-    value.serialize(&mut ser).map_err(std::io::Error::other)?;
+    write_json_at(&mut buffered, 0, value)?;
     std::io::Write::flush(&mut buffered)
+}
+
+/// Writes `value` as [`write_json`] would where it sits at nesting `level` of a document.
+pub fn write_json_at<W: std::io::Write, T: serde::Serialize + ?Sized>(
+    out: &mut W,
+    level: usize,
+    value: &T,
+) -> std::io::Result<()> {
+    let mut ser = serde_json::Serializer::with_formatter(out, SafeJsonFormatter::at_level(level));
+    value.serialize(&mut ser).map_err(std::io::Error::other)
 }
 
 #[cfg(test)]

@@ -430,7 +430,8 @@ fn check(args: CheckArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
         }
     }
 
-    findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+    // A stable sort on the worker threads (an audit can hold hundreds of thousands).
+    pool.install(|| findings.par_sort_by(|a, b| a.sort_key().cmp(&b.sort_key())));
     if let Some(path) = &args.write_baseline {
         baseline::write(path, &findings, &env.cwd).map_err(|source| Error::Write {
             path: path.display().to_string(),
@@ -473,6 +474,7 @@ fn check(args: CheckArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
         cwd: &env.cwd,
         statistics: args.statistics,
         tool_error,
+        threads,
     };
     let mut opts = report::ReportOptions {
         format: args.format,

@@ -584,6 +584,36 @@ fn demo_is_deterministic(format: &str) -> Run {
     one
 }
 
+/// Long reports are rendered on several threads in chunks: the document is the same for every
+/// `-j`, across chunk boundaries.
+#[test]
+fn long_reports_are_the_same_for_every_thread_count() {
+    let tree = Tree::new();
+    // At least two findings per spec (owner-ignored and api-version), 700 specs: several
+    // chunks.
+    let spec = patch(&error_spec(), r#""owner": """#, r#""owner": "bob""#);
+    for i in 0..700 {
+        tree.write(&format!("specs/{:03}/s{i}.jobspec.json", i % 37), &spec);
+    }
+    for format in ["json", "sarif"] {
+        let one = tree.run(&["--no-config", "--format", format, "-j", "1", "."]);
+        one.expect_code(1);
+        let value: serde_json::Value = serde_json::from_str(&one.stdout).expect("valid JSON");
+        let count = match format {
+            "json" => value["findings"].as_array().map(Vec::len),
+            _ => value["runs"][0]["results"].as_array().map(Vec::len),
+        };
+        assert!(count.unwrap_or(0) >= 1400, "--format {format}: {count:?}");
+        for jobs in ["2", "3"] {
+            let other = tree.run(&["--no-config", "--format", format, "-j", jobs, "."]);
+            assert!(
+                one.stdout == other.stdout,
+                "--format {format}: -j 1 and -j {jobs} differ"
+            );
+        }
+    }
+}
+
 #[test]
 fn demo_human() {
     let run = demo_is_deterministic("human");

@@ -3,11 +3,12 @@
 
 use std::io::Write;
 
-use serde::ser::{Serialize, Serializer};
 use serde::Serialize as DeriveSerialize;
 
+use super::pretty::{write_array, ObjectWriter};
 use super::{statistics, ReportInput};
 use crate::diagnostic::Finding;
+use crate::escape::write_json_at;
 use crate::source::Position;
 
 /// Version of the document's shape; bumped on any incompatible change.
@@ -88,15 +89,6 @@ impl<'a> From<&'a Finding> for FindingOut<'a> {
     }
 }
 
-/// The findings as a sequence, converted one at a time while they are written.
-struct Findings<'a>(&'a [Finding]);
-
-impl Serialize for Findings<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_seq(self.0.iter().map(FindingOut::from))
-    }
-}
-
 #[derive(DeriveSerialize)]
 struct Tool {
     name: &'static str,
@@ -120,38 +112,47 @@ struct SummaryOut {
     baseline: Option<Baseline>,
 }
 
-#[derive(DeriveSerialize)]
-struct Document<'a> {
-    version: u32,
-    tool: Tool,
-    findings: Findings<'a>,
-    summary: SummaryOut,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    statistics: Option<serde_json::Value>,
-}
-
 pub fn write(out: &mut dyn Write, input: &ReportInput<'_>) -> std::io::Result<()> {
     let s = input.summary;
-    let doc = Document {
-        version: FORMAT_VERSION,
-        tool: Tool {
+    let summary = SummaryOut {
+        files: s.files,
+        files_with_findings: s.files_with_findings,
+        errors: s.errors,
+        warnings: s.warnings,
+        notes: s.notes,
+        baseline: s.baseline.map(|b| Baseline {
+            hidden: b.hidden,
+            stale: b.stale,
+        }),
+    };
+    // serde_json writes a token at a time: a concrete buffer in front of the `dyn` writer keeps
+    // those small writes out of virtual calls.
+    let mut out = std::io::BufWriter::with_capacity(64 * 1024, out);
+    let mut doc = ObjectWriter::begin(&mut out, 0)?;
+    doc.value("version", &FORMAT_VERSION)?;
+    doc.value(
+        "tool",
+        &Tool {
             name: "forgelint",
             version: env!("CARGO_PKG_VERSION"),
         },
-        findings: Findings(input.findings),
-        summary: SummaryOut {
-            files: s.files,
-            files_with_findings: s.files_with_findings,
-            errors: s.errors,
-            warnings: s.warnings,
-            notes: s.notes,
-            baseline: s.baseline.map(|b| Baseline {
-                hidden: b.hidden,
-                stale: b.stale,
-            }),
-        },
-        statistics: input.statistics.then(|| statistics::json(input.findings)),
-    };
-    crate::escape::write_json(out, &doc)?;
-    writeln!(out)
+    )?;
+    // The findings are the bulk of the document: rendered on the worker threads.
+    let findings = input.findings;
+    doc.field("findings", |out, level| {
+        write_array(
+            out,
+            level,
+            findings.len(),
+            input.threads,
+            |buf, i, level| write_json_at(buf, level, &FindingOut::from(&findings[i])),
+        )
+    })?;
+    doc.value("summary", &summary)?;
+    if input.statistics {
+        doc.value("statistics", &statistics::json(findings))?;
+    }
+    doc.end()?;
+    writeln!(out)?;
+    out.flush()
 }

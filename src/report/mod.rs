@@ -4,6 +4,7 @@ pub mod concise;
 pub mod github;
 pub mod human;
 pub mod json;
+mod pretty;
 pub mod sarif;
 pub mod statistics;
 
@@ -135,6 +136,8 @@ pub struct ReportInput<'a> {
     pub statistics: bool,
     /// The run could not do its whole job (exit 2).
     pub tool_error: bool,
+    /// Threads that may render a long report (`-j`).
+    pub threads: usize,
 }
 
 /// The one dispatch point over output formats.

@@ -9,13 +9,14 @@
 use std::io::Write;
 use std::path::{Component, Path};
 
-use serde::ser::{SerializeSeq, Serializer};
 use serde::Serialize;
 use serde_json::{json, Value};
 
+use super::pretty::{write_array_with, ArrayWriter, ObjectWriter};
 use super::ReportInput;
 use crate::diagnostic::fnv1a;
 use crate::engine::{INTERNAL_ERROR, INVALID_JSON};
+use crate::escape::write_json_at;
 use crate::rules::{Rule, Severity};
 
 pub const SCHEMA_URI: &str = "https://json.schemastore.org/sarif-2.1.0.json";
@@ -65,7 +66,7 @@ fn artifact_location(path: &str, cwd: &Path) -> Value {
     }
 }
 
-fn level(s: Severity) -> &'static str {
+fn level_of(s: Severity) -> &'static str {
     match s {
         Severity::Error => "error",
         Severity::Warning => "warning",
@@ -110,7 +111,7 @@ fn rule_descriptor(rule: &Rule) -> Value {
         "fullDescription": { "text": if rule.explanation.is_empty() { &rule.summary } else { &rule.explanation } },
         "help": { "text": help_text, "markdown": help_text },
         "helpUri": help_uri(rule),
-        "defaultConfiguration": { "level": level(rule.severity) },
+        "defaultConfiguration": { "level": level_of(rule.severity) },
         "properties": { "tags": ["forge/v2", if rule.origin.builtin { "builtin" } else { "policy" }] },
     })
 }
@@ -194,63 +195,70 @@ fn region_of(
     }
 }
 
-/// The results, built one at a time while they are written.
-struct Results<'a, 'b> {
-    input: &'a ReportInput<'b>,
+/// A result's fingerprint: a hash of path, rule and pointer, and the occurrence of that
+/// identity among consecutive findings (two findings of one rule on one value).
+fn fingerprints(findings: &[crate::diagnostic::Finding]) -> Vec<(u64, usize)> {
+    let mut out: Vec<(u64, usize)> = Vec::with_capacity(findings.len());
+    for f in findings {
+        let hash = fnv1a(&[&f.path, &f.rule, &f.pointer]);
+        let occurrence = match out.last() {
+            Some(&(h, n)) if h == hash => n + 1,
+            _ => 1,
+        };
+        out.push((hash, occurrence));
+    }
+    out
 }
 
-impl Serialize for Results<'_, '_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let input = self.input;
-        let mut seq = serializer.serialize_seq(Some(input.findings.len()))?;
-        let mut previous: Option<(u64, usize)> = None;
-        // Findings are sorted by path: one artifact location per file.
-        let mut artifact: Option<(&str, Value)> = None;
-        for f in input.findings {
-            if artifact.as_ref().map(|a| a.0) != Some(&*f.path) {
-                artifact = Some((&f.path, artifact_location(&f.path, input.cwd)));
-            }
-            let location = &artifact.as_ref().expect("set above").1;
-            let hash = fnv1a(&[&f.path, &f.rule, &f.pointer]);
-            // Identical identities (two findings of one rule on one value) get an occurrence
-            // count.
-            let occurrence = match previous {
-                Some((h, n)) if h == hash => n + 1,
-                _ => 1,
-            };
-            previous = Some((hash, occurrence));
-            seq.serialize_element(&ResultOut {
-                rule_id: &f.rule,
-                level: level(f.severity),
-                message: Text { text: &f.message },
-                locations: [LocationOut {
-                    physical_location: PhysicalLocation {
-                        artifact_location: location,
-                        region: region_of(f.span, f.start, f.end),
-                    },
-                }],
-                partial_fingerprints: Fingerprints {
-                    v1: format!("{hash:016x}:{occurrence}"),
-                },
-                rule_index: input.rules.iter().position(|r| *r.id == *f.rule),
-                related_locations: f
-                    .related
-                    .iter()
-                    .enumerate()
-                    .map(|(i, r)| RelatedOut {
-                        id: i,
-                        message: Text { text: &r.label },
-                        physical_location: PhysicalLocation {
-                            artifact_location: location,
-                            region: region_of(r.span, r.start, r.end),
-                        },
-                    })
-                    .collect(),
-                properties: f.help.as_deref().map(|help| HelpProperty { help }),
-            })?;
-        }
-        seq.end()
+/// Writes result `i`. `artifact` carries the artifact location of the previous result's file
+/// (findings are sorted by path: one location per file).
+fn write_result(
+    buf: &mut Vec<u8>,
+    level: usize,
+    input: &ReportInput<'_>,
+    i: usize,
+    (hash, occurrence): (u64, usize),
+    artifact: &mut Option<(usize, Value)>,
+) -> std::io::Result<()> {
+    let findings = input.findings;
+    let f = &findings[i];
+    let same_file = artifact
+        .as_ref()
+        .is_some_and(|(at, _)| *findings[*at].path == *f.path);
+    if !same_file {
+        *artifact = Some((i, artifact_location(&f.path, input.cwd)));
     }
+    let location = &artifact.as_ref().expect("set above").1;
+    let result = ResultOut {
+        rule_id: &f.rule,
+        level: level_of(f.severity),
+        message: Text { text: &f.message },
+        locations: [LocationOut {
+            physical_location: PhysicalLocation {
+                artifact_location: location,
+                region: region_of(f.span, f.start, f.end),
+            },
+        }],
+        partial_fingerprints: Fingerprints {
+            v1: format!("{hash:016x}:{occurrence}"),
+        },
+        rule_index: input.rules.iter().position(|r| *r.id == *f.rule),
+        related_locations: f
+            .related
+            .iter()
+            .enumerate()
+            .map(|(i, r)| RelatedOut {
+                id: i,
+                message: Text { text: &r.label },
+                physical_location: PhysicalLocation {
+                    artifact_location: location,
+                    region: region_of(r.span, r.start, r.end),
+                },
+            })
+            .collect(),
+        properties: f.help.as_deref().map(|help| HelpProperty { help }),
+    };
+    write_json_at(buf, level, &result)
 }
 
 pub fn write(out: &mut dyn Write, input: &ReportInput<'_>) -> std::io::Result<()> {
@@ -279,48 +287,62 @@ pub fn write(out: &mut dyn Write, input: &ReportInput<'_>) -> std::io::Result<()
             n
         })
         .collect();
-    #[derive(Serialize)]
-    #[serde(rename_all = "camelCase")]
-    struct Run<'a, 'b> {
-        tool: Value,
-        original_uri_base_ids: Value,
-        column_kind: &'static str,
-        invocations: Value,
-        results: Results<'a, 'b>,
-    }
-    #[derive(Serialize)]
-    struct Log<'a, 'b> {
-        #[serde(rename = "$schema")]
-        schema: &'static str,
-        version: &'static str,
-        runs: [Run<'a, 'b>; 1],
-    }
-    let log = Log {
-        schema: SCHEMA_URI,
-        version: "2.1.0",
-        runs: [Run {
-            tool: json!({
-                "driver": {
-                    "name": "forgelint",
-                    "version": env!("CARGO_PKG_VERSION"),
-                    "semanticVersion": env!("CARGO_PKG_VERSION"),
-                    "informationUri": env!("CARGO_PKG_REPOSITORY"),
-                    "rules": rules,
-                }
-            }),
-            original_uri_base_ids: json!({
-                "%SRCROOT%": { "uri": format!("{}/", file_uri(input.cwd).trim_end_matches('/')) }
-            }),
-            column_kind: "utf16CodeUnits",
-            invocations: json!([{
-                "executionSuccessful": !input.tool_error,
-                "toolExecutionNotifications": notifications,
-            }]),
-            results: Results { input },
-        }],
-    };
-    crate::escape::write_json(out, &log)?;
-    writeln!(out)
+    let fingerprints = fingerprints(input.findings);
+    // serde_json writes a token at a time: a concrete buffer in front of the `dyn` writer keeps
+    // those small writes out of virtual calls.
+    let mut out = std::io::BufWriter::with_capacity(64 * 1024, out);
+    let mut log = ObjectWriter::begin(&mut out, 0)?;
+    log.value("$schema", SCHEMA_URI)?;
+    log.value("version", "2.1.0")?;
+    log.field("runs", |out, level| {
+        let mut runs = ArrayWriter::begin(out, level)?;
+        runs.element(|out, level| {
+            let mut run = ObjectWriter::begin(out, level)?;
+            run.value(
+                "tool",
+                &json!({
+                    "driver": {
+                        "name": "forgelint",
+                        "version": env!("CARGO_PKG_VERSION"),
+                        "semanticVersion": env!("CARGO_PKG_VERSION"),
+                        "informationUri": env!("CARGO_PKG_REPOSITORY"),
+                        "rules": rules,
+                    }
+                }),
+            )?;
+            run.value(
+                "originalUriBaseIds",
+                &json!({
+                    "%SRCROOT%": { "uri": format!("{}/", file_uri(input.cwd).trim_end_matches('/')) }
+                }),
+            )?;
+            run.value("columnKind", "utf16CodeUnits")?;
+            run.value(
+                "invocations",
+                &json!([{
+                    "executionSuccessful": !input.tool_error,
+                    "toolExecutionNotifications": notifications,
+                }]),
+            )?;
+            // The results are the bulk of the log: rendered on the worker threads.
+            run.field("results", |out, level| {
+                write_array_with(
+                    out,
+                    level,
+                    input.findings.len(),
+                    input.threads,
+                    |artifact, buf, i, level| {
+                        write_result(buf, level, input, i, fingerprints[i], artifact)
+                    },
+                )
+            })?;
+            run.end()
+        })?;
+        runs.end()
+    })?;
+    log.end()?;
+    writeln!(out)?;
+    out.flush()
 }
 
 #[cfg(test)]

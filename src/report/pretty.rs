@@ -1,0 +1,270 @@
+//! Pretty JSON documents assembled from parts, byte for byte as one `write_json` would write
+//! them: an object's fields written one by one, and a long array whose elements are rendered on
+//! several threads, in chunks, and written in order.
+
+use std::io::Write;
+use std::sync::mpsc;
+
+use crate::escape::{write_json_at, write_newline_indent};
+
+/// Elements rendered per chunk (one buffer, one hand-over between threads).
+const CHUNK: usize = 256;
+
+/// An object at nesting `level`, written field by field.
+pub struct ObjectWriter<'w, W: Write> {
+    out: &'w mut W,
+    level: usize,
+    first: bool,
+}
+
+impl<'w, W: Write> ObjectWriter<'w, W> {
+    pub fn begin(out: &'w mut W, level: usize) -> std::io::Result<Self> {
+        out.write_all(b"{")?;
+        Ok(ObjectWriter {
+            out,
+            level,
+            first: true,
+        })
+    }
+
+    /// A field whose value `write` writes, given the writer and the value's nesting level.
+    pub fn field(
+        &mut self,
+        key: &str,
+        write: impl FnOnce(&mut W, usize) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
+        if !self.first {
+            self.out.write_all(b",")?;
+        }
+        self.first = false;
+        write_newline_indent(self.out, self.level + 1)?;
+        write_json_at(self.out, self.level + 1, key)?;
+        self.out.write_all(b": ")?;
+        write(self.out, self.level + 1)
+    }
+
+    /// A field with a serializable value.
+    pub fn value<T: serde::Serialize + ?Sized>(
+        &mut self,
+        key: &str,
+        value: &T,
+    ) -> std::io::Result<()> {
+        self.field(key, |out, level| write_json_at(out, level, value))
+    }
+
+    pub fn end(self) -> std::io::Result<()> {
+        if !self.first {
+            write_newline_indent(self.out, self.level)?;
+        }
+        self.out.write_all(b"}")
+    }
+}
+
+/// An array at nesting `level`, written element by element.
+pub struct ArrayWriter<'w, W: Write> {
+    out: &'w mut W,
+    level: usize,
+    first: bool,
+}
+
+impl<'w, W: Write> ArrayWriter<'w, W> {
+    pub fn begin(out: &'w mut W, level: usize) -> std::io::Result<Self> {
+        out.write_all(b"[")?;
+        Ok(ArrayWriter {
+            out,
+            level,
+            first: true,
+        })
+    }
+
+    /// An element that `write` writes, given the writer and the element's nesting level.
+    pub fn element(
+        &mut self,
+        write: impl FnOnce(&mut W, usize) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
+        if !self.first {
+            self.out.write_all(b",")?;
+        }
+        self.first = false;
+        write_newline_indent(self.out, self.level + 1)?;
+        write(self.out, self.level + 1)
+    }
+
+    pub fn end(self) -> std::io::Result<()> {
+        if !self.first {
+            write_newline_indent(self.out, self.level)?;
+        }
+        self.out.write_all(b"]")
+    }
+}
+
+/// Writes an array at nesting `level` whose element `i` is `render(buffer, i, element_level)`.
+/// With `threads > 1` and enough elements, chunks are rendered on `threads` threads (this one
+/// included) and written in order, a few chunks ahead at most: the output is the same whatever
+/// the thread count, and memory stays bounded.
+pub fn write_array<W, R>(
+    out: &mut W,
+    level: usize,
+    len: usize,
+    threads: usize,
+    render: R,
+) -> std::io::Result<()>
+where
+    W: Write,
+    R: Fn(&mut Vec<u8>, usize, usize) -> std::io::Result<()> + Sync,
+{
+    write_array_with(out, level, len, threads, |_: &mut (), buf, i, level| {
+        render(buf, i, level)
+    })
+}
+
+/// [`write_array`] with a state of type `S` that each chunk starts afresh (`S::default()`) and
+/// hands from one element to the next, for what neighbouring elements can share.
+pub fn write_array_with<W, S, R>(
+    out: &mut W,
+    level: usize,
+    len: usize,
+    threads: usize,
+    render: R,
+) -> std::io::Result<()>
+where
+    W: Write,
+    S: Default,
+    R: Fn(&mut S, &mut Vec<u8>, usize, usize) -> std::io::Result<()> + Sync,
+{
+    if len == 0 {
+        return out.write_all(b"[]");
+    }
+    out.write_all(b"[")?;
+    let chunks = len.div_ceil(CHUNK);
+    let render_chunk = |chunk: usize, buffer: &mut Vec<u8>| -> std::io::Result<()> {
+        buffer.clear();
+        let mut state = S::default();
+        for i in chunk * CHUNK..((chunk + 1) * CHUNK).min(len) {
+            if i > 0 {
+                buffer.push(b',');
+            }
+            write_newline_indent(buffer, level + 1)?;
+            render(&mut state, buffer, i, level + 1)?;
+        }
+        Ok(())
+    };
+    let threads = threads.clamp(1, chunks);
+    if threads == 1 {
+        let mut buffer = Vec::new();
+        for chunk in 0..chunks {
+            render_chunk(chunk, &mut buffer)?;
+            out.write_all(&buffer)?;
+        }
+    } else {
+        std::thread::scope(|scope| -> std::io::Result<()> {
+            // Helper `t` renders chunks t, t + threads, …; this thread renders the chunks of
+            // helper 0 itself and takes the others' from their channels, in chunk order.
+            let mut receivers = Vec::with_capacity(threads - 1);
+            for t in 1..threads {
+                let (sender, receiver) = mpsc::sync_channel::<std::io::Result<Vec<u8>>>(2);
+                receivers.push(receiver);
+                let render_chunk = &render_chunk;
+                scope.spawn(move || {
+                    for chunk in (t..chunks).step_by(threads) {
+                        let mut buffer = Vec::new();
+                        let rendered = render_chunk(chunk, &mut buffer).map(|()| buffer);
+                        // The writer stopped (an error): so does this helper.
+                        if sender.send(rendered).is_err() {
+                            return;
+                        }
+                    }
+                });
+            }
+            let mut own = Vec::new();
+            for chunk in 0..chunks {
+                match chunk % threads {
+                    0 => {
+                        render_chunk(chunk, &mut own)?;
+                        out.write_all(&own)?;
+                    }
+                    t => {
+                        let rendered = receivers[t - 1].recv().map_err(|_| {
+                            std::io::Error::other("a report thread stopped unexpectedly")
+                        })??;
+                        out.write_all(&rendered)?;
+                    }
+                }
+            }
+            Ok(())
+        })?;
+    }
+    write_newline_indent(out, level)?;
+    out.write_all(b"]")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Parts written by the writers here equal the whole document written at once, for every
+    /// thread count and around chunk boundaries.
+    #[test]
+    fn parts_match_the_whole() {
+        for len in [0, 1, 2, CHUNK - 1, CHUNK, CHUNK + 1, 3 * CHUNK + 5] {
+            let items: Vec<serde_json::Value> = (0..len)
+                .map(|i| serde_json::json!({"i": i, "nested": {"list": [i, "x\u{1b}"], "empty": {}}}))
+                .collect();
+            let whole = serde_json::json!({
+                "a": 1, "items": items, "b": {"c": []}, "d": [{"x": 1}, 2]
+            });
+            let mut expected = Vec::new();
+            crate::escape::write_json(&mut expected, &whole).unwrap();
+            for threads in [1, 2, 3, 8] {
+                let mut got = Vec::new();
+                let mut object = ObjectWriter::begin(&mut got, 0).unwrap();
+                object.value("a", &1).unwrap();
+                object
+                    .field("items", |out, level| {
+                        write_array(out, level, items.len(), threads, |buf, i, level| {
+                            write_json_at(buf, level, &items[i])
+                        })
+                    })
+                    .unwrap();
+                object
+                    .field("b", |out, level| {
+                        let mut b = ObjectWriter::begin(out, level)?;
+                        b.field("c", |out, level| ArrayWriter::begin(out, level)?.end())?;
+                        b.end()
+                    })
+                    .unwrap();
+                object
+                    .field("d", |out, level| {
+                        let mut d = ArrayWriter::begin(out, level)?;
+                        d.element(|out, level| {
+                            write_json_at(out, level, &serde_json::json!({"x": 1}))
+                        })?;
+                        d.element(|out, level| write_json_at(out, level, &2))?;
+                        d.end()
+                    })
+                    .unwrap();
+                object.end().unwrap();
+                assert_eq!(
+                    String::from_utf8_lossy(&got),
+                    String::from_utf8_lossy(&expected),
+                    "{len} items, {threads} threads"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_failing_element_fails_the_array() {
+        for threads in [1, 2] {
+            let mut out = Vec::new();
+            let failed = write_array(&mut out, 0, 5 * CHUNK, threads, |buf, i, _| {
+                if i == 3 * CHUNK + 1 {
+                    return Err(std::io::Error::other("boom"));
+                }
+                buf.extend_from_slice(b"1");
+                Ok(())
+            });
+            assert!(failed.is_err(), "{threads} threads");
+        }
+    }
+}
