@@ -81,9 +81,19 @@ impl Platform {
     }
 
     pub fn has(&self, needs: crate::rules::Needs) -> bool {
-        (!needs.catalog || self.catalog.is_some())
-            && (!needs.registries || self.registries.is_some())
-            && (!needs.quota || self.gpu_quota.is_some() || !self.project_quota.is_empty())
+        let available = self.available();
+        (!needs.catalog || available.catalog)
+            && (!needs.registries || available.registries)
+            && (!needs.quota || available.quota)
+    }
+
+    /// The context this configuration provides.
+    pub fn available(&self) -> crate::rules::Needs {
+        crate::rules::Needs {
+            catalog: self.catalog.is_some(),
+            registries: self.registries.is_some(),
+            quota: self.gpu_quota.is_some() || !self.project_quota.is_empty(),
+        }
     }
 }
 

@@ -9,6 +9,7 @@ use crate::config::{Platform, Settings};
 use crate::diagnostic::{Finding, Locator, Related};
 use crate::json::{Document, Span};
 use crate::rules::eval::{run_check, Context, Hit, ProjectFs};
+use crate::rules::plan::needs_bits;
 use crate::rules::{Rule, Severity};
 use crate::select::{Resolutions, SelectorTable};
 
@@ -353,9 +354,11 @@ fn lint_document(
     let mut findings = Vec::new();
     let mut locator = Locator::new(text);
     let mut hits: Vec<Hit> = Vec::new();
+    let missing_context = !needs_bits(platform.available());
     for active in rules {
-        for check in &active.rule.checks {
-            if platform.has(check.needs) {
+        let rule = active.rule;
+        for (step, check) in rule.plan.iter().zip(&rule.checks) {
+            if step.needs & missing_context == 0 && !step.passes(doc, resolved) {
                 run_check(check, &ctx, &mut hits);
             }
         }

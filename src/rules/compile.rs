@@ -741,6 +741,7 @@ pub fn compile_rule(
         explanation: raw.explanation.unwrap_or_default().trim().to_string(),
         help,
         target,
+        plan: super::plan::plan_of(&checks),
         checks,
         needs,
         origin: Origin {

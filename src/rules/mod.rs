@@ -7,6 +7,7 @@
 mod compile;
 pub mod eval;
 mod functions;
+pub mod plan;
 mod predicate;
 pub mod schema;
 pub mod template;
@@ -449,6 +450,8 @@ pub struct Rule {
     pub needs: Needs,
     pub origin: Origin,
     pub cases: Vec<Case>,
+    /// One step per check, read before the check itself (see [`plan`]).
+    pub plan: Vec<plan::Step>,
     /// The rule's own `files` globs (runs only there) and `ignores` globs (never there).
     pub files: Option<globset::GlobSet>,
     pub ignores: Option<globset::GlobSet>,
@@ -521,6 +524,7 @@ impl RuleSet {
                     sel.id = *ids.entry(sel.as_str().to_string()).or_insert(next);
                 });
             }
+            rule.plan = plan::plan_of(&rule.checks);
         }
     }
 

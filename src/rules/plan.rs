@@ -1,0 +1,132 @@
+//! A compact summary of a rule's checks, read for every file before the checks themselves.
+//!
+//! Most checks of most files pass. For the commonest kinds (a `type`, `present` or `non-empty`
+//! check without conditions) whether one passes can be told from the resolved values' kinds
+//! alone: a few bytes per check in one small array, instead of a walk through the check's
+//! compiled form (hundreds of bytes each, a cache miss apiece on a busy worker).
+
+use super::{Assertion, Check, JsonType, Needs, Predicate};
+use crate::json::{is_integer_literal, Value};
+use crate::select::{Resolutions, NO_ID};
+
+/// What the plan knows of one check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Step {
+    /// The check's selector id (`u32::MAX`: not shared, nothing decided here).
+    selector: u32,
+    /// The context the check needs (`NEEDS_*` bits).
+    pub needs: u8,
+    quick: Quick,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Quick {
+    /// Only the check itself can tell.
+    No,
+    /// A `type` check: one `TYPE_*` bit per accepted type.
+    Type(u8),
+    Present,
+    NonEmpty,
+}
+
+pub const NEEDS_CATALOG: u8 = 1;
+pub const NEEDS_REGISTRIES: u8 = 2;
+pub const NEEDS_QUOTA: u8 = 4;
+
+const TYPE_STRING: u8 = 1;
+const TYPE_INTEGER: u8 = 2;
+const TYPE_NUMBER: u8 = 4;
+const TYPE_BOOLEAN: u8 = 8;
+const TYPE_ARRAY: u8 = 16;
+const TYPE_OBJECT: u8 = 32;
+const TYPE_NULL: u8 = 64;
+
+pub fn needs_bits(needs: Needs) -> u8 {
+    (needs.catalog as u8 * NEEDS_CATALOG)
+        | (needs.registries as u8 * NEEDS_REGISTRIES)
+        | (needs.quota as u8 * NEEDS_QUOTA)
+}
+
+/// The plan of `checks`, one step each, in order.
+pub fn plan_of(checks: &[Check]) -> Vec<Step> {
+    checks.iter().map(step_of).collect()
+}
+
+fn step_of(check: &Check) -> Step {
+    let quick = match &check.assertion {
+        _ if !check.when.is_empty() || check.select.id == NO_ID => Quick::No,
+        Assertion::Predicate(Predicate::Type(types)) => Quick::Type(
+            types
+                .iter()
+                .map(|t| match t {
+                    JsonType::String => TYPE_STRING,
+                    JsonType::Integer => TYPE_INTEGER,
+                    JsonType::Number => TYPE_NUMBER,
+                    JsonType::Boolean => TYPE_BOOLEAN,
+                    JsonType::Array => TYPE_ARRAY,
+                    JsonType::Object => TYPE_OBJECT,
+                    JsonType::Null => TYPE_NULL,
+                })
+                .fold(0, |a, b| a | b),
+        ),
+        Assertion::Predicate(Predicate::Present) => Quick::Present,
+        Assertion::Predicate(Predicate::NonEmpty) => Quick::NonEmpty,
+        _ => Quick::No,
+    };
+    Step {
+        selector: u32::try_from(check.select.id).unwrap_or(u32::MAX),
+        needs: needs_bits(check.needs),
+        quick,
+    }
+}
+
+impl Step {
+    /// Does the check certainly pass on a document with these resolutions? `false` when it
+    /// fails or when only the check can tell.
+    #[inline]
+    pub fn passes(&self, doc: &crate::json::Document<'_>, resolved: &Resolutions) -> bool {
+        if self.quick == Quick::No {
+            return false;
+        }
+        let Some(res) = resolved.get(self.selector as usize) else {
+            return false;
+        };
+        match self.quick {
+            Quick::Type(mask) => res
+                .found
+                .iter()
+                .all(|m| type_matches(mask, doc.value(m.node))),
+            Quick::Present => res.missing.is_empty(),
+            Quick::NonEmpty => {
+                res.missing.is_empty()
+                    && res.found.iter().all(|m| match doc.value(m.node) {
+                        Value::Null => false,
+                        Value::String(s) => !s.is_empty(),
+                        Value::Array { len, .. } | Value::Object { len, .. } => *len > 0,
+                        Value::Bool(_) | Value::Number(_) => true,
+                    })
+            }
+            Quick::No => false,
+        }
+    }
+}
+
+/// Is `value` of one of the `mask` types? `null` always passes: it stands for "not set" and
+/// is left to the rules about required fields.
+#[inline]
+fn type_matches(mask: u8, value: &Value<'_>) -> bool {
+    let bit = match value {
+        Value::String(_) => TYPE_STRING,
+        Value::Number(raw) => {
+            if mask & TYPE_NUMBER != 0 {
+                return true;
+            }
+            return mask & TYPE_INTEGER != 0 && is_integer_literal(raw);
+        }
+        Value::Bool(_) => TYPE_BOOLEAN,
+        Value::Array { .. } => TYPE_ARRAY,
+        Value::Object { .. } => TYPE_OBJECT,
+        Value::Null => return true,
+    };
+    mask & bit != 0
+}
