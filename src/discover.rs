@@ -53,7 +53,10 @@ impl Options<'_> {
     fn wanted(&self, path: &Path) -> bool {
         let rel = crate::relative_to(path, &self.settings.base_dir, self.cwd);
         let files = &self.settings.files;
-        files.include.is_match(&*rel) && !files.exclude.is_match(&*rel)
+        // One candidate for both sets: globset prepares it (basename, extension) once.
+        let candidate = globset::Candidate::new(&*rel);
+        files.include.is_match_candidate(&candidate)
+            && !files.exclude.is_match_candidate(&candidate)
     }
 }
 
