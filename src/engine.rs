@@ -65,19 +65,61 @@ pub struct Active<'a> {
 }
 
 /// File-system facts asked once per run: thousands of specs name the same few directories and
-/// live in the same few git work trees. Read-mostly, so a lookup that hits allocates nothing and
-/// does not wait for the other workers.
-#[derive(Default)]
+/// live in the same few git work trees. Each worker answers repeated questions from a map of its
+/// own (no lock, no cache line shared with the other workers); the shared maps make sure each
+/// folder is looked at once.
 pub struct DirCache {
+    /// Tells this cache's entries in a worker's map from those of an earlier run's cache.
+    id: u64,
     /// Per project root: whether each relative path asked about is a directory.
     known: RwLock<HashMap<PathBuf, HashMap<String, bool>>>,
     git_roots: RwLock<HashMap<PathBuf, Option<Arc<Path>>>>,
     config_root: std::sync::OnceLock<Arc<Path>>,
 }
 
+impl Default for DirCache {
+    fn default() -> DirCache {
+        static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        DirCache {
+            id: NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            known: RwLock::default(),
+            git_roots: RwLock::default(),
+            config_root: std::sync::OnceLock::new(),
+        }
+    }
+}
+
+/// A worker's own copy of the answers it got from a [`DirCache`] (the one with the id).
+type LocalDirs = (u64, HashMap<PathBuf, HashMap<String, bool>>);
+
+thread_local! {
+    static LOCAL_DIRS: std::cell::RefCell<LocalDirs> = std::cell::RefCell::default();
+}
+
 impl DirCache {
     /// Is `relative` (below `root`) a directory?
     pub fn is_dir(&self, root: &Path, relative: &str) -> bool {
+        LOCAL_DIRS.with(|cell| {
+            let Ok(mut local) = cell.try_borrow_mut() else {
+                return self.shared_is_dir(root, relative);
+            };
+            if local.0 != self.id {
+                *local = (self.id, HashMap::new());
+            }
+            if let Some(&known) = local.1.get(root).and_then(|r| r.get(relative)) {
+                return known;
+            }
+            let known = self.shared_is_dir(root, relative);
+            local
+                .1
+                .entry(root.to_path_buf())
+                .or_default()
+                .insert(relative.to_string(), known);
+            known
+        })
+    }
+
+    fn shared_is_dir(&self, root: &Path, relative: &str) -> bool {
         if let Some(known) = self
             .known
             .read()
@@ -122,6 +164,13 @@ pub struct RealProject<'a> {
 
 impl ProjectFs for RealProject<'_> {
     fn dir_exists(&self, relative: &str) -> bool {
+        // The configuration's folder, the usual root, is borrowed: cloning its shared `Arc`
+        // for every file would bounce one counter between the workers.
+        if let Some(root) = self.cache.config_root.get() {
+            if self.settings.config_path.is_some() && !in_starforge(self.spec, self.cwd) {
+                return self.cache.is_dir(root, relative);
+            }
+        }
         let root = project_root(self.spec, self.settings, self.cwd, self.cache);
         self.cache.is_dir(&root, relative)
     }
@@ -157,17 +206,7 @@ impl ProjectFs for VirtualProject {
 /// The project root for a spec at `path`: `X` for `X/.starforge/jobspec.json`; else the folder
 /// of the config file in use; else the git work tree's root; else the current directory.
 pub fn project_root(path: &Path, settings: &Settings, cwd: &Path, cache: &DirCache) -> Arc<Path> {
-    // The folder's name from the path as given; made absolute only when that does not tell
-    // (`jobspec.json`, `./jobspec.json`).
-    let in_starforge = match path.parent().and_then(Path::file_name) {
-        Some(name) => name == ".starforge",
-        None => cwd
-            .join(path)
-            .parent()
-            .and_then(Path::file_name)
-            .is_some_and(|n| n == ".starforge"),
-    };
-    if in_starforge {
+    if in_starforge(path, cwd) {
         let abs = cwd.join(path);
         if let Some(x) = abs.parent().and_then(Path::parent) {
             return Arc::from(x);
@@ -183,6 +222,19 @@ pub fn project_root(path: &Path, settings: &Settings, cwd: &Path, cache: &DirCac
     match abs.parent() {
         Some(dir) => cache.git_root(dir).unwrap_or_else(|| Arc::from(cwd)),
         None => Arc::from(cwd),
+    }
+}
+
+/// Is the spec at `path` in a `.starforge` folder? From the path as given; made absolute only
+/// when that does not tell (`jobspec.json`, `./jobspec.json`).
+fn in_starforge(path: &Path, cwd: &Path) -> bool {
+    match path.parent().and_then(Path::file_name) {
+        Some(name) => name == ".starforge",
+        None => cwd
+            .join(path)
+            .parent()
+            .and_then(Path::file_name)
+            .is_some_and(|n| n == ".starforge"),
     }
 }
 

@@ -340,14 +340,13 @@ fn check(args: CheckArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
             }
         })
     };
-    // Walked files are linted on the walker's threads as they are found; only findings are
-    // kept, so memory does not grow with the number of clean files.
+    // Files are linted as they are found; only findings are kept, so memory does not grow
+    // with the number of clean files.
     let files_seen = std::sync::atomic::AtomicUsize::new(0);
     let failed = std::sync::atomic::AtomicBool::new(false);
     let collected: std::sync::Mutex<Vec<Finding>> = std::sync::Mutex::new(Vec::new());
     let not_held = std::sync::Mutex::new([0usize; 3]);
     let keep = |outcome: FileOutcome| {
-        files_seen.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         if outcome.tool_error {
             failed.store(true, std::sync::atomic::Ordering::Relaxed);
         }
@@ -388,9 +387,20 @@ fn check(args: CheckArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
         });
         pool.install(|| {
             receiver.into_iter().par_bridge().for_each(|batch| {
+                // Counted per batch: one shared counter bumped per file would bounce between
+                // the workers.
+                files_seen.fetch_add(batch.len(), std::sync::atomic::Ordering::Relaxed);
+                // Kept per batch too: one lock for the batch's findings.
+                let mut outcome = FileOutcome {
+                    findings: Vec::new(),
+                    tool_error: false,
+                };
                 for candidate in &batch {
-                    keep(contained(candidate));
+                    let one = contained(candidate);
+                    outcome.tool_error |= one.tool_error;
+                    outcome.findings.extend(one.findings);
                 }
+                keep(outcome);
             })
         });
         walker.join()
@@ -398,10 +408,10 @@ fn check(args: CheckArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
     .map_err(|_| Error::usage("the directory walk failed unexpectedly (this is a bug)"))?;
     // Files named on the command line (a pre-commit batch): in parallel too.
     pool.install(|| {
-        discovery
-            .files
-            .par_iter()
-            .for_each(|candidate| keep(contained(candidate)))
+        discovery.files.par_iter().for_each(|candidate| {
+            files_seen.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            keep(contained(candidate))
+        })
     });
     for warning in &discovery.warnings {
         writeln!(env.stderr, "warning: {}", escape::visible(warning)).ok();
