@@ -17,6 +17,12 @@ pub struct SelectorTable {
     /// Per selector id: the trie node where the selector ends, and the nodes whose absences it
     /// reports (its key segments after its last wildcard, see [`Selector::resolve`]).
     selectors: Vec<Option<Entry>>,
+    /// The nodes with children, in order: the only ones a document walk visits.
+    inner: Vec<u32>,
+    /// Per selector id: its trie node (`NOT_IN_TABLE` when it has none).
+    node_of: Vec<u32>,
+    /// The selectors that gather missing places, with the nodes they gather them from.
+    gathering: Vec<(u32, Vec<u32>)>,
 }
 
 #[derive(Debug, Default)]
@@ -43,7 +49,7 @@ impl SelectorTable {
     pub fn new<'s>(selectors: impl IntoIterator<Item = (&'s Selector, bool)>) -> SelectorTable {
         let mut table = SelectorTable {
             nodes: vec![TrieNode::default()],
-            selectors: Vec::new(),
+            ..SelectorTable::default()
         };
         let mut wants_missing = Vec::new();
         for (selector, missing) in selectors {
@@ -64,6 +70,26 @@ impl SelectorTable {
                 entry.missing_from.clear();
             }
         }
+        table.inner = (0..table.nodes.len() as u32)
+            .filter(|&n| {
+                let node = &table.nodes[n as usize];
+                !(node.keys.is_empty() && node.indexes.is_empty() && node.wildcard.is_none())
+            })
+            .collect();
+        table.node_of = table
+            .selectors
+            .iter()
+            .map(|e| e.as_ref().map_or(NOT_IN_TABLE, |e| e.node))
+            .collect();
+        table.gathering = table
+            .selectors
+            .iter()
+            .enumerate()
+            .filter_map(|(id, e)| {
+                let e = e.as_ref().filter(|e| !e.missing_from.is_empty())?;
+                Some((id as u32, e.missing_from.clone()))
+            })
+            .collect();
         table
     }
 
@@ -136,10 +162,9 @@ impl Resolutions {
             node: doc.root(),
             key_span: None,
         });
-        for (n, node) in table.nodes.iter().enumerate() {
-            if node.keys.is_empty() && node.indexes.is_empty() && node.wildcard.is_none() {
-                continue;
-            }
+        for &n in &table.inner {
+            let n = n as usize;
+            let node = &table.nodes[n];
             let (before, after) = self.found.split_at_mut(n + 1);
             let parents = &before[n];
             if parents.is_empty() {
@@ -209,17 +234,14 @@ impl Resolutions {
                 }
             }
         }
-        self.nodes.clear();
+        if self.nodes != table.node_of {
+            self.nodes.clone_from(&table.node_of);
+        }
         reset(&mut self.missing, table.selectors.len());
-        for (entry, missing) in table.selectors.iter().zip(&mut self.missing) {
-            match entry {
-                Some(entry) => {
-                    self.nodes.push(entry.node);
-                    for &n in &entry.missing_from {
-                        missing.extend_from_slice(&self.absent[n as usize]);
-                    }
-                }
-                None => self.nodes.push(NOT_IN_TABLE),
+        for (id, from) in &table.gathering {
+            let missing = &mut self.missing[*id as usize];
+            for &n in from {
+                missing.extend_from_slice(&self.absent[n as usize]);
             }
         }
     }
