@@ -9,7 +9,6 @@
 mod parser;
 
 use std::borrow::Cow;
-use std::sync::OnceLock;
 
 pub use parser::{parse, parse_bytes, parse_reusing, Arena};
 
@@ -102,13 +101,8 @@ pub struct Document<'s> {
     nodes: Vec<Node<'s>>,
     items: Vec<NodeId>,
     members: Vec<Member<'s>>,
-    /// For each node: its container and its index there (`NO_PARENT` for the root). Built on
-    /// the first [`Document::pointer_of`]: a clean document never needs it.
-    parents: OnceLock<Vec<(NodeId, u32)>>,
     pub duplicates: Vec<DuplicateKey>,
 }
-
-const NO_PARENT: NodeId = NodeId::MAX;
 
 impl<'s> Document<'s> {
     pub fn root(&self) -> NodeId {
@@ -155,54 +149,37 @@ impl<'s> Document<'s> {
         }
     }
 
-    /// The JSON Pointer (RFC 6901) of `target`, from the parent links: built only for the
-    /// values a finding points at.
+    /// The JSON Pointer (RFC 6901) of `target`, found from the root down. Nodes are numbered
+    /// in post-order (a container after its children, siblings in order), so the child of a
+    /// container whose subtree holds `target` is its first child numbered `target` or more: a
+    /// binary search per level, with nothing built for the document.
     pub fn pointer_of(&self, target: NodeId) -> String {
-        let parents = self.parents.get_or_init(|| self.parent_links());
-        let mut steps = Vec::new();
-        let mut at = target;
-        while let Some(&(up, index)) = parents.get(at as usize) {
-            if up == NO_PARENT {
-                break;
-            }
-            steps.push((up, index));
-            at = up;
-        }
         let mut out = String::new();
-        for &(up, index) in steps.iter().rev() {
-            match self.value(up) {
+        let mut at = self.root();
+        while at != target {
+            match self.value(at) {
                 Value::Object { .. } => {
-                    push_pointer_segment(&mut out, &self.members(up)[index as usize].key)
+                    let members = self.members(at);
+                    let Some(m) = members.get(members.partition_point(|m| m.value < target)) else {
+                        break;
+                    };
+                    push_pointer_segment(&mut out, &m.key);
+                    at = m.value;
                 }
-                _ => {
+                Value::Array { .. } => {
+                    let items = self.items(at);
+                    let i = items.partition_point(|&c| c < target);
+                    let Some(&child) = items.get(i) else {
+                        break;
+                    };
                     out.push('/');
-                    out.push_str(&index.to_string());
+                    out.push_str(&i.to_string());
+                    at = child;
                 }
+                _ => break,
             }
         }
         out
-    }
-
-    /// Every node's container and index there, from the containers' child lists.
-    fn parent_links(&self) -> Vec<(NodeId, u32)> {
-        let mut parents = vec![(NO_PARENT, 0); self.nodes.len()];
-        for (id, node) in self.nodes.iter().enumerate() {
-            let id = id as NodeId;
-            match node.value {
-                Value::Array { .. } => {
-                    for (i, &child) in self.items(id).iter().enumerate() {
-                        parents[child as usize] = (id, i as u32);
-                    }
-                }
-                Value::Object { .. } => {
-                    for (i, m) in self.members(id).iter().enumerate() {
-                        parents[m.value as usize] = (id, i as u32);
-                    }
-                }
-                _ => {}
-            }
-        }
-        parents
     }
 }
 
@@ -244,4 +221,51 @@ pub fn push_pointer_segment(pointer: &mut String, segment: &str) {
 /// Is `raw` (a JSON number literal) an integer literal: no fraction, no exponent?
 pub fn is_integer_literal(raw: &str) -> bool {
     !raw.bytes().any(|b| matches!(b, b'.' | b'e' | b'E'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every node's pointer, found top-down by walking the whole tree.
+    fn all_pointers(doc: &Document<'_>, at: NodeId, prefix: &str, out: &mut Vec<(NodeId, String)>) {
+        out.push((at, prefix.to_string()));
+        match doc.value(at) {
+            Value::Object { .. } => {
+                for m in doc.members(at) {
+                    let mut p = prefix.to_string();
+                    push_pointer_segment(&mut p, &m.key);
+                    all_pointers(doc, m.value, &p, out);
+                }
+            }
+            Value::Array { .. } => {
+                for (i, &c) in doc.items(at).iter().enumerate() {
+                    all_pointers(doc, c, &format!("{prefix}/{i}"), out);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    #[test]
+    fn every_node_has_its_pointer() {
+        for text in [
+            r#"{}"#,
+            r#"{"a": 1}"#,
+            r#"{"a": {"b": [1, [2, {"c": []}], {}], "d": null}, "e": "x", "a": [[], [[3]]]}"#,
+            r#"{"a/b": {"~0": [{"": 1}, {" ": {"k": [true, false]}}]}, "z": {"y": {"x": {}}}}"#,
+        ] {
+            let doc = parse(text).unwrap();
+            let mut expected = Vec::new();
+            all_pointers(&doc, doc.root(), "", &mut expected);
+            assert_eq!(
+                expected.len(),
+                doc.nodes.len(),
+                "{text}: every node is reached"
+            );
+            for (node, pointer) in expected {
+                assert_eq!(doc.pointer_of(node), pointer, "{text}: node {node}");
+            }
+        }
+    }
 }

@@ -74,7 +74,6 @@ pub fn parse_reusing<'s>(text: &'s str, arena: &mut Arena) -> Result<Document<'s
         nodes: std::mem::take(&mut arena.nodes),
         items: std::mem::take(&mut arena.items),
         members: std::mem::take(&mut arena.members),
-        parents: Default::default(),
         duplicates: Vec::new(),
     };
     doc.nodes.reserve(nodes);

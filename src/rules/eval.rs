@@ -216,12 +216,12 @@ fn missing_span(ctx: &Context<'_>, miss: &Missing) -> Span {
 
 /// The last key (or index) of a JSON Pointer, unescaped.
 pub fn last_key(pointer: &str) -> String {
-    pointer
-        .rsplit('/')
-        .next()
-        .unwrap_or("")
-        .replace("~1", "/")
-        .replace("~0", "~")
+    let last = pointer.rsplit('/').next().unwrap_or("");
+    if last.contains('~') {
+        last.replace("~1", "/").replace("~0", "~")
+    } else {
+        last.to_string()
+    }
 }
 
 pub fn emit(
@@ -457,6 +457,20 @@ fn assert(check: &Check, ctx: &Context<'_>, res: Resolved<'_>, out: &mut Vec<Hit
 #[cfg(test)]
 mod tests {
     use super::pointer_path;
+
+    #[test]
+    fn last_keys_are_unescaped() {
+        for (pointer, key) in [
+            ("", ""),
+            ("/a", "a"),
+            ("/a/b", "b"),
+            ("/a/b~1c~0d", "b/c~d"),
+            ("/a/~01", "~1"),
+            ("/x/", ""),
+        ] {
+            assert_eq!(super::last_key(pointer), key, "{pointer:?}");
+        }
+    }
 
     /// The quiet paths (the rule's plan, then `quietly_passes`) never pass a value that
     /// `assert` reports, on values chosen to sit on the edges: null, empty, wrong types,

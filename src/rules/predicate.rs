@@ -97,7 +97,9 @@ impl Given<'_> {
             Given::Lit(l) => l.items().iter().any(|x| equal(v, x)),
             Given::Owned(l) => l.items().iter().any(|x| equal(v, x)),
             Given::One(x) => equal_vals(v, *x),
-            Given::Strs(items) => matches!(v, Val::Str(s) if items.iter().any(|i| i == s)),
+            Given::Strs(items) => {
+                matches!(v, Val::Str(s) if items.iter().any(|i| same_text(i, s)))
+            }
             Given::Found(doc, found) => scalars(doc, found).any(|x| equal_vals(v, x)),
             Given::Range(text, _) => equal_vals(v, Val::Str(text)),
         }
@@ -148,9 +150,15 @@ fn scalars<'a>(doc: &'a Document<'a>, found: &'a [Match]) -> impl Iterator<Item 
         .filter(|v| matches!(v, Val::Str(_) | Val::Num { .. } | Val::Bool(_)))
 }
 
+/// String equality without a call to `memcmp` for the short strings most values are.
+#[inline(always)]
+fn same_text(a: &str, b: &str) -> bool {
+    crate::json::same_key(a.as_bytes(), b.as_bytes())
+}
+
 fn equal_vals(a: Val<'_>, b: Val<'_>) -> bool {
     match (a, b) {
-        (Val::Str(a), Val::Str(b)) => a == b,
+        (Val::Str(a), Val::Str(b)) => same_text(a, b),
         (Val::Num { value: a, .. }, Val::Num { value: b, .. }) => a == b,
         (Val::Bool(a), Val::Bool(b)) => a == b,
         _ => false,
@@ -241,7 +249,7 @@ pub(crate) fn is_empty(v: Val<'_>) -> bool {
 
 pub(crate) fn equal(v: Val<'_>, l: &Lit) -> bool {
     match (v, l) {
-        (Val::Str(a), Lit::Str(b)) => a == b,
+        (Val::Str(a), Lit::Str(b)) => same_text(a, b),
         (Val::Num { value, .. }, Lit::Num(b)) => value == *b,
         (Val::Bool(a), Lit::Bool(b)) => a == *b,
         _ => false,
