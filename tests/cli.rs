@@ -595,13 +595,24 @@ fn long_reports_are_the_same_for_every_thread_count() {
     for i in 0..700 {
         tree.write(&format!("specs/{:03}/s{i}.jobspec.json", i % 37), &spec);
     }
-    for format in ["json", "sarif"] {
+    for format in ["json", "sarif", "concise", "human"] {
         let one = tree.run(&["--no-config", "--format", format, "-j", "1", "."]);
         one.expect_code(1);
-        let value: serde_json::Value = serde_json::from_str(&one.stdout).expect("valid JSON");
         let count = match format {
-            "json" => value["findings"].as_array().map(Vec::len),
-            _ => value["runs"][0]["results"].as_array().map(Vec::len),
+            "json" | "sarif" => {
+                let value: serde_json::Value =
+                    serde_json::from_str(&one.stdout).expect("valid JSON");
+                match format {
+                    "json" => value["findings"].as_array().map(Vec::len),
+                    _ => value["runs"][0]["results"].as_array().map(Vec::len),
+                }
+            }
+            _ => Some(
+                one.stdout
+                    .lines()
+                    .filter(|l| l.contains(".jobspec.json:"))
+                    .count(),
+            ),
         };
         assert!(count.unwrap_or(0) >= 1400, "--format {format}: {count:?}");
         for jobs in ["2", "3"] {

@@ -18,9 +18,9 @@ pub fn line(f: &Finding) -> String {
     )
 }
 
-pub fn write(out: &mut dyn Write, findings: &[Finding]) -> std::io::Result<()> {
-    for f in findings {
-        writeln!(out, "{}", line(f))?;
-    }
-    Ok(())
+/// The findings one per line; a long list is rendered on `threads` threads.
+pub fn write(out: &mut dyn Write, findings: &[Finding], threads: usize) -> std::io::Result<()> {
+    super::pretty::write_in_chunks(out, findings.len(), threads, |_: &mut (), buf, i| {
+        writeln!(buf, "{}", line(&findings[i]))
+    })
 }

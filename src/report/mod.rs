@@ -155,7 +155,7 @@ pub fn write(
         OutputFormat::Json => json::write(out, input),
         OutputFormat::Sarif => sarif::write(out, input),
         OutputFormat::Github => github::write(out, input),
-        OutputFormat::Concise => concise::write(out, findings),
+        OutputFormat::Concise => concise::write(out, findings, input.threads),
         OutputFormat::Human => {
             let renderer = human::HumanRenderer::new(&human::HumanOptions {
                 color: opts.color,
@@ -186,7 +186,7 @@ pub fn write(
                     "{} more findings, one per line (code frames are shown for the first {MAX_GRAPHICAL}):",
                     rest.len()
                 )?;
-                concise::write(out, rest)?;
+                concise::write(out, rest, input.threads)?;
             }
             Ok(())
         }

@@ -1,6 +1,6 @@
-//! Pretty JSON documents assembled from parts, byte for byte as one `write_json` would write
-//! them: an object's fields written one by one, and a long array whose elements are rendered on
-//! several threads, in chunks, and written in order.
+//! Long reports rendered on several threads, in chunks, and written in order; and pretty JSON
+//! documents assembled from parts, byte for byte as one `write_json` would write them: an
+//! object's fields written one by one, and a long array whose elements are rendered in chunks.
 
 use std::io::Write;
 use std::sync::mpsc;
@@ -136,66 +136,86 @@ where
         return out.write_all(b"[]");
     }
     out.write_all(b"[")?;
+    write_in_chunks(out, len, threads, |state: &mut S, buffer, i| {
+        if i > 0 {
+            buffer.push(b',');
+        }
+        write_newline_indent(buffer, level + 1)?;
+        render(state, buffer, i, level + 1)
+    })?;
+    write_newline_indent(out, level)?;
+    out.write_all(b"]")
+}
+
+/// Writes `render(state, buffer, i)` for every `i` in `0..len`, in order. With `threads > 1` and
+/// enough items, chunks are rendered on `threads` threads (this one included) and written in
+/// order, a few chunks ahead at most: the output is the same whatever the thread count, and
+/// memory stays bounded. Each chunk starts with a fresh `S::default()`.
+pub fn write_in_chunks<W, S, R>(
+    out: &mut W,
+    len: usize,
+    threads: usize,
+    render: R,
+) -> std::io::Result<()>
+where
+    W: Write + ?Sized,
+    S: Default,
+    R: Fn(&mut S, &mut Vec<u8>, usize) -> std::io::Result<()> + Sync,
+{
     let chunks = len.div_ceil(CHUNK);
     let render_chunk = |chunk: usize, buffer: &mut Vec<u8>| -> std::io::Result<()> {
         buffer.clear();
         let mut state = S::default();
         for i in chunk * CHUNK..((chunk + 1) * CHUNK).min(len) {
-            if i > 0 {
-                buffer.push(b',');
-            }
-            write_newline_indent(buffer, level + 1)?;
-            render(&mut state, buffer, i, level + 1)?;
+            render(&mut state, buffer, i)?;
         }
         Ok(())
     };
-    let threads = threads.clamp(1, chunks);
+    let threads = threads.clamp(1, chunks.max(1));
     if threads == 1 {
         let mut buffer = Vec::new();
         for chunk in 0..chunks {
             render_chunk(chunk, &mut buffer)?;
             out.write_all(&buffer)?;
         }
-    } else {
-        std::thread::scope(|scope| -> std::io::Result<()> {
-            // Helper `t` renders chunks t, t + threads, …; this thread renders the chunks of
-            // helper 0 itself and takes the others' from their channels, in chunk order.
-            let mut receivers = Vec::with_capacity(threads - 1);
-            for t in 1..threads {
-                let (sender, receiver) = mpsc::sync_channel::<std::io::Result<Vec<u8>>>(2);
-                receivers.push(receiver);
-                let render_chunk = &render_chunk;
-                scope.spawn(move || {
-                    for chunk in (t..chunks).step_by(threads) {
-                        let mut buffer = Vec::new();
-                        let rendered = render_chunk(chunk, &mut buffer).map(|()| buffer);
-                        // The writer stopped (an error): so does this helper.
-                        if sender.send(rendered).is_err() {
-                            return;
-                        }
-                    }
-                });
-            }
-            let mut own = Vec::new();
-            for chunk in 0..chunks {
-                match chunk % threads {
-                    0 => {
-                        render_chunk(chunk, &mut own)?;
-                        out.write_all(&own)?;
-                    }
-                    t => {
-                        let rendered = receivers[t - 1].recv().map_err(|_| {
-                            std::io::Error::other("a report thread stopped unexpectedly")
-                        })??;
-                        out.write_all(&rendered)?;
+        return Ok(());
+    }
+    std::thread::scope(|scope| -> std::io::Result<()> {
+        // Helper `t` renders chunks t, t + threads, …; this thread renders the chunks of
+        // helper 0 itself and takes the others' from their channels, in chunk order.
+        let mut receivers = Vec::with_capacity(threads - 1);
+        for t in 1..threads {
+            let (sender, receiver) = mpsc::sync_channel::<std::io::Result<Vec<u8>>>(2);
+            receivers.push(receiver);
+            let render_chunk = &render_chunk;
+            scope.spawn(move || {
+                for chunk in (t..chunks).step_by(threads) {
+                    let mut buffer = Vec::new();
+                    let rendered = render_chunk(chunk, &mut buffer).map(|()| buffer);
+                    // The writer stopped (an error): so does this helper.
+                    if sender.send(rendered).is_err() {
+                        return;
                     }
                 }
+            });
+        }
+        let mut own = Vec::new();
+        for chunk in 0..chunks {
+            match chunk % threads {
+                0 => {
+                    render_chunk(chunk, &mut own)?;
+                    out.write_all(&own)?;
+                }
+                t => {
+                    let rendered = receivers[t - 1].recv().map_err(|_| {
+                        std::io::Error::other("a report thread stopped unexpectedly")
+                    })??;
+                    out.write_all(&rendered)?;
+                }
             }
-            Ok(())
-        })?;
-    }
-    write_newline_indent(out, level)?;
-    out.write_all(b"]")
+        }
+        Ok(())
+    })
 }
 
 #[cfg(test)]
