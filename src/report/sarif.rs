@@ -6,6 +6,7 @@
 //! `partialFingerprints` entry derived from path, rule and JSON Pointer, so it survives moved
 //! lines. Files that could not be read or parsed are also tool execution notifications.
 
+use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Component, Path};
 
@@ -43,8 +44,17 @@ fn file_uri(abs: &Path) -> String {
     format!("file://{s}")
 }
 
+/// An artifact location: a URI relative to `%SRCROOT%`, or an absolute `file:` URI.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ArtifactLocation {
+    uri: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    uri_base_id: Option<&'static str>,
+}
+
 /// The artifact location of a finding's file: relative to `%SRCROOT%` when it is inside it.
-fn artifact_location(path: &str, cwd: &Path) -> Value {
+fn artifact_location(path: &str, cwd: &Path) -> ArtifactLocation {
     let p = Path::new(path);
     let relative = if p.is_absolute() {
         p.strip_prefix(cwd).ok().map(Path::to_path_buf)
@@ -60,9 +70,15 @@ fn artifact_location(path: &str, cwd: &Path) -> Value {
                     _ => None,
                 })
                 .collect();
-            json!({ "uri": encode_path(&text.join("/")), "uriBaseId": "%SRCROOT%" })
+            ArtifactLocation {
+                uri: encode_path(&text.join("/")),
+                uri_base_id: Some("%SRCROOT%"),
+            }
         }
-        _ => json!({ "uri": file_uri(&cwd.join(p)) }),
+        _ => ArtifactLocation {
+            uri: file_uri(&cwd.join(p)),
+            uri_base_id: None,
+        },
     }
 }
 
@@ -135,7 +151,7 @@ struct Text<'a> {
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct PhysicalLocation<'a> {
-    artifact_location: &'a Value,
+    artifact_location: &'a ArtifactLocation,
     region: RegionOut,
 }
 
@@ -218,7 +234,8 @@ fn write_result(
     input: &ReportInput<'_>,
     i: usize,
     (hash, occurrence): (u64, usize),
-    artifact: &mut Option<(usize, Value)>,
+    rule_index: &HashMap<&str, usize>,
+    artifact: &mut Option<(usize, ArtifactLocation)>,
 ) -> std::io::Result<()> {
     let findings = input.findings;
     let f = &findings[i];
@@ -242,7 +259,7 @@ fn write_result(
         partial_fingerprints: Fingerprints {
             v1: format!("{hash:016x}:{occurrence}"),
         },
-        rule_index: input.rules.iter().position(|r| *r.id == *f.rule),
+        rule_index: rule_index.get(&*f.rule).copied(),
         related_locations: f
             .related
             .iter()
@@ -288,6 +305,11 @@ pub fn write(out: &mut dyn Write, input: &ReportInput<'_>) -> std::io::Result<()
         })
         .collect();
     let fingerprints = fingerprints(input.findings);
+    // The first rule with each id, as a linear search would find it.
+    let mut rule_index: HashMap<&str, usize> = HashMap::new();
+    for (i, r) in input.rules.iter().enumerate() {
+        rule_index.entry(r.id.as_str()).or_insert(i);
+    }
     // serde_json writes a token at a time: a concrete buffer in front of the `dyn` writer keeps
     // those small writes out of virtual calls.
     let mut out = std::io::BufWriter::with_capacity(64 * 1024, out);
@@ -332,7 +354,7 @@ pub fn write(out: &mut dyn Write, input: &ReportInput<'_>) -> std::io::Result<()
                     input.findings.len(),
                     input.threads,
                     |artifact, buf, i, level| {
-                        write_result(buf, level, input, i, fingerprints[i], artifact)
+                        write_result(buf, level, input, i, fingerprints[i], &rule_index, artifact)
                     },
                 )
             })?;
@@ -353,16 +375,16 @@ mod tests {
     fn uris_are_relative_and_percent_encoded() {
         let cwd = Path::new("/work/repo");
         assert_eq!(
-            artifact_location("specs/my spec/jobspec.json", cwd),
+            serde_json::to_value(artifact_location("specs/my spec/jobspec.json", cwd)).unwrap(),
             json!({"uri": "specs/my%20spec/jobspec.json", "uriBaseId": "%SRCROOT%"})
         );
         assert_eq!(
-            artifact_location("/work/repo/a/jobspec.json", cwd)["uri"],
+            artifact_location("/work/repo/a/jobspec.json", cwd).uri,
             "a/jobspec.json"
         );
         assert_eq!(
-            artifact_location("../x/jobspec.json", cwd)["uri"],
-            "file:///work/repo/../x/jobspec.json"
+            serde_json::to_value(artifact_location("../x/jobspec.json", cwd)).unwrap(),
+            json!({"uri": "file:///work/repo/../x/jobspec.json"})
         );
         assert_eq!(encode_path("a#b/%c/名"), "a%23b/%25c/%E5%90%8D");
     }
