@@ -1,5 +1,6 @@
 //! Rule file (TOML) → compiled [`Rule`]. Every error points at the rule file's own span.
 
+use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -61,6 +62,26 @@ impl Compiler<'_> {
                 let last = last.strip_prefix("error: ").unwrap_or(last).to_string();
                 self.err(raw.span(), format!("bad regex: {last}"))
             })
+    }
+
+    /// A compiled pattern, shared with every other check of the process that uses the same
+    /// text: compiled once, and one set of search caches per worker instead of one per check.
+    fn pattern(&self, raw: &Spanned<String>) -> Result<Pattern> {
+        static COMPILED: std::sync::OnceLock<std::sync::Mutex<HashMap<String, Pattern>>> =
+            std::sync::OnceLock::new();
+        let compiled = COMPILED.get_or_init(Default::default);
+        if let Some(p) = compiled
+            .lock()
+            .ok()
+            .and_then(|c| c.get(raw.get_ref()).cloned())
+        {
+            return Ok(p);
+        }
+        let pattern = Pattern::new(self.regex(raw)?);
+        if let Ok(mut c) = compiled.lock() {
+            c.insert(raw.get_ref().clone(), pattern.clone());
+        }
+        Ok(pattern)
     }
 
     fn template(&self, raw: &Spanned<String>, known: &[&str]) -> Result<Template> {
@@ -164,13 +185,10 @@ impl Compiler<'_> {
             out.push((v.span(), Predicate::NotOneOf(self.operand(v)?)));
         }
         if let Some(v) = &c.matches {
-            out.push((v.span(), Predicate::Matches(Pattern::new(self.regex(v)?))));
+            out.push((v.span(), Predicate::Matches(self.pattern(v)?)));
         }
         if let Some(v) = &c.not_matches {
-            out.push((
-                v.span(),
-                Predicate::NotMatches(Pattern::new(self.regex(v)?)),
-            ));
+            out.push((v.span(), Predicate::NotMatches(self.pattern(v)?)));
         }
         if let Some(v) = &c.type_ {
             let names: Vec<&str> = match v.get_ref() {
