@@ -106,30 +106,57 @@ pub fn write_newline_indent<W: ?Sized + std::io::Write>(
     Ok(())
 }
 
-impl serde_json::ser::Formatter for SafeJsonFormatter {
-    fn begin_array<W: ?Sized + std::io::Write>(&mut self, writer: &mut W) -> std::io::Result<()> {
+impl SafeJsonFormatter {
+    fn open<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        bracket: &[u8],
+    ) -> std::io::Result<()> {
         self.level += 1;
         self.has_value = false;
-        writer.write_all(b"[")
+        w.write_all(bracket)
     }
 
-    fn end_array<W: ?Sized + std::io::Write>(&mut self, writer: &mut W) -> std::io::Result<()> {
+    fn close<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        bracket: &[u8],
+    ) -> std::io::Result<()> {
         self.level -= 1;
         if self.has_value {
-            write_newline_indent(writer, self.level)?;
+            write_newline_indent(w, self.level)?;
         }
-        writer.write_all(b"]")
+        w.write_all(bracket)
+    }
+
+    /// Before an array item or an object key: a comma after the first, then a new line.
+    fn next_line<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        if !first {
+            w.write_all(b",")?;
+        }
+        write_newline_indent(w, self.level)
+    }
+}
+
+impl serde_json::ser::Formatter for SafeJsonFormatter {
+    fn begin_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.open(w, b"[")
+    }
+
+    fn end_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.close(w, b"]")
     }
 
     fn begin_array_value<W: ?Sized + std::io::Write>(
         &mut self,
-        writer: &mut W,
+        w: &mut W,
         first: bool,
     ) -> std::io::Result<()> {
-        if !first {
-            writer.write_all(b",")?;
-        }
-        write_newline_indent(writer, self.level)
+        self.next_line(w, first)
     }
 
     fn end_array_value<W: ?Sized + std::io::Write>(&mut self, _: &mut W) -> std::io::Result<()> {
@@ -137,29 +164,20 @@ impl serde_json::ser::Formatter for SafeJsonFormatter {
         Ok(())
     }
 
-    fn begin_object<W: ?Sized + std::io::Write>(&mut self, writer: &mut W) -> std::io::Result<()> {
-        self.level += 1;
-        self.has_value = false;
-        writer.write_all(b"{")
+    fn begin_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.open(w, b"{")
     }
 
-    fn end_object<W: ?Sized + std::io::Write>(&mut self, writer: &mut W) -> std::io::Result<()> {
-        self.level -= 1;
-        if self.has_value {
-            write_newline_indent(writer, self.level)?;
-        }
-        writer.write_all(b"}")
+    fn end_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.close(w, b"}")
     }
 
     fn begin_object_key<W: ?Sized + std::io::Write>(
         &mut self,
-        writer: &mut W,
+        w: &mut W,
         first: bool,
     ) -> std::io::Result<()> {
-        if !first {
-            writer.write_all(b",")?;
-        }
-        write_newline_indent(writer, self.level)
+        self.next_line(w, first)
     }
 
     fn begin_object_value<W: ?Sized + std::io::Write>(

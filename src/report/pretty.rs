@@ -10,21 +10,50 @@ use crate::escape::{write_json_at, write_newline_indent};
 /// Elements rendered per chunk (one buffer, one hand-over between threads).
 const CHUNK: usize = 256;
 
-/// An object at nesting `level`, written field by field.
-pub struct ObjectWriter<'w, W: Write> {
+/// An open object or array at nesting `level`: what comes before each of its entries, and its
+/// end, as the streaming writer writes them.
+struct Open<'w, W: Write> {
     out: &'w mut W,
     level: usize,
     first: bool,
+    close: &'static [u8],
 }
 
-impl<'w, W: Write> ObjectWriter<'w, W> {
-    pub fn begin(out: &'w mut W, level: usize) -> std::io::Result<Self> {
-        out.write_all(b"{")?;
-        Ok(ObjectWriter {
+impl<'w, W: Write> Open<'w, W> {
+    fn begin(out: &'w mut W, level: usize, brackets: &'static [u8; 2]) -> std::io::Result<Self> {
+        out.write_all(&brackets[..1])?;
+        Ok(Open {
             out,
             level,
             first: true,
+            close: &brackets[1..],
         })
+    }
+
+    /// Starts an entry; returns the writer and the entry's nesting level.
+    fn entry(&mut self) -> std::io::Result<(&mut W, usize)> {
+        if !self.first {
+            self.out.write_all(b",")?;
+        }
+        self.first = false;
+        write_newline_indent(self.out, self.level + 1)?;
+        Ok((self.out, self.level + 1))
+    }
+
+    fn end(self) -> std::io::Result<()> {
+        if !self.first {
+            write_newline_indent(self.out, self.level)?;
+        }
+        self.out.write_all(self.close)
+    }
+}
+
+/// An object at nesting `level`, written field by field.
+pub struct ObjectWriter<'w, W: Write>(Open<'w, W>);
+
+impl<'w, W: Write> ObjectWriter<'w, W> {
+    pub fn begin(out: &'w mut W, level: usize) -> std::io::Result<Self> {
+        Open::begin(out, level, b"{}").map(ObjectWriter)
     }
 
     /// A field whose value `write` writes, given the writer and the value's nesting level.
@@ -33,14 +62,10 @@ impl<'w, W: Write> ObjectWriter<'w, W> {
         key: &str,
         write: impl FnOnce(&mut W, usize) -> std::io::Result<()>,
     ) -> std::io::Result<()> {
-        if !self.first {
-            self.out.write_all(b",")?;
-        }
-        self.first = false;
-        write_newline_indent(self.out, self.level + 1)?;
-        write_json_at(self.out, self.level + 1, key)?;
-        self.out.write_all(b": ")?;
-        write(self.out, self.level + 1)
+        let (out, level) = self.0.entry()?;
+        write_json_at(out, level, key)?;
+        out.write_all(b": ")?;
+        write(out, level)
     }
 
     /// A field with a serializable value.
@@ -53,28 +78,16 @@ impl<'w, W: Write> ObjectWriter<'w, W> {
     }
 
     pub fn end(self) -> std::io::Result<()> {
-        if !self.first {
-            write_newline_indent(self.out, self.level)?;
-        }
-        self.out.write_all(b"}")
+        self.0.end()
     }
 }
 
 /// An array at nesting `level`, written element by element.
-pub struct ArrayWriter<'w, W: Write> {
-    out: &'w mut W,
-    level: usize,
-    first: bool,
-}
+pub struct ArrayWriter<'w, W: Write>(Open<'w, W>);
 
 impl<'w, W: Write> ArrayWriter<'w, W> {
     pub fn begin(out: &'w mut W, level: usize) -> std::io::Result<Self> {
-        out.write_all(b"[")?;
-        Ok(ArrayWriter {
-            out,
-            level,
-            first: true,
-        })
+        Open::begin(out, level, b"[]").map(ArrayWriter)
     }
 
     /// An element that `write` writes, given the writer and the element's nesting level.
@@ -82,19 +95,12 @@ impl<'w, W: Write> ArrayWriter<'w, W> {
         &mut self,
         write: impl FnOnce(&mut W, usize) -> std::io::Result<()>,
     ) -> std::io::Result<()> {
-        if !self.first {
-            self.out.write_all(b",")?;
-        }
-        self.first = false;
-        write_newline_indent(self.out, self.level + 1)?;
-        write(self.out, self.level + 1)
+        let (out, level) = self.0.entry()?;
+        write(out, level)
     }
 
     pub fn end(self) -> std::io::Result<()> {
-        if !self.first {
-            write_newline_indent(self.out, self.level)?;
-        }
-        self.out.write_all(b"]")
+        self.0.end()
     }
 }
 
