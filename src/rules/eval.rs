@@ -362,96 +362,138 @@ fn assert(check: &Check, ctx: &Context<'_>, res: Resolved<'_>, out: &mut Vec<Hit
             for m in res.found {
                 let v = node_val(ctx.doc, m.node);
                 if test(p, v, operand.as_ref()) == Outcome::Fail {
-                    let vars = Vars {
-                        value: render_val(v),
-                        expected: expected(p, operand.as_ref()),
-                        ..Vars::default()
-                    };
-                    out.push(emit_at(check, ctx, m, vars, Vec::new()));
+                    report_value(check, p, operand.as_ref(), ctx, m, v, out);
                 }
             }
-            if matches!(p, Predicate::Present | Predicate::NonEmpty) {
-                for miss in res.missing {
-                    let pointer = check.select.missing_pointer(ctx.doc, miss);
-                    let vars = Vars {
-                        value: "missing".into(),
-                        expected: expected(p, operand.as_ref()),
-                        path: pointer_path(&pointer),
-                        key: quote(check.select.missing_key(miss), MAX_VALUE_CHARS),
-                        pointer: pointer.clone(),
-                        extra: Vec::new(),
-                    };
-                    out.push(emit(
-                        check,
-                        missing_span(ctx, miss),
-                        pointer,
-                        vars,
-                        Vec::new(),
-                    ));
-                }
+            if matches!(p, Predicate::Present | Predicate::NonEmpty) && !res.missing.is_empty() {
+                report_missing(check, p, operand.as_ref(), ctx, res.missing, out);
             }
         }
         // One value cannot repeat another.
         Assertion::Unique if res.found.len() < 2 => {}
-        Assertion::Unique => {
-            let mut seen: Vec<(Identity<'_>, &Match)> = Vec::new();
-            for m in res.found {
-                let identity = match node_val(ctx.doc, m.node) {
-                    Val::Str(s) => Identity::Str(s),
-                    Val::Num { value, .. } => Identity::Num(value),
-                    Val::Bool(b) => Identity::Bool(b),
-                    _ => continue,
-                };
-                if let Some((_, first)) = seen.iter().find(|(k, _)| *k == identity) {
-                    let value = render_val(node_val(ctx.doc, m.node));
-                    let vars = Vars {
-                        value,
-                        expected: "a value used only once".into(),
-                        ..Vars::default()
-                    };
-                    let related = vec![(
-                        match_span(ctx, first, check.report_at),
-                        check.related_label.clone(),
-                    )];
-                    out.push(emit_at(check, ctx, m, vars, related));
-                } else {
-                    seen.push((identity, m));
-                }
-            }
-        }
+        Assertion::Unique => assert_unique(check, ctx, res, out),
         Assertion::Keys(allowed) => {
             for m in res.found {
                 for member in ctx.doc.members(m.node) {
                     let key = member.key.as_bytes();
-                    if allowed.iter().any(|a| same_key(a.as_bytes(), key)) {
-                        continue;
+                    if !allowed.iter().any(|a| same_key(a.as_bytes(), key)) {
+                        report_unknown_key(check, allowed, ctx, m, member, out);
                     }
-                    let mut pointer = m.pointer(ctx.doc);
-                    crate::json::push_pointer_segment(&mut pointer, &member.key);
-                    let did_you_mean = match crate::error::suggest(
-                        &member.key,
-                        allowed.iter().map(String::as_str),
-                    ) {
-                        Some(s) => format!("; did you mean {}?", quote(s, MAX_VALUE_CHARS)),
-                        None => String::new(),
-                    };
-                    let vars = Vars {
-                        value: render_val(node_val(ctx.doc, member.value)),
-                        expected: allowed.join(", "),
-                        path: pointer_path(&pointer),
-                        key: quote(&member.key, MAX_VALUE_CHARS),
-                        pointer: pointer.clone(),
-                        extra: vec![
-                            ("did-you-mean", did_you_mean),
-                            ("allowed", allowed.join(", ")),
-                        ],
-                    };
-                    out.push(emit(check, member.key_span, pointer, vars, Vec::new()));
                 }
             }
         }
         Assertion::Function(f) => f.run(check, ctx, res, out),
     }
+}
+
+// The reporting paths below are rare (most values pass) and kept out of line, so the checking
+// loops above stay small.
+
+#[cold]
+#[inline(never)]
+fn report_value(
+    check: &Check,
+    p: &Predicate,
+    operand: Option<&Given<'_>>,
+    ctx: &Context<'_>,
+    m: &Match,
+    v: Val<'_>,
+    out: &mut Vec<Hit>,
+) {
+    let vars = Vars {
+        value: render_val(v),
+        expected: expected(p, operand),
+        ..Vars::default()
+    };
+    out.push(emit_at(check, ctx, m, vars, Vec::new()));
+}
+
+#[cold]
+#[inline(never)]
+fn report_missing(
+    check: &Check,
+    p: &Predicate,
+    operand: Option<&Given<'_>>,
+    ctx: &Context<'_>,
+    missing: &[Missing],
+    out: &mut Vec<Hit>,
+) {
+    for miss in missing {
+        let pointer = check.select.missing_pointer(ctx.doc, miss);
+        let vars = Vars {
+            value: "missing".into(),
+            expected: expected(p, operand),
+            path: pointer_path(&pointer),
+            key: quote(check.select.missing_key(miss), MAX_VALUE_CHARS),
+            pointer: pointer.clone(),
+            extra: Vec::new(),
+        };
+        out.push(emit(
+            check,
+            missing_span(ctx, miss),
+            pointer,
+            vars,
+            Vec::new(),
+        ));
+    }
+}
+
+fn assert_unique(check: &Check, ctx: &Context<'_>, res: Resolved<'_>, out: &mut Vec<Hit>) {
+    let mut seen: Vec<(Identity<'_>, &Match)> = Vec::new();
+    for m in res.found {
+        let identity = match node_val(ctx.doc, m.node) {
+            Val::Str(s) => Identity::Str(s),
+            Val::Num { value, .. } => Identity::Num(value),
+            Val::Bool(b) => Identity::Bool(b),
+            _ => continue,
+        };
+        if let Some((_, first)) = seen.iter().find(|(k, _)| *k == identity) {
+            let value = render_val(node_val(ctx.doc, m.node));
+            let vars = Vars {
+                value,
+                expected: "a value used only once".into(),
+                ..Vars::default()
+            };
+            let related = vec![(
+                match_span(ctx, first, check.report_at),
+                check.related_label.clone(),
+            )];
+            out.push(emit_at(check, ctx, m, vars, related));
+        } else {
+            seen.push((identity, m));
+        }
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn report_unknown_key(
+    check: &Check,
+    allowed: &[String],
+    ctx: &Context<'_>,
+    m: &Match,
+    member: &crate::json::Member<'_>,
+    out: &mut Vec<Hit>,
+) {
+    let mut pointer = m.pointer(ctx.doc);
+    crate::json::push_pointer_segment(&mut pointer, &member.key);
+    let did_you_mean = match crate::error::suggest(&member.key, allowed.iter().map(String::as_str))
+    {
+        Some(s) => format!("; did you mean {}?", quote(s, MAX_VALUE_CHARS)),
+        None => String::new(),
+    };
+    let vars = Vars {
+        value: render_val(node_val(ctx.doc, member.value)),
+        expected: allowed.join(", "),
+        path: pointer_path(&pointer),
+        key: quote(&member.key, MAX_VALUE_CHARS),
+        pointer: pointer.clone(),
+        extra: vec![
+            ("did-you-mean", did_you_mean),
+            ("allowed", allowed.join(", ")),
+        ],
+    };
+    out.push(emit(check, member.key_span, pointer, vars, Vec::new()));
 }
 
 #[cfg(test)]
