@@ -8,8 +8,8 @@ use std::sync::{Arc, RwLock};
 use crate::config::{Platform, Settings};
 use crate::diagnostic::{Finding, Locator, Related};
 use crate::json::{Document, Span};
-use crate::rules::eval::{run_check, Context, Hit, ProjectFs};
-use crate::rules::plan::needs_bits;
+use crate::rules::eval::{run_check, run_when_holding, Context, Hit, ProjectFs};
+use crate::rules::plan::{needs_bits, When};
 use crate::rules::{Rule, Severity};
 use crate::select::{Resolutions, SelectorTable};
 
@@ -410,8 +410,14 @@ fn lint_document(
     for active in rules {
         let rule = active.rule;
         for (step, check) in rule.plan.iter().zip(&rule.checks) {
-            if step.needs & missing_context == 0 && !step.passes(doc, resolved) {
-                run_check(check, &ctx, &mut hits);
+            if step.needs & missing_context != 0 {
+                continue;
+            }
+            match step.when(doc, resolved) {
+                When::Fails => {}
+                When::Holds if step.passes(doc, resolved) => {}
+                When::Holds => run_when_holding(check, &ctx, &mut hits),
+                When::Unknown => run_check(check, &ctx, &mut hits),
             }
         }
         // One rule, one finding per span (two checks of a rule can agree on a value).

@@ -337,14 +337,17 @@ fn quietly_passes(check: &Check, ctx: &Context<'_>, res: Resolved<'_>) -> bool {
 
 /// Runs one check on the document, appending its violations.
 pub fn run_check(check: &Check, ctx: &Context<'_>, out: &mut Vec<Hit>) {
-    if check.when.is_empty() {
-        if let Some(res) = ctx.resolved.get(check.select.id) {
-            if quietly_passes(check, ctx, res) {
-                return;
-            }
+    if check.when.iter().all(|c| holds(c, ctx)) {
+        run_when_holding(check, ctx, out);
+    }
+}
+
+/// Runs one check whose conditions are known to hold (or that has none).
+pub fn run_when_holding(check: &Check, ctx: &Context<'_>, out: &mut Vec<Hit>) {
+    if let Some(res) = ctx.resolved.get(check.select.id) {
+        if quietly_passes(check, ctx, res) {
+            return;
         }
-    } else if !check.when.iter().all(|c| holds(c, ctx)) {
-        return;
     }
     with_resolution(&check.select, ctx, |res| assert(check, ctx, res, out));
 }
@@ -547,6 +550,10 @@ mod tests {
                     "[[check]]\nselect = \"d.{key}\"\n{name} = {value}\n"
                 ));
             }
+            // A condition the plan decides.
+            text.push_str(&format!(
+                "[[check]]\nselect = \"d.s\"\nwhen = [{{ select = \"d.{key}\", non-empty = true }}]\nabsent = true\n"
+            ));
         }
         let rule = super::super::compile::compile_rule("t.toml", text.into(), false)
             .unwrap_or_else(|e| panic!("{e:?}"));
@@ -577,6 +584,15 @@ mod tests {
             let mut quiet = 0;
             let rule = &set.rules[0];
             for (step, check) in rule.plan.iter().zip(&rule.checks) {
+                let holds = check.when.iter().all(|c| super::holds(c, &ctx));
+                match step.when(&doc, &resolved) {
+                    crate::rules::plan::When::Holds => assert!(holds, "{doc_text}: {check:?}"),
+                    crate::rules::plan::When::Fails => assert!(!holds, "{doc_text}: {check:?}"),
+                    crate::rules::plan::When::Unknown => panic!("undecided: {check:?}"),
+                }
+                if !holds {
+                    continue;
+                }
                 let res = resolved.get(check.select.id).expect("shared selector");
                 let mut hits = Vec::new();
                 assert(check, &ctx, res, &mut hits);

@@ -5,7 +5,7 @@
 //! alone: a few bytes per check in one small array, instead of a walk through the check's
 //! compiled form (hundreds of bytes each, a cache miss apiece on a busy worker).
 
-use super::{Assertion, Check, JsonType, Needs, Predicate};
+use super::{Assertion, Check, Condition, JsonType, Needs, Predicate};
 use crate::json::{is_integer_literal, Value};
 use crate::select::{Resolutions, NO_ID};
 
@@ -17,6 +17,27 @@ pub struct Step {
     /// The context the check needs (`NEEDS_*` bits).
     pub needs: u8,
     quick: Quick,
+    gate: Gate,
+}
+
+/// The check's conditions (`when`), when the plan can decide them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Gate {
+    /// No conditions.
+    Open,
+    /// One condition: this shared selector is `non-empty` (the commonest one).
+    NonEmpty(u32),
+    /// Only the check itself can tell.
+    Other,
+}
+
+/// Whether a check's conditions hold for a document.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum When {
+    Holds,
+    Fails,
+    /// Only the check itself can tell.
+    Unknown,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -73,14 +94,45 @@ fn step_of(check: &Check) -> Step {
         Assertion::Predicate(Predicate::NonEmpty) => Quick::NonEmpty,
         _ => Quick::No,
     };
+    let gate = match check.when.as_slice() {
+        [] => Gate::Open,
+        [Condition::Select(sel, Predicate::NonEmpty)] if sel.id != NO_ID => {
+            u32::try_from(sel.id).map_or(Gate::Other, Gate::NonEmpty)
+        }
+        _ => Gate::Other,
+    };
     Step {
         selector: u32::try_from(check.select.id).unwrap_or(u32::MAX),
         needs: needs_bits(check.needs),
         quick,
+        gate,
     }
 }
 
 impl Step {
+    /// Do the check's conditions hold on a document with these resolutions?
+    #[inline]
+    pub fn when(&self, doc: &crate::json::Document<'_>, resolved: &Resolutions) -> When {
+        match self.gate {
+            Gate::Open => When::Holds,
+            Gate::Other => When::Unknown,
+            Gate::NonEmpty(selector) => match resolved.get(selector as usize) {
+                // As `holds` decides it: something found, nothing missing, nothing empty.
+                Some(res) => {
+                    if !res.found.is_empty()
+                        && res.missing.is_empty()
+                        && res.found.iter().all(|m| !is_empty_value(doc.value(m.node)))
+                    {
+                        When::Holds
+                    } else {
+                        When::Fails
+                    }
+                }
+                None => When::Unknown,
+            },
+        }
+    }
+
     /// Does the check certainly pass on a document with these resolutions? `false` when it
     /// fails or when only the check can tell.
     #[inline]
@@ -99,15 +151,21 @@ impl Step {
             Quick::Present => res.missing.is_empty(),
             Quick::NonEmpty => {
                 res.missing.is_empty()
-                    && res.found.iter().all(|m| match doc.value(m.node) {
-                        Value::Null => false,
-                        Value::String(s) => !s.is_empty(),
-                        Value::Array { len, .. } | Value::Object { len, .. } => *len > 0,
-                        Value::Bool(_) | Value::Number(_) => true,
-                    })
+                    && res.found.iter().all(|m| !is_empty_value(doc.value(m.node)))
             }
             Quick::No => false,
         }
+    }
+}
+
+/// `null`, `""`, `[]` or `{}`: what `non-empty` refuses.
+#[inline]
+fn is_empty_value(value: &Value<'_>) -> bool {
+    match value {
+        Value::Null => true,
+        Value::String(s) => s.is_empty(),
+        Value::Array { len, .. } | Value::Object { len, .. } => *len == 0,
+        Value::Bool(_) | Value::Number(_) => false,
     }
 }
 
