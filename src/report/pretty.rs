@@ -188,13 +188,13 @@ where
     }
     std::thread::scope(|scope| -> std::io::Result<()> {
         // Helper `t` renders chunks t, t + threads, …; this thread renders the chunks of
-        // helper 0 itself and takes the others' from their channels, in chunk order.
+        // helper 0 itself and takes the others' from their channels, in chunk order. A helper
+        // that cannot be started (a thread limit) leaves its chunks to this thread.
         let mut receivers = Vec::with_capacity(threads - 1);
         for t in 1..threads {
             let (sender, receiver) = mpsc::sync_channel::<std::io::Result<Vec<u8>>>(2);
-            receivers.push(receiver);
             let render_chunk = &render_chunk;
-            scope.spawn(move || {
+            let started = std::thread::Builder::new().spawn_scoped(scope, move || {
                 for chunk in (t..chunks).step_by(threads) {
                     let mut buffer = Vec::new();
                     let rendered = render_chunk(chunk, &mut buffer).map(|()| buffer);
@@ -204,19 +204,23 @@ where
                     }
                 }
             });
+            receivers.push(started.ok().map(|_| receiver));
         }
         let mut own = Vec::new();
         for chunk in 0..chunks {
             match chunk % threads {
-                0 => {
+                t if t > 0 && receivers[t - 1].is_some() => {
+                    let rendered = receivers[t - 1]
+                        .as_ref()
+                        .and_then(|r| r.recv().ok())
+                        .ok_or_else(|| {
+                            std::io::Error::other("a report thread stopped unexpectedly")
+                        })??;
+                    out.write_all(&rendered)?;
+                }
+                _ => {
                     render_chunk(chunk, &mut own)?;
                     out.write_all(&own)?;
-                }
-                t => {
-                    let rendered = receivers[t - 1].recv().map_err(|_| {
-                        std::io::Error::other("a report thread stopped unexpectedly")
-                    })??;
-                    out.write_all(&rendered)?;
                 }
             }
         }
