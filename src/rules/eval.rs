@@ -268,6 +268,15 @@ pub fn emit_at(
     )
 }
 
+/// A violation at `m` that repeats the earlier `first`, which is shown as the related location.
+pub fn emit_repeat(check: &Check, ctx: &Context<'_>, m: &Match, first: &Match, vars: Vars) -> Hit {
+    let related = vec![(
+        match_span(ctx, first, check.report_at),
+        check.related_label.clone(),
+    )];
+    emit_at(check, ctx, m, vars, related)
+}
+
 /// A `path` placeholder from a JSON Pointer: `spec.resources.pools[1].name`. Written directly
 /// from the pointer's segments (this runs for every finding).
 pub fn pointer_path(pointer: &str) -> String {
@@ -457,11 +466,7 @@ fn assert_unique(check: &Check, ctx: &Context<'_>, res: Resolved<'_>, out: &mut 
                 expected: "a value used only once".into(),
                 ..Vars::default()
             };
-            let related = vec![(
-                match_span(ctx, first, check.report_at),
-                check.related_label.clone(),
-            )];
-            out.push(emit_at(check, ctx, m, vars, related));
+            out.push(emit_repeat(check, ctx, m, first, vars));
         } else {
             seen.push((identity, m));
         }

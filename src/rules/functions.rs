@@ -1,7 +1,7 @@
 //! Built-in functions: the few checks no declarative predicate covers. A rule file names one with
 //! `function = "…"` and passes `options`; the rule stays data.
 
-use super::eval::{emit, emit_at, match_span, project, Context, Hit, Lit, Vars, MAX_VALUE_CHARS};
+use super::eval::{emit, emit_at, emit_repeat, project, Context, Hit, Lit, Vars, MAX_VALUE_CHARS};
 use super::{Check, Needs, Operand, Setting};
 use crate::escape::quote;
 use crate::json::{push_pointer_segment, Value};
@@ -278,11 +278,7 @@ impl Function {
                             ],
                             ..Vars::default()
                         };
-                        let related = vec![(
-                            match_span(ctx, first, check.report_at),
-                            check.related_label.clone(),
-                        )];
-                        out.push(emit_at(check, ctx, m, vars, related));
+                        out.push(emit_repeat(check, ctx, m, first, vars));
                     } else {
                         seen.push((leaf, id, m));
                     }
