@@ -238,26 +238,60 @@ fn in_starforge(path: &Path, cwd: &Path) -> bool {
     }
 }
 
-/// Reads at most `MAX_FILE_SIZE + 1` bytes of an already-opened regular file.
+/// Reads at most `MAX_FILE_SIZE + 1` bytes of a regular file.
 pub fn read_bounded(path: &Path) -> std::io::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    read_bounded_into(path, &mut bytes)?;
+    Ok(bytes)
+}
+
+/// Reads at most `MAX_FILE_SIZE + 1` bytes of a regular file into `bytes`, which is emptied
+/// first and keeps its capacity: a worker reads thousands of files into one buffer.
+pub fn read_bounded_into(path: &Path, bytes: &mut Vec<u8>) -> std::io::Result<()> {
     use std::os::unix::fs::OpenOptionsExt;
-    // Non-blocking, then checked: a file swapped for a FIFO or a device after discovery must
-    // not hang the run (open(2) on a FIFO without a writer blocks).
-    let file = std::fs::OpenOptions::new()
+    // Non-blocking: a file swapped for a FIFO or a device after discovery must not hang the
+    // run (open(2) on a FIFO without a writer blocks).
+    let mut file = std::fs::OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
         .open(path)?;
-    let metadata = file.metadata()?;
-    if !metadata.is_file() {
-        return Err(std::io::Error::other(
-            "not a regular file (it changed since it was found); it was not read",
-        ));
+    bytes.clear();
+    let read = (&mut file).take(MAX_FILE_SIZE + 1).read_to_end(bytes);
+    // Discovery saw a regular file. What was swapped in since reads as an error (a folder, a
+    // FIFO with nothing written yet), as nothing (a FIFO without a writer, /dev/null) or without
+    // end (a device): only those outcomes pay for an fstat, which names the real problem.
+    if read.is_err() || bytes.is_empty() || bytes.len() as u64 > MAX_FILE_SIZE {
+        if !file.metadata()?.is_file() {
+            bytes.clear();
+            return Err(std::io::Error::other(
+                "not a regular file (it changed since it was found); it was not read",
+            ));
+        }
     }
-    // Sized from the file's length: one allocation and one read for a normal spec.
-    let hint = metadata.len().min(MAX_FILE_SIZE) as usize;
-    let mut bytes = Vec::with_capacity(hint + 1);
-    file.take(MAX_FILE_SIZE + 1).read_to_end(&mut bytes)?;
-    Ok(bytes)
+    read.map(drop)
+}
+
+/// Read buffers larger than this (a large file) are not kept for the next file.
+const KEPT_READ_BUFFER: usize = 1 << 20;
+
+thread_local! {
+    /// A worker thread's read buffer, reused from one file to the next.
+    static READ_BUFFER: std::cell::Cell<Vec<u8>> = std::cell::Cell::default();
+}
+
+/// Reads the file at `path` (see [`read_bounded_into`]) into the worker's buffer and hands
+/// the bytes, or the error, to `use_bytes`.
+pub fn with_file_bytes<R>(path: &Path, use_bytes: impl FnOnce(std::io::Result<&[u8]>) -> R) -> R {
+    let mut buffer = READ_BUFFER.with(|cell| cell.take());
+    if buffer.capacity() == 0 {
+        // Room for a typical spec and the read that finds its end.
+        buffer.reserve(16 * 1024);
+    }
+    let result = use_bytes(read_bounded_into(path, &mut buffer).map(|()| buffer.as_slice()));
+    if buffer.capacity() <= KEPT_READ_BUFFER {
+        READ_BUFFER.with(|cell| cell.set(buffer));
+    }
+    result
 }
 
 /// A finding at the very start of a file (unreadable, not a regular file, too large).

@@ -310,20 +310,21 @@ fn check(args: CheckArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
         if let Some(problem) = &candidate.problem {
             return file_problem(problem.clone());
         }
-        let bytes = match engine::read_bounded(&candidate.path) {
-            Ok(b) => b,
-            Err(e) => return file_problem(format!("cannot read the file: {e}")),
-        };
-        let project = RealProject {
-            spec: &candidate.path,
-            settings: &settings,
-            cwd: &env.cwd,
-            cache: &dir_cache,
-        };
-        FileOutcome {
-            findings: lint(&bytes, &display, &active, &project),
-            tool_error: false,
-        }
+        engine::with_file_bytes(&candidate.path, |read| match read {
+            Ok(bytes) => {
+                let project = RealProject {
+                    spec: &candidate.path,
+                    settings: &settings,
+                    cwd: &env.cwd,
+                    cache: &dir_cache,
+                };
+                FileOutcome {
+                    findings: lint(bytes, &display, &active, &project),
+                    tool_error: false,
+                }
+            }
+            Err(e) => file_problem(format!("cannot read the file: {e}")),
+        })
     };
     // A panic while linting one file is a bug, reported for that file; the others are still
     // linted and the run exits 2.

@@ -1299,6 +1299,49 @@ fn a_file_that_vanishes_after_discovery_cannot_be_read() {
     assert_eq!(err.kind(), std::io::ErrorKind::NotFound);
 }
 
+#[test]
+fn reading_what_replaced_a_regular_file_names_it_and_a_reused_buffer_holds_only_the_new_file() {
+    // The read path checks the file type only when a read looks unusual (an error, no bytes,
+    // no end): each of those outcomes must still say "not a regular file".
+    let tree = Tree::new();
+    tree.write("big.json", "x".repeat(40_000))
+        .write("small.json", "{}")
+        .write("empty.json", "");
+    let status = Command::new("mkfifo")
+        .arg(tree.path("fifo.json"))
+        .status()
+        .unwrap();
+    assert!(status.success());
+    std::fs::create_dir(tree.path("folder.json")).unwrap();
+    let mut buffer = Vec::new();
+    forgelint::engine::read_bounded_into(&tree.path("big.json"), &mut buffer).unwrap();
+    assert_eq!(buffer.len(), 40_000);
+    forgelint::engine::read_bounded_into(&tree.path("small.json"), &mut buffer).unwrap();
+    assert_eq!(buffer, b"{}");
+    forgelint::engine::read_bounded_into(&tree.path("empty.json"), &mut buffer).unwrap();
+    assert!(buffer.is_empty());
+    let mut others = vec![tree.path("fifo.json"), tree.path("folder.json")];
+    // (Some sandboxes make /dev/null a regular file.)
+    if std::fs::metadata("/dev/null").is_ok_and(|m| !m.is_file()) {
+        others.push(PathBuf::from("/dev/null"));
+    }
+    for path in others {
+        let err = match forgelint::engine::read_bounded_into(&path, &mut buffer) {
+            Ok(()) => panic!("{}: read as {} bytes", path.display(), buffer.len()),
+            Err(e) => e,
+        };
+        assert!(
+            err.to_string().contains("not a regular file"),
+            "{}: {err}",
+            path.display()
+        );
+    }
+    if std::fs::metadata("/dev/zero").is_ok_and(|m| !m.is_file()) {
+        let err = forgelint::engine::read_bounded(Path::new("/dev/zero")).unwrap_err();
+        assert!(err.to_string().contains("not a regular file"), "{err}");
+    }
+}
+
 /// Many clean specs under `specs/`, and a thread that does `act` to each, from the last, paced so
 /// that it overtakes the linting (which reads in path order) after the walk has listed them.
 fn race(n: usize, spec: &str, act: fn(&Path)) -> (Tree, thread::JoinHandle<()>) {
