@@ -260,13 +260,12 @@ pub fn read_bounded_into(path: &Path, bytes: &mut Vec<u8>) -> std::io::Result<()
     // Discovery saw a regular file. What was swapped in since reads as an error (a folder, a
     // FIFO with nothing written yet), as nothing (a FIFO without a writer, /dev/null) or without
     // end (a device): only those outcomes pay for an fstat, which names the real problem.
-    if read.is_err() || bytes.is_empty() || bytes.len() as u64 > MAX_FILE_SIZE {
-        if !file.metadata()?.is_file() {
-            bytes.clear();
-            return Err(std::io::Error::other(
-                "not a regular file (it changed since it was found); it was not read",
-            ));
-        }
+    let unusual = read.is_err() || bytes.is_empty() || bytes.len() as u64 > MAX_FILE_SIZE;
+    if unusual && !file.metadata()?.is_file() {
+        bytes.clear();
+        return Err(std::io::Error::other(
+            "not a regular file (it changed since it was found); it was not read",
+        ));
     }
     read.map(drop)
 }
