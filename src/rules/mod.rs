@@ -7,6 +7,7 @@
 mod compile;
 pub mod eval;
 mod functions;
+mod pattern;
 pub mod plan;
 mod predicate;
 pub mod schema;
@@ -19,6 +20,7 @@ use crate::error::{Error, FileError};
 use crate::select::{Selector, SelectorTable};
 pub use compile::compile_rule;
 pub use eval::{Hit, Lit};
+pub use pattern::Pattern;
 use template::Template;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -202,43 +204,6 @@ pub enum Predicate {
     MaxLength(usize),
     Semver,
     SemverRange(Operand),
-}
-
-/// A compiled regular expression, with a copy per worker thread. A `regex::Regex` serves the
-/// thread that used it first from a fast path and every other thread through a shared pool of
-/// search caches; a copy per thread keeps each worker on the fast path. Copies are made on a
-/// thread's first use, so a one-file run makes none.
-#[derive(Debug, Clone)]
-pub struct Pattern {
-    regex: regex::Regex,
-    copies: Arc<[std::sync::OnceLock<regex::Regex>]>,
-}
-
-/// Worker threads beyond this share the copies (still correct, just slower).
-const PATTERN_COPIES: usize = 16;
-
-impl Pattern {
-    pub fn new(regex: regex::Regex) -> Pattern {
-        Pattern {
-            regex,
-            copies: (0..PATTERN_COPIES)
-                .map(|_| std::sync::OnceLock::new())
-                .collect(),
-        }
-    }
-
-    pub fn is_match(&self, text: &str) -> bool {
-        match rayon::current_thread_index() {
-            Some(i) if i % PATTERN_COPIES != 0 => self.copies[i % PATTERN_COPIES]
-                .get_or_init(|| self.regex.clone())
-                .is_match(text),
-            _ => self.regex.is_match(text),
-        }
-    }
-
-    pub fn as_str(&self) -> &str {
-        self.regex.as_str()
-    }
 }
 
 #[derive(Debug, Clone)]

@@ -1,0 +1,562 @@
+//! Compiled regular expressions for `matches` and `not-matches`.
+//!
+//! Most patterns in rule files are anchored runs of character classes (`^sha256:[0-9a-f]{64}$`,
+//! `^[A-Za-z0-9][A-Za-z0-9._-]*/...`). A lazy DFA reads such a value at one dependent table
+//! load per byte; [`Runs`] reads it as runs of bytes in a set, which is several times faster
+//! on a 71-byte digest. It is used only where it gives exactly the regex's answer: for ASCII
+//! text, and for pattern shapes where matching each run greedily cannot miss a match (see
+//! [`Runs::from_hir`]). Everything else goes to the regex.
+
+use std::sync::Arc;
+
+use regex_syntax::hir::{Class, Hir, HirKind, Look};
+
+/// A compiled regular expression, with a copy per worker thread. A `regex::Regex` serves the
+/// thread that used it first from a fast path and every other thread through a shared pool of
+/// search caches; a copy per thread keeps each worker on the fast path. Copies are made on a
+/// thread's first use, so a one-file run makes none.
+#[derive(Debug, Clone)]
+pub struct Pattern {
+    regex: regex::Regex,
+    copies: Arc<[std::sync::OnceLock<regex::Regex>]>,
+    runs: Option<Arc<Runs>>,
+}
+
+/// Worker threads beyond this share the copies (still correct, just slower).
+const PATTERN_COPIES: usize = 16;
+
+impl Pattern {
+    pub fn new(regex: regex::Regex) -> Pattern {
+        let runs = regex_syntax::Parser::new()
+            .parse(regex.as_str())
+            .ok()
+            .and_then(|hir| Runs::from_hir(&hir))
+            .map(Arc::new);
+        Pattern {
+            regex,
+            copies: (0..PATTERN_COPIES)
+                .map(|_| std::sync::OnceLock::new())
+                .collect(),
+            runs,
+        }
+    }
+
+    pub fn is_match(&self, text: &str) -> bool {
+        if let Some(runs) = &self.runs {
+            if text.is_ascii() {
+                return runs.is_match(text.as_bytes());
+            }
+        }
+        self.regex_is_match(text)
+    }
+
+    fn regex_is_match(&self, text: &str) -> bool {
+        match rayon::current_thread_index() {
+            Some(i) if i % PATTERN_COPIES != 0 => self.copies[i % PATTERN_COPIES]
+                .get_or_init(|| self.regex.clone())
+                .is_match(text),
+            _ => self.regex.is_match(text),
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        self.regex.as_str()
+    }
+
+    /// Whether ASCII text is matched without the regex engine.
+    pub fn has_fast_path(&self) -> bool {
+        self.runs.is_some()
+    }
+}
+
+/// Patterns of more runs than this are left to the regex.
+const MAX_RUNS: usize = 256;
+
+/// A set of bytes, as a table: one load per test.
+#[derive(Clone, PartialEq, Eq)]
+struct ByteSet([bool; 256]);
+
+impl ByteSet {
+    const EMPTY: ByteSet = ByteSet([false; 256]);
+
+    /// The ASCII bytes of a class (the text is ASCII when the set is used).
+    fn ascii_of(class: &Class) -> ByteSet {
+        let mut set = ByteSet::EMPTY;
+        let mut add = |start: u32, end: u32| {
+            for b in start..=end.min(0x7F) {
+                set.0[b as usize] = true;
+            }
+        };
+        match class {
+            Class::Unicode(c) => c.iter().for_each(|r| add(r.start() as u32, r.end() as u32)),
+            Class::Bytes(c) => c.iter().for_each(|r| add(r.start() as u32, r.end() as u32)),
+        }
+        set
+    }
+
+    fn byte(b: u8) -> ByteSet {
+        let mut set = ByteSet::EMPTY;
+        set.0[b as usize] = true;
+        set
+    }
+
+    fn is_all_ascii(&self) -> bool {
+        self.0[..0x80].iter().all(|&b| b)
+    }
+
+    fn overlaps(&self, other: &ByteSet) -> bool {
+        self.0.iter().zip(&other.0).any(|(a, b)| *a && *b)
+    }
+
+    fn add(&mut self, other: &ByteSet) {
+        for (a, b) in self.0.iter_mut().zip(&other.0) {
+            *a |= *b;
+        }
+    }
+
+    #[inline(always)]
+    fn contains(&self, b: u8) -> bool {
+        self.0[b as usize]
+    }
+}
+
+impl std::fmt::Debug for ByteSet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let bytes: String = (0..0x80u8)
+            .filter(|&b| self.contains(b))
+            .flat_map(|b| std::ascii::escape_default(b).map(char::from))
+            .collect();
+        write!(f, "[{bytes}]")
+    }
+}
+
+/// `min..=max` bytes of a set (`max` is `u32::MAX` for no bound).
+#[derive(Debug, Clone)]
+struct Run {
+    set: ByteSet,
+    min: u32,
+    max: u32,
+}
+
+/// One alternative for the text after the head.
+#[derive(Debug)]
+enum Branch {
+    /// These runs, each as long as it can be; `end`: they must reach the end of the text.
+    Runs {
+        runs: Vec<Run>,
+        end: bool,
+        /// Lengths the branch can match, to skip it at once on a text that cannot fit.
+        min_len: usize,
+        max_len: usize,
+    },
+    /// A byte of the set somewhere in the rest (`(?s:.)*[set](?s:.)*`).
+    Contains(Box<ByteSet>),
+}
+
+/// A pattern that is runs of byte sets: `^head(branch|branch|...)`, or an unanchored single
+/// class (the text contains a byte of it).
+#[derive(Debug)]
+pub struct Runs {
+    anchored: bool,
+    head: Vec<Run>,
+    branches: Vec<Branch>,
+}
+
+/// The pattern flattened: runs, anchors, and at most one alternation.
+#[derive(Debug, Clone)]
+enum Part {
+    Run(Box<Run>),
+    Start,
+    End,
+    Either(Vec<Vec<Part>>),
+}
+
+fn run_part(run: Run) -> Part {
+    Part::Run(Box::new(run))
+}
+
+/// Flattens `hir` into parts, or `None` for anything else (word boundaries, line anchors,
+/// repeated groups, non-ASCII literals).
+fn flatten(hir: &Hir, out: &mut Vec<Part>) -> Option<()> {
+    match hir.kind() {
+        HirKind::Empty => {}
+        HirKind::Literal(lit) => {
+            for &b in lit.0.iter() {
+                if !b.is_ascii() {
+                    return None;
+                }
+                out.push(run_part(Run {
+                    set: ByteSet::byte(b),
+                    min: 1,
+                    max: 1,
+                }));
+            }
+        }
+        HirKind::Class(class) => out.push(run_part(Run {
+            set: ByteSet::ascii_of(class),
+            min: 1,
+            max: 1,
+        })),
+        HirKind::Look(Look::Start) => out.push(Part::Start),
+        HirKind::Look(Look::End) => out.push(Part::End),
+        HirKind::Look(_) => return None,
+        HirKind::Repetition(rep) => match rep.sub.kind() {
+            HirKind::Class(class) => out.push(run_part(Run {
+                set: ByteSet::ascii_of(class),
+                min: rep.min,
+                max: rep.max.unwrap_or(u32::MAX),
+            })),
+            HirKind::Literal(lit) if lit.0.len() == 1 && lit.0[0].is_ascii() => {
+                out.push(run_part(Run {
+                    set: ByteSet::byte(lit.0[0]),
+                    min: rep.min,
+                    max: rep.max.unwrap_or(u32::MAX),
+                }))
+            }
+            // `(group)?`: the group or nothing.
+            _ if rep.min == 0 && rep.max == Some(1) => {
+                let mut inner = Vec::new();
+                flatten(&rep.sub, &mut inner)?;
+                out.push(Part::Either(vec![inner, Vec::new()]));
+            }
+            _ => return None,
+        },
+        HirKind::Capture(capture) => flatten(&capture.sub, out)?,
+        HirKind::Concat(hirs) => {
+            for h in hirs {
+                flatten(h, out)?;
+            }
+        }
+        HirKind::Alternation(hirs) => {
+            let mut branches = Vec::with_capacity(hirs.len());
+            for h in hirs {
+                let mut branch = Vec::new();
+                flatten(h, &mut branch)?;
+                branches.push(branch);
+            }
+            out.push(Part::Either(branches));
+        }
+    }
+    Some(())
+}
+
+/// Only runs, then optionally the end anchor: the runs and whether the end is required.
+fn runs_then_end(parts: &[Part]) -> Option<(Vec<Run>, bool)> {
+    let (parts, end) = match parts.split_last() {
+        Some((Part::End, rest)) => (rest, true),
+        _ => (parts, false),
+    };
+    let runs = parts
+        .iter()
+        .map(|p| match p {
+            Part::Run(run) => Some(Run::clone(run)),
+            _ => None,
+        })
+        .collect::<Option<Vec<Run>>>()?;
+    Some((runs, end))
+}
+
+fn branch_of(parts: &[Part], end_after: bool) -> Option<Branch> {
+    let (runs, end) = runs_then_end(parts)?;
+    // `(?s:.)*[set](?s:.)*`, with or without the end anchor.
+    if let [any_before, one, any_after] = runs.as_slice() {
+        let is_any_star = |r: &Run| r.min == 0 && r.max == u32::MAX && r.set.is_all_ascii();
+        if is_any_star(any_before) && is_any_star(any_after) && one.min == 1 && one.max == 1 {
+            return Some(Branch::Contains(Box::new(one.set.clone())));
+        }
+    }
+    let min_len = runs.iter().map(|r| r.min as usize).sum();
+    let max_len = runs
+        .iter()
+        .try_fold(0usize, |sum, r| sum.checked_add(r.max as usize))
+        .unwrap_or(usize::MAX);
+    Some(Branch::Runs {
+        runs,
+        end: end || end_after,
+        min_len,
+        max_len,
+    })
+}
+
+/// The bytes that can start what follows `runs[i]` (up to the first run that must match at
+/// least once; then the branches' first bytes).
+fn first_after(runs: &[Run], i: usize, tail: &ByteSet) -> ByteSet {
+    let mut first = ByteSet::EMPTY;
+    for run in &runs[i + 1..] {
+        first.add(&run.set);
+        if run.min > 0 {
+            return first;
+        }
+    }
+    first.add(tail);
+    first
+}
+
+/// Matching each run greedily gives the regex's answer when no run of variable length can
+/// stop early to let what follows start with a byte it would have taken: its set must not
+/// overlap the bytes that can come next.
+fn greedy_is_exact(runs: &[Run], tail: &ByteSet) -> bool {
+    (0..runs.len())
+        .all(|i| runs[i].min == runs[i].max || !runs[i].set.overlaps(&first_after(runs, i, tail)))
+}
+
+impl Runs {
+    /// The run form of `hir`, when there is one that gives exactly the regex's answers on
+    /// ASCII text.
+    pub fn from_hir(hir: &Hir) -> Option<Runs> {
+        let mut parts = Vec::new();
+        flatten(hir, &mut parts)?;
+        if parts.first().is_some_and(|p| matches!(p, Part::Start)) {
+            parts.remove(0);
+        } else {
+            // Unanchored: only a single class (or a run of one, at least once) is taken.
+            return match parts.as_slice() {
+                [Part::Run(run)] if run.min == 1 => Some(Runs {
+                    anchored: false,
+                    head: Vec::new(),
+                    branches: vec![Branch::Contains(Box::new(run.set.clone()))],
+                }),
+                _ => None,
+            };
+        }
+        let end_after = parts.last().is_some_and(|p| matches!(p, Part::End));
+        if end_after {
+            parts.pop();
+        }
+        let (head_parts, branch_parts) = match parts.split_last() {
+            Some((Part::Either(branches), head)) => (head, branches.clone()),
+            _ => (parts.as_slice(), vec![Vec::new()]),
+        };
+        let (head, head_end) = runs_then_end(head_parts)?;
+        if head_end {
+            return None;
+        }
+        let branches = branch_parts
+            .iter()
+            .map(|b| branch_of(b, end_after))
+            .collect::<Option<Vec<Branch>>>()?;
+        let mut tail = ByteSet::EMPTY;
+        for branch in &branches {
+            match branch {
+                Branch::Runs { runs, .. } => {
+                    if !greedy_is_exact(runs, &ByteSet::EMPTY) {
+                        return None;
+                    }
+                    let mut first = ByteSet::EMPTY;
+                    for run in runs {
+                        first.add(&run.set);
+                        if run.min > 0 {
+                            break;
+                        }
+                    }
+                    tail.add(&first);
+                }
+                Branch::Contains(_) => tail = ByteSet([true; 256]),
+            }
+        }
+        // A table per run: a long literal is left to the regex rather than kept as tables.
+        let runs = head.len()
+            + branches
+                .iter()
+                .map(|b| match b {
+                    Branch::Runs { runs, .. } => runs.len(),
+                    Branch::Contains(_) => 1,
+                })
+                .sum::<usize>();
+        (runs <= MAX_RUNS && greedy_is_exact(&head, &tail)).then_some(Runs {
+            anchored: true,
+            head,
+            branches,
+        })
+    }
+
+    /// Matches ASCII `text`.
+    pub fn is_match(&self, text: &[u8]) -> bool {
+        let at = if self.anchored {
+            match take_runs(&self.head, text, 0) {
+                Some(at) => at,
+                None => return false,
+            }
+        } else {
+            0
+        };
+        let rest = text.len() - at;
+        self.branches.iter().any(|branch| match branch {
+            Branch::Runs {
+                runs,
+                end,
+                min_len,
+                max_len,
+            } => {
+                rest >= *min_len
+                    && (!*end || rest <= *max_len)
+                    && take_runs(runs, text, at).is_some_and(|stop| !*end || stop == text.len())
+            }
+            Branch::Contains(set) => text[at..].iter().any(|&b| set.contains(b)),
+        })
+    }
+}
+
+/// Takes each run as long as it can from `at`; where they stop, if each got its minimum.
+#[inline]
+fn take_runs(runs: &[Run], text: &[u8], mut at: usize) -> Option<usize> {
+    for run in runs {
+        let start = at;
+        let limit = if run.max == u32::MAX {
+            text.len()
+        } else {
+            text.len().min(at.saturating_add(run.max as usize))
+        };
+        while at < limit && run.set.contains(text[at]) {
+            at += 1;
+        }
+        if at - start < run.min as usize {
+            return None;
+        }
+    }
+    Some(at)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pattern(p: &str) -> Pattern {
+        Pattern::new(regex::Regex::new(p).unwrap())
+    }
+
+    /// The built-in rules' patterns, and shapes around them.
+    const PATTERNS: &[&str] = &[
+        "^sha256:",
+        r"^sha256:(?:[0-9a-f]{0,63}|[0-9a-f]{65,}|(?s:.)*[^0-9a-f](?s:.)*)$",
+        r"^sha256:[0-9a-f]{64}$",
+        r"^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*(@[A-Za-z0-9][A-Za-z0-9._+-]*)?$",
+        r"^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$",
+        r"^run/[^/@\s\p{Cc}]+/[^/@\s\p{Cc}]+(@step=[0-9]+)?$",
+        r"[/@\s\p{Cc}]",
+        r"^(/|\\|\./|\.\\|\.\./|\.\.\\|\.\.?$|~|(?i:file:)|[A-Za-z]:[\\/])",
+        r"^a{2,3}b?$",
+        r"^a{2,3}$",
+        r"^[ab]{1,3}c",
+        r"^x(a|ab|)$",
+        r"^(?:ab|a)b?$",
+        r"^.*$",
+        r"^[a-c]*[c-e]$",
+        r"^(?i)ab$",
+        r"^é",
+        r"\bword\b",
+        r"^(?m)a$",
+        r"^(ab)+$",
+        r"a",
+        r"ab",
+        r"a+",
+        r"a*",
+        r"",
+        r"^",
+        r"$",
+        r"^$",
+        r"^a|b",
+        r"(?s)^.{2}$",
+        r"^\.\.?$",
+    ];
+
+    /// Small random ASCII texts over the bytes the patterns care about, plus digests of
+    /// every length around 64.
+    fn texts() -> Vec<String> {
+        let alphabet: &[u8] = b"sha256:0f9aAbBcCeEx/@.\\-_~+ \n\t\x01\x7frunstep=FiLe";
+        let mut texts = vec![String::new()];
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..20_000 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let len = (seed % 12) as usize;
+            let mut s = String::new();
+            let mut x = seed;
+            for _ in 0..len {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                s.push(alphabet[(x >> 33) as usize % alphabet.len()] as char);
+            }
+            texts.push(s.clone());
+            texts.push(format!("sha256:{s}"));
+            texts.push(format!("run/{s}"));
+        }
+        for n in 60..70 {
+            let hex: String = "0123456789abcdef".chars().cycle().take(n).collect();
+            texts.push(format!("sha256:{hex}"));
+            texts.push(format!("sha256:{}X", &hex[..n - 1]));
+            texts.push(format!("sha256:{}", hex.to_uppercase()));
+        }
+        texts.extend(
+            [
+                "alice/gsm8k-8@v2",
+                "alice/gsm8k@",
+                "a/b@c@d",
+                "run/a/b@step=12",
+                "run/a/b@step=",
+                "run/a/b/c",
+                "..",
+                ".",
+                "...",
+                "file:x",
+                "FILE:",
+                "C:\\x",
+                "C:/x",
+                "xab",
+                "xa",
+                "x",
+                "abb",
+            ]
+            .map(String::from),
+        );
+        texts
+    }
+
+    #[test]
+    fn the_fast_path_agrees_with_the_regex_on_every_text() {
+        let texts = texts();
+        for p in PATTERNS {
+            let pattern = pattern(p);
+            for text in &texts {
+                assert_eq!(
+                    pattern.is_match(text),
+                    pattern.regex.is_match(text),
+                    "pattern {p:?} on {text:?} (fast path: {})",
+                    pattern.has_fast_path()
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_built_in_patterns_take_the_fast_path_and_unsafe_shapes_do_not() {
+        for p in &PATTERNS[..7] {
+            assert!(pattern(p).has_fast_path(), "{p}");
+        }
+        // Greedy runs could miss a match here, or the shape is not runs at all.
+        let long_literal = format!("^{}$", "ab".repeat(200));
+        for p in [
+            long_literal.as_str(),
+            r"^[a-c]*[c-e]$",
+            r"^(?:ab|a)b?$",
+            r"\bword\b",
+            r"^(?m)a$",
+            r"^(ab)+$",
+            r"ab",
+            r"^é",
+        ] {
+            assert!(!pattern(p).has_fast_path(), "{p}");
+        }
+    }
+
+    #[test]
+    fn non_ascii_text_goes_to_the_regex() {
+        let p = pattern(r"^[^/@\s\p{Cc}]+$");
+        assert!(p.has_fast_path());
+        assert!(p.is_match("naïve"));
+        assert!(!p.is_match("a\u{85}b"), "U+0085 is a control character");
+        assert!(!p.is_match("a\u{2028}b"), "U+2028 is white space");
+    }
+}
