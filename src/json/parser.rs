@@ -39,6 +39,7 @@ pub struct Arena {
     members: Vec<Member<'static>>,
     item_scratch: Vec<NodeId>,
     member_scratch: Vec<Member<'static>>,
+    frames: Vec<Frame>,
 }
 
 /// Arenas that grew past this many nodes (a very large file) are not kept.
@@ -90,18 +91,23 @@ pub fn parse_reusing<'s>(text: &'s str, arena: &mut Arena) -> Result<Document<'s
         doc,
         item_scratch,
         member_scratch,
+        frames: std::mem::take(&mut arena.frames),
     };
     let parsed = parser.document();
     let Parser {
         doc,
         mut item_scratch,
         member_scratch,
+        frames,
         ..
     } = parser;
     if item_scratch.capacity() <= KEPT_NODES {
         item_scratch.clear();
         arena.item_scratch = item_scratch;
         arena.member_scratch = emptied(member_scratch);
+    }
+    if frames.capacity() <= KEPT_FRAMES {
+        arena.frames = frames;
     }
     match parsed {
         Ok(()) => Ok(doc),
@@ -112,7 +118,11 @@ pub fn parse_reusing<'s>(text: &'s str, arena: &mut Arena) -> Result<Document<'s
     }
 }
 
+/// Container stacks deeper than this (hostile nesting) are not kept.
+const KEPT_FRAMES: usize = 256;
+
 /// An open array or object.
+#[derive(Debug)]
 struct Frame {
     /// Offset of the opening bracket.
     start: usize,
@@ -136,6 +146,8 @@ struct Parser<'s> {
     /// Members of the open objects; the last one of an object whose value is being parsed holds
     /// a placeholder value until that value is done.
     member_scratch: Vec<Member<'s>>,
+    /// The stack of open containers, kept between parses.
+    frames: Vec<Frame>,
 }
 
 fn describe_byte(text: &str, pos: usize) -> String {
@@ -361,8 +373,16 @@ impl<'s> Parser<'s> {
     /// Parses one value of any nesting with an explicit stack of open containers, from
     /// `self.pos`; leaves `self.pos` just after it.
     fn value(&mut self) -> Result<NodeId, ParseError> {
+        let mut stack = std::mem::take(&mut self.frames);
+        stack.clear();
+        let parsed = self.value_on(&mut stack);
+        self.frames = stack;
+        parsed
+    }
+
+    /// [`Parser::value`] with `stack` (empty) for the open containers.
+    fn value_on(&mut self, stack: &mut Vec<Frame>) -> Result<NodeId, ParseError> {
         let bytes = self.bytes;
-        let mut stack: Vec<Frame> = Vec::with_capacity(8);
         let mut pos = self.pos;
         loop {
             // Parse a value (or open a container).
@@ -397,10 +417,10 @@ impl<'s> Parser<'s> {
                     let close = if object { b'}' } else { b']' };
                     if bytes.get(pos) == Some(&close) {
                         pos += 1;
-                        self.close(&mut stack, pos)
+                        self.close(stack, pos)
                     } else {
                         if object {
-                            pos = self.key(&mut stack, pos)?;
+                            pos = self.key(stack, pos)?;
                         }
                         continue;
                     }
@@ -442,12 +462,12 @@ impl<'s> Parser<'s> {
                             if bytes.get(pos) == Some(&b'}') {
                                 return self.error(comma, "trailing comma is not allowed in JSON");
                             }
-                            pos = self.key(&mut stack, pos)?;
+                            pos = self.key(stack, pos)?;
                             break;
                         }
                         Some(b'}') => {
                             pos += 1;
-                            id = self.close(&mut stack, pos);
+                            id = self.close(stack, pos);
                         }
                         _ => return self.unexpected_at(pos, "`,` or `}` after an object member"),
                     }
@@ -464,7 +484,7 @@ impl<'s> Parser<'s> {
                         }
                         Some(b']') => {
                             pos += 1;
-                            id = self.close(&mut stack, pos);
+                            id = self.close(stack, pos);
                         }
                         _ => return self.unexpected_at(pos, "`,` or `]` after an array item"),
                     }

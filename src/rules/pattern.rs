@@ -158,6 +158,8 @@ enum Branch {
 #[derive(Debug)]
 pub struct Runs {
     anchored: bool,
+    /// The head's leading single bytes, compared at once (`sha256:`).
+    prefix: Box<[u8]>,
     head: Vec<Run>,
     branches: Vec<Branch>,
 }
@@ -313,6 +315,7 @@ impl Runs {
             return match parts.as_slice() {
                 [Part::Run(run)] if run.min == 1 => Some(Runs {
                     anchored: false,
+                    prefix: Box::default(),
                     head: Vec::new(),
                     branches: vec![Branch::Contains(Box::new(run.set.clone()))],
                 }),
@@ -327,7 +330,7 @@ impl Runs {
             Some((Part::Either(branches), head)) => (head, branches.clone()),
             _ => (parts.as_slice(), vec![Vec::new()]),
         };
-        let (head, head_end) = runs_then_end(head_parts)?;
+        let (mut head, head_end) = runs_then_end(head_parts)?;
         if head_end {
             return None;
         }
@@ -363,8 +366,21 @@ impl Runs {
                     Branch::Contains(_) => 1,
                 })
                 .sum::<usize>();
-        (runs <= MAX_RUNS && greedy_is_exact(&head, &tail)).then_some(Runs {
+        if runs > MAX_RUNS || !greedy_is_exact(&head, &tail) {
+            return None;
+        }
+        let single_byte = |run: &Run| {
+            let mut bytes = (0..=0x7Fu8).filter(|&b| run.set.contains(b));
+            match (run.min, run.max, bytes.next(), bytes.next()) {
+                (1, 1, Some(b), None) => Some(b),
+                _ => None,
+            }
+        };
+        let prefix: Box<[u8]> = head.iter().map_while(single_byte).collect();
+        head.drain(..prefix.len());
+        Some(Runs {
             anchored: true,
+            prefix,
             head,
             branches,
         })
@@ -373,7 +389,10 @@ impl Runs {
     /// Matches ASCII `text`.
     pub fn is_match(&self, text: &[u8]) -> bool {
         let at = if self.anchored {
-            match take_runs(&self.head, text, 0) {
+            if !text.starts_with(&self.prefix) {
+                return false;
+            }
+            match take_runs(&self.head, text, self.prefix.len()) {
                 Some(at) => at,
                 None => return false,
             }
