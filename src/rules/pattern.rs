@@ -389,7 +389,12 @@ impl Runs {
     /// Matches ASCII `text`.
     pub fn is_match(&self, text: &[u8]) -> bool {
         let at = if self.anchored {
-            if !text.starts_with(&self.prefix) {
+            // `same_key` compares a short prefix without a call to `memcmp`.
+            let prefix = &self.prefix;
+            if !text
+                .get(..prefix.len())
+                .is_some_and(|start| crate::json::same_key(start, prefix))
+            {
                 return false;
             }
             match take_runs(&self.head, text, self.prefix.len()) {
