@@ -37,7 +37,7 @@ copy lint_spec "${specs[@]}" "${suite[@]}"
 copy rule_file "${rules[@]}"
 
 # The saved regressions of each target (tests/data/fuzz-regressions/<target>-<short-name>).
-for t in json_parse lint_spec rule_file selector; do
+for t in json_parse lint_spec rule_file selector pattern; do
     copy "$t" "$root"/tests/data/fuzz-regressions/"$t"-*
 done
 
@@ -62,6 +62,17 @@ a[3]
 'it\'s'.y
 SELECTORS
 
-for t in json_parse lint_spec rule_file selector; do
+# Every pattern of the built-in rules, with a few texts (the pattern, a newline, the text).
+mkdir -p corpus/pattern
+grep -ho "matches = '[^']*'" "$root"/rules/*.toml | sed "s/.*matches = '//; s/'\$//" | sort -u |
+    while IFS= read -r pattern; do
+        for text in "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" \
+            "alice/gsm8k-8@v2" "run/run-000206/checkpoint@step=3190" "../x" 'C:\x' "a b"; do
+            sum=$(printf '%s\n%s' "$pattern" "$text" | sha1sum | cut -c1-16)
+            printf '%s\n%s' "$pattern" "$text" >"corpus/pattern/seed-$sum"
+        done
+    done
+
+for t in json_parse lint_spec rule_file selector pattern; do
     echo "$t: $(find "corpus/$t" -type f | wc -l) files"
 done

@@ -17,7 +17,7 @@ mod props;
 type Check = fn(&[u8]);
 
 /// The fuzz targets, each with its check as it calls it on the raw input bytes.
-const TARGETS: [(&str, Check); 4] = [
+const TARGETS: [(&str, Check); 5] = [
     ("json_parse", props::check_json_parse),
     ("lint_spec", props::check_lint_spec),
     ("rule_file", |b| {
@@ -26,6 +26,7 @@ const TARGETS: [(&str, Check); 4] = [
     ("selector", |b| {
         props::check_selector(&String::from_utf8_lossy(b))
     }),
+    ("pattern", props::check_pattern),
 ];
 
 /// Inputs of bugs not fixed yet, skipped by the replay; each would have an ignored test below.
@@ -98,6 +99,11 @@ fn rule_file_inputs_hold() {
 #[test]
 fn selector_inputs_hold() {
     replay("selector");
+}
+
+#[test]
+fn pattern_inputs_hold() {
+    replay("pattern");
 }
 
 #[test]

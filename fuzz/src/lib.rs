@@ -4,7 +4,7 @@
 //! a description when a property fails (a panic inside forgelint fails it too). The targets in
 //! `fuzz_targets/` call them; `tests/fuzz_regressions.rs` in the main crate includes this file
 //! with `#[path]` and replays every saved input through them. It needs only `forgelint`,
-//! `serde_json` and `std`, so it compiles in both places.
+//! `regex`, `serde_json` and `std`, so it compiles in both places.
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
@@ -14,7 +14,7 @@ use forgelint::config::Platform;
 use forgelint::diagnostic::Finding;
 use forgelint::engine::{lint_bytes, Active, VirtualProject};
 use forgelint::json::{self, Document, NodeId, Span, Value};
-use forgelint::rules::{compile_rule, Rule, RuleSet, REFERENCE_CATALOG};
+use forgelint::rules::{compile_rule, Pattern, Rule, RuleSet, REFERENCE_CATALOG};
 use forgelint::select::{Selector, SelectorTable};
 use forgelint::source::LineIndex;
 
@@ -583,4 +583,25 @@ pub fn check_selector(text: &str) {
         selector.missing_key(miss);
         selector.missing_rest(miss);
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// pattern
+
+/// A rule's regular expression on its first line, a text after it: [`Pattern`], which matches
+/// simple patterns on ASCII text without the regex engine, answers exactly as the regex does.
+pub fn check_pattern(bytes: &[u8]) {
+    let input = String::from_utf8_lossy(bytes);
+    let (source, text) = input.split_once('\n').unwrap_or((&input, ""));
+    let Ok(regex) = regex::RegexBuilder::new(source).size_limit(1 << 20).build() else {
+        return;
+    };
+    let expected = regex.is_match(text);
+    let pattern = Pattern::new(regex);
+    assert_eq!(
+        pattern.is_match(text),
+        expected,
+        "pattern {source:?} on {text:?} (fast path: {})",
+        pattern.has_fast_path()
+    );
 }
