@@ -353,12 +353,14 @@ pub fn run_check(check: &Check, ctx: &Context<'_>, out: &mut Vec<Hit>) {
 
 /// Runs one check whose conditions are known to hold (or that has none).
 pub fn run_when_holding(check: &Check, ctx: &Context<'_>, out: &mut Vec<Hit>) {
-    if let Some(res) = ctx.resolved.get(check.select.id) {
-        if quietly_passes(check, ctx, res) {
-            return;
+    match ctx.resolved.get(check.select.id) {
+        Some(res) => {
+            if !quietly_passes(check, ctx, res) {
+                assert(check, ctx, res, out);
+            }
         }
+        None => assert(check, ctx, check.select.resolve(ctx.doc).view(), out),
     }
-    with_resolution(&check.select, ctx, |res| assert(check, ctx, res, out));
 }
 
 fn assert(check: &Check, ctx: &Context<'_>, res: Resolved<'_>, out: &mut Vec<Hit>) {
