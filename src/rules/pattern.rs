@@ -72,6 +72,10 @@ impl Pattern {
 /// Patterns of more runs than this are left to the regex.
 const MAX_RUNS: usize = 256;
 
+/// Patterns of more alternatives than this are left to the regex, whose time is linear in the
+/// text whatever the pattern.
+const MAX_BRANCHES: usize = 16;
+
 /// A set of bytes, as a table: one load per test.
 #[derive(Clone, PartialEq, Eq)]
 struct ByteSet([bool; 256]);
@@ -366,7 +370,8 @@ impl Runs {
                     Branch::Contains(_) => 1,
                 })
                 .sum::<usize>();
-        if runs > MAX_RUNS || !greedy_is_exact(&head, &tail) {
+        // Each branch may read the rest of the text: their number bounds the work per byte.
+        if runs > MAX_RUNS || branches.len() > MAX_BRANCHES || !greedy_is_exact(&head, &tail) {
             return None;
         }
         let single_byte = |run: &Run| {
@@ -561,8 +566,18 @@ mod tests {
         }
         // Greedy runs could miss a match here, or the shape is not runs at all.
         let long_literal = format!("^{}$", "ab".repeat(200));
+        // Alternatives with different first letters (no common prefix for the parser to lift).
+        let branches = |n: u8| {
+            let alternatives: Vec<String> = (b'a'..b'a' + n)
+                .map(|c| format!("{}[0-9]*", c as char))
+                .collect();
+            format!("^x(?:{})$", alternatives.join("|"))
+        };
+        assert!(pattern(&branches(3)).has_fast_path());
+        let many_branches = branches(20);
         for p in [
             long_literal.as_str(),
+            many_branches.as_str(),
             r"^[a-c]*[c-e]$",
             r"^(?:ab|a)b?$",
             r"\bword\b",
