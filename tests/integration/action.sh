@@ -15,42 +15,11 @@
 # Prints PASS/FAIL per check and ends with "N passed, M failed"; exits 1 on any failure.
 set -uo pipefail
 
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-WORK="$(mktemp -d "${TMPDIR:-/tmp}/forgelint-action.XXXXXX")"
-# shellcheck disable=SC2317 # called by the EXIT trap
-cleanup() {
-    if [ "${KEEP_WORK:-0}" = 1 ]; then echo "kept $WORK"; else rm -rf "$WORK"; fi
-}
-trap cleanup EXIT
+# shellcheck source=tests/integration/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+integration_setup action
 
-passed=0
-failed=0
-pass() {
-    passed=$((passed + 1))
-    echo "PASS: $1"
-}
-fail() {
-    failed=$((failed + 1))
-    echo "FAIL: $1"
-    if [ -n "${2:-}" ] && [ -f "$2" ]; then
-        echo "----- $(basename "$2") -----"
-        tail -n 60 "$2"
-        echo "-----"
-    fi
-}
-finish() {
-    echo "$passed passed, $failed failed"
-    if [ "$failed" -eq 0 ]; then exit 0; else exit 1; fi
-}
-
-echo "== installing PyYAML into a virtualenv"
-if ! {
-    python3 -m venv "$WORK/venv" &&
-        PIP_DISABLE_PIP_VERSION_CHECK=1 "$WORK/venv/bin/python" -m pip install -q 'PyYAML>=6,<7'
-} >"$WORK/venv.log" 2>&1; then
-    fail "setup: install PyYAML" "$WORK/venv.log"
-    finish
-fi
+venv_install 'PyYAML>=6,<7'
 PY="$WORK/venv/bin/python"
 
 cat >"$WORK/run_action.py" <<'PY'

@@ -21,38 +21,9 @@
 # Prints PASS/FAIL per check and ends with "N passed, M failed"; exits 1 on any failure.
 set -uo pipefail
 
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-WORK="$(mktemp -d "${TMPDIR:-/tmp}/forgelint-precommit.XXXXXX")"
-# shellcheck disable=SC2317 # called by the EXIT trap
-cleanup() {
-    if [ "${KEEP_WORK:-0}" = 1 ]; then echo "kept $WORK"; else rm -rf "$WORK"; fi
-}
-trap cleanup EXIT
-
-passed=0
-failed=0
-pass() {
-    passed=$((passed + 1))
-    echo "PASS: $1"
-}
-# fail MESSAGE [LOG]: counts a failure and shows the end of LOG.
-fail() {
-    failed=$((failed + 1))
-    echo "FAIL: $1"
-    if [ -n "${2:-}" ] && [ -f "$2" ]; then
-        echo "----- last lines of $(basename "$2") -----"
-        tail -n 80 "$2"
-        echo "-----"
-    fi
-}
-finish() {
-    echo "$passed passed, $failed failed"
-    if [ "$failed" -eq 0 ]; then exit 0; else exit 1; fi
-}
-die() {
-    fail "$@"
-    finish
-}
+# shellcheck source=tests/integration/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+integration_setup precommit
 # has LOG REGEX: LOG has a line matching the extended REGEX.
 has() { grep -Eq -- "$2" "$1"; }
 
@@ -62,11 +33,7 @@ done
 [ -f "$ROOT/.pre-commit-hooks.yaml" ] || die "setup: $ROOT/.pre-commit-hooks.yaml is missing"
 
 # --- pre-commit in a virtualenv -------------------------------------------------------------------
-echo "== installing pre-commit into a virtualenv"
-python3 -m venv "$WORK/venv" >"$WORK/venv.log" 2>&1 ||
-    die "setup: python3 -m venv" "$WORK/venv.log"
-PIP_DISABLE_PIP_VERSION_CHECK=1 "$WORK/venv/bin/python" -m pip install -q 'pre-commit>=3.2,<5' \
-    >>"$WORK/venv.log" 2>&1 || die "setup: pip install pre-commit" "$WORK/venv.log"
+venv_install 'pre-commit>=3.2,<5'
 PRE_COMMIT="$WORK/venv/bin/pre-commit"
 echo "   $("$PRE_COMMIT" --version), $(cargo --version), $(git --version)"
 

@@ -15,35 +15,12 @@
 # else is fetched. Prints PASS/FAIL per check and ends with "N passed, M failed"; exits 1 on failure.
 set -uo pipefail
 
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-WORK="$(mktemp -d "${TMPDIR:-/tmp}/forgelint-workflows.XXXXXX")"
-trap 'rm -rf "$WORK"' EXIT
+# shellcheck source=tests/integration/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+integration_setup workflows
 cd "$ROOT" || exit 1
 
-passed=0
-failed=0
-pass() {
-    passed=$((passed + 1))
-    echo "PASS: $1"
-}
-fail() {
-    failed=$((failed + 1))
-    echo "FAIL: $1"
-    if [ -n "${2:-}" ] && [ -f "$2" ]; then sed 's/^/    /' "$2" | tail -n 60; fi
-}
-finish() {
-    echo "$passed passed, $failed failed"
-    if [ "$failed" -eq 0 ]; then exit 0; else exit 1; fi
-}
-
-echo "== installing check-jsonschema into a virtualenv"
-if ! {
-    python3 -m venv "$WORK/venv" &&
-        PIP_DISABLE_PIP_VERSION_CHECK=1 "$WORK/venv/bin/python" -m pip install -q 'check-jsonschema>=0.28,<1'
-} >"$WORK/venv.log" 2>&1; then
-    fail "setup: install check-jsonschema" "$WORK/venv.log"
-    finish
-fi
+venv_install 'check-jsonschema>=0.28,<1'
 CJS="$WORK/venv/bin/check-jsonschema"
 PY="$WORK/venv/bin/python"
 echo "   check-jsonschema $("$CJS" --version | awk '{print $NF}')"
