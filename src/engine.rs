@@ -256,19 +256,35 @@ pub fn read_bounded_into(path: &Path, bytes: &mut Vec<u8>) -> std::io::Result<()
         .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
         .open(path)?;
     bytes.clear();
-    let read = (&mut file).take(MAX_FILE_SIZE + 1).read_to_end(bytes);
+    let limit = MAX_FILE_SIZE + 1;
+    // First what fits in the buffer: a typical spec, and the read that finds its end.
+    let room = (bytes.capacity().max(FIRST_READ) as u64).min(limit);
+    let first = (&mut file).take(room).read_to_end(bytes);
+    let filled = matches!(first, Ok(n) if n as u64 == room);
     // Discovery saw a regular file. What was swapped in since reads as an error (a folder, a
-    // FIFO with nothing written yet), as nothing (a FIFO without a writer, /dev/null) or without
-    // end (a device): only those outcomes pay for an fstat, which names the real problem.
-    let unusual = read.is_err() || bytes.is_empty() || bytes.len() as u64 > MAX_FILE_SIZE;
-    if unusual && !file.metadata()?.is_file() {
-        bytes.clear();
-        return Err(std::io::Error::other(
-            "not a regular file (it changed since it was found); it was not read",
-        ));
+    // FIFO with nothing written yet), as nothing (a FIFO without a writer, /dev/null) or fills
+    // the buffer (a device): only those outcomes, and a file larger than the buffer, pay for
+    // an fstat, which names the real problem.
+    if first.is_err() || bytes.is_empty() || filled {
+        let metadata = file.metadata()?;
+        if !metadata.is_file() {
+            bytes.clear();
+            return Err(std::io::Error::other(
+                "not a regular file (it changed since it was found); it was not read",
+            ));
+        }
+        if filled && room < limit {
+            // Sized from the file's length: one allocation, not a chain of doublings.
+            let want = metadata.len().min(MAX_FILE_SIZE) as usize + 1;
+            bytes.reserve_exact(want.saturating_sub(bytes.len()));
+            (&mut file).take(limit - room).read_to_end(bytes)?;
+        }
     }
-    read.map(drop)
+    first.map(drop)
 }
+
+/// The first read of a file reads at most this much, or the buffer's capacity if larger.
+const FIRST_READ: usize = 16 * 1024;
 
 /// Read buffers larger than this (a large file) are not kept for the next file.
 const KEPT_READ_BUFFER: usize = 1 << 20;
@@ -283,8 +299,7 @@ thread_local! {
 pub fn with_file_bytes<R>(path: &Path, use_bytes: impl FnOnce(std::io::Result<&[u8]>) -> R) -> R {
     let mut buffer = READ_BUFFER.with(|cell| cell.take());
     if buffer.capacity() == 0 {
-        // Room for a typical spec and the read that finds its end.
-        buffer.reserve(16 * 1024);
+        buffer.reserve(FIRST_READ);
     }
     let result = use_bytes(read_bounded_into(path, &mut buffer).map(|()| buffer.as_slice()));
     if buffer.capacity() <= KEPT_READ_BUFFER {

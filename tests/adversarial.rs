@@ -1316,6 +1316,8 @@ fn reading_what_replaced_a_regular_file_names_it_and_a_reused_buffer_holds_only_
     let mut buffer = Vec::new();
     forgelint::engine::read_bounded_into(&tree.path("big.json"), &mut buffer).unwrap();
     assert_eq!(buffer.len(), 40_000);
+    // A file larger than the first read is sized from its length, not grown by doubling.
+    assert!(buffer.capacity() < 48_000, "capacity {}", buffer.capacity());
     forgelint::engine::read_bounded_into(&tree.path("small.json"), &mut buffer).unwrap();
     assert_eq!(buffer, b"{}");
     forgelint::engine::read_bounded_into(&tree.path("empty.json"), &mut buffer).unwrap();
