@@ -454,7 +454,8 @@ mod tests {
         Pattern::new(regex::Regex::new(p).unwrap())
     }
 
-    /// The built-in rules' patterns, and shapes around them.
+    /// First the built-in rules' seven patterns and a digest's positive form (all eight take
+    /// the run matcher), then shapes around them.
     const PATTERNS: &[&str] = &[
         "^sha256:",
         r"^sha256:(?:[0-9a-f]{0,63}|[0-9a-f]{65,}|(?s:.)*[^0-9a-f](?s:.)*)$",
@@ -561,7 +562,7 @@ mod tests {
 
     #[test]
     fn the_built_in_patterns_take_the_fast_path_and_unsafe_shapes_do_not() {
-        for p in &PATTERNS[..7] {
+        for p in &PATTERNS[..8] {
             assert!(pattern(p).has_fast_path(), "{p}");
         }
         // Greedy runs could miss a match here, or the shape is not runs at all.
