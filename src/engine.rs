@@ -89,8 +89,9 @@ impl Default for DirCache {
     }
 }
 
-/// A worker's own copy of the answers it got from a [`DirCache`] (the one with the id).
-type LocalDirs = (u64, HashMap<PathBuf, HashMap<String, bool>>);
+/// A worker's own copy of the answers it got from a [`DirCache`] (the one with the id). Roots
+/// are keyed by their bytes: hashing a `Path` walks its components.
+type LocalDirs = (u64, HashMap<std::ffi::OsString, HashMap<String, bool>>);
 
 thread_local! {
     static LOCAL_DIRS: std::cell::RefCell<LocalDirs> = std::cell::RefCell::default();
@@ -106,13 +107,13 @@ impl DirCache {
             if local.0 != self.id {
                 *local = (self.id, HashMap::new());
             }
-            if let Some(&known) = local.1.get(root).and_then(|r| r.get(relative)) {
+            if let Some(&known) = local.1.get(root.as_os_str()).and_then(|r| r.get(relative)) {
                 return known;
             }
             let known = self.shared_is_dir(root, relative);
             local
                 .1
-                .entry(root.to_path_buf())
+                .entry(root.as_os_str().to_os_string())
                 .or_default()
                 .insert(relative.to_string(), known);
             known
