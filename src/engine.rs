@@ -1,13 +1,13 @@
 //! Linting one file: read it (bounded), parse once, run the effective rules, stamp identity.
 
-use std::collections::HashMap;
 use std::io::Read;
-use std::path::{Path, PathBuf};
-use std::sync::{Arc, RwLock};
+use std::path::Path;
+use std::sync::Arc;
 
-use crate::config::{Platform, Settings};
+use crate::config::Platform;
 use crate::diagnostic::{Finding, Locator, Related};
 use crate::json::{Document, Span};
+pub use crate::project::{mentions_starforge, project_root, DirCache, RealProject, VirtualProject};
 use crate::rules::eval::{run_check, run_when_holding, Context, Hit, ProjectFs};
 use crate::rules::plan::{needs_bits, When};
 use crate::rules::{Rule, Severity};
@@ -62,181 +62,6 @@ pub fn panic_for_tests(path: &Path) {
 pub struct Active<'a> {
     pub rule: &'a Rule,
     pub severity: Severity,
-}
-
-/// File-system facts asked once per run: thousands of specs name the same few directories and
-/// live in the same few git work trees. Each worker answers repeated questions from a map of its
-/// own (no lock, no cache line shared with the other workers); the shared maps make sure each
-/// folder is looked at once.
-pub struct DirCache {
-    /// Tells this cache's entries in a worker's map from those of an earlier run's cache.
-    id: u64,
-    /// Per project root: whether each relative path asked about is a directory.
-    known: RwLock<HashMap<PathBuf, HashMap<String, bool>>>,
-    git_roots: RwLock<HashMap<PathBuf, Option<Arc<Path>>>>,
-    config_root: std::sync::OnceLock<Arc<Path>>,
-}
-
-impl Default for DirCache {
-    fn default() -> DirCache {
-        static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-        DirCache {
-            id: NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
-            known: RwLock::default(),
-            git_roots: RwLock::default(),
-            config_root: std::sync::OnceLock::new(),
-        }
-    }
-}
-
-/// A worker's own copy of the answers it got from a [`DirCache`] (the one with the id). Roots
-/// are keyed by their bytes: hashing a `Path` walks its components.
-type LocalDirs = (u64, HashMap<std::ffi::OsString, HashMap<String, bool>>);
-
-thread_local! {
-    static LOCAL_DIRS: std::cell::RefCell<LocalDirs> = std::cell::RefCell::default();
-}
-
-impl DirCache {
-    /// Is `relative` (below `root`) a directory?
-    pub fn is_dir(&self, root: &Path, relative: &str) -> bool {
-        LOCAL_DIRS.with(|cell| {
-            let Ok(mut local) = cell.try_borrow_mut() else {
-                return self.shared_is_dir(root, relative);
-            };
-            if local.0 != self.id {
-                *local = (self.id, HashMap::new());
-            }
-            if let Some(&known) = local.1.get(root.as_os_str()).and_then(|r| r.get(relative)) {
-                return known;
-            }
-            let known = self.shared_is_dir(root, relative);
-            local
-                .1
-                .entry(root.as_os_str().to_os_string())
-                .or_default()
-                .insert(relative.to_string(), known);
-            known
-        })
-    }
-
-    fn shared_is_dir(&self, root: &Path, relative: &str) -> bool {
-        if let Some(known) = self
-            .known
-            .read()
-            .ok()
-            .and_then(|k| k.get(root).and_then(|r| r.get(relative)).copied())
-        {
-            return known;
-        }
-        let exists = root.join(relative).is_dir();
-        if let Ok(mut known) = self.known.write() {
-            known
-                .entry(root.to_path_buf())
-                .or_default()
-                .insert(relative.to_string(), exists);
-        }
-        exists
-    }
-
-    /// The nearest folder at or above `dir` that holds `.git`.
-    pub fn git_root(&self, dir: &Path) -> Option<Arc<Path>> {
-        if let Some(known) = self.git_roots.read().ok().and_then(|k| k.get(dir).cloned()) {
-            return known;
-        }
-        let root = dir
-            .ancestors()
-            .find(|a| a.join(".git").exists())
-            .map(Arc::from);
-        if let Ok(mut known) = self.git_roots.write() {
-            known.insert(dir.to_path_buf(), root.clone());
-        }
-        root
-    }
-}
-
-/// The project root of one spec as a real directory, found only if a rule asks about it.
-pub struct RealProject<'a> {
-    pub spec: &'a Path,
-    pub settings: &'a Settings,
-    pub cwd: &'a Path,
-    pub cache: &'a DirCache,
-}
-
-impl ProjectFs for RealProject<'_> {
-    fn dir_exists(&self, relative: &str) -> bool {
-        // The configuration's folder, the usual root, is borrowed: cloning its shared `Arc`
-        // for every file would bounce one counter between the workers.
-        if let Some(root) = self.cache.config_root.get() {
-            if self.settings.config_path.is_some() && !in_starforge(self.spec, self.cwd) {
-                return self.cache.is_dir(root, relative);
-            }
-        }
-        let root = project_root(self.spec, self.settings, self.cwd, self.cache);
-        self.cache.is_dir(&root, relative)
-    }
-}
-
-/// A set of directories, for rule-file cases.
-pub struct VirtualProject {
-    pub dirs: Vec<String>,
-}
-
-impl ProjectFs for VirtualProject {
-    fn dir_exists(&self, relative: &str) -> bool {
-        let mut want: Vec<&str> = Vec::new();
-        for part in relative.split(['/', '\\']) {
-            match part {
-                "" | "." => {}
-                ".." => {
-                    if want.pop().is_none() {
-                        return false;
-                    }
-                }
-                p => want.push(p),
-            }
-        }
-        want.is_empty()
-            || self.dirs.iter().any(|d| {
-                let have: Vec<&str> = d.split('/').filter(|p| !p.is_empty()).collect();
-                have.starts_with(&want)
-            })
-    }
-}
-
-/// The project root for a spec at `path`: `X` for `X/.starforge/jobspec.json`; else the folder
-/// of the config file in use; else the git work tree's root; else the current directory.
-pub fn project_root(path: &Path, settings: &Settings, cwd: &Path, cache: &DirCache) -> Arc<Path> {
-    if in_starforge(path, cwd) {
-        let abs = cwd.join(path);
-        if let Some(x) = abs.parent().and_then(Path::parent) {
-            return Arc::from(x);
-        }
-    }
-    if settings.config_path.is_some() {
-        return cache
-            .config_root
-            .get_or_init(|| Arc::from(cwd.join(&settings.base_dir)))
-            .clone();
-    }
-    let abs = cwd.join(path);
-    match abs.parent() {
-        Some(dir) => cache.git_root(dir).unwrap_or_else(|| Arc::from(cwd)),
-        None => Arc::from(cwd),
-    }
-}
-
-/// Is the spec at `path` in a `.starforge` folder? From the path as given; made absolute only
-/// when that does not tell (`jobspec.json`, `./jobspec.json`).
-fn in_starforge(path: &Path, cwd: &Path) -> bool {
-    match path.parent().and_then(Path::file_name) {
-        Some(name) => name == ".starforge",
-        None => cwd
-            .join(path)
-            .parent()
-            .and_then(Path::file_name)
-            .is_some_and(|n| n == ".starforge"),
-    }
 }
 
 /// Reads at most `MAX_FILE_SIZE + 1` bytes of a regular file.

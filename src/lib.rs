@@ -23,6 +23,7 @@ pub mod error;
 pub mod escape;
 pub mod json;
 pub mod output;
+pub mod project;
 pub mod report;
 pub mod rules;
 pub mod select;
@@ -287,6 +288,7 @@ fn check(args: CheckArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
     }
 
     let dir_cache = engine::DirCache::default();
+    let cwd_mentions_starforge = engine::mentions_starforge(&env.cwd);
     let table = rules::selector_table(base_rules.iter().map(|a| a.rule));
     let lint = |bytes: &[u8], display: &Arc<str>, active: &[Active<'_>], project: &RealProject| {
         lint_bytes(bytes, display, active, &table, &settings.platform, project)
@@ -316,6 +318,7 @@ fn check(args: CheckArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
                     spec: &candidate.path,
                     settings: &settings,
                     cwd: &env.cwd,
+                    cwd_mentions_starforge,
                     cache: &dir_cache,
                 };
                 FileOutcome {
@@ -456,6 +459,7 @@ fn check(args: CheckArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
                     spec: &name,
                     settings: &settings,
                     cwd: &env.cwd,
+                    cwd_mentions_starforge,
                     cache: &dir_cache,
                 };
                 findings.extend(lint(&bytes, &display, &active, &project));
