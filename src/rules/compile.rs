@@ -759,7 +759,8 @@ pub fn compile_rule(
         explanation: raw.explanation.unwrap_or_default().trim().to_string(),
         help,
         target,
-        plan: super::plan::plan_of(&checks),
+        // Selectors are numbered (and `keys` checks with them) when the rule joins a set.
+        plan: super::plan::plan_of(&checks, &mut 0),
         checks,
         needs,
         origin: Origin {

@@ -545,6 +545,8 @@ mod tests {
             ("min-length", "2"),
             ("max-length", "1"),
             ("semver", "true"),
+            ("keys", "[\"k\"]"),
+            ("keys", "[]"),
         ];
         let keys = [
             "s", "e", "n", "i", "f", "x", "z", "t", "o", "a", "v", "missing",

@@ -482,6 +482,7 @@ impl RuleSet {
     pub fn sort(&mut self) {
         self.rules.sort_by(|a, b| a.id.cmp(&b.id));
         let mut ids: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+        let mut keys_ids = 0;
         for rule in &mut self.rules {
             for check in &mut rule.checks {
                 check.visit_selectors_mut(&mut |sel: &mut Selector| {
@@ -489,7 +490,7 @@ impl RuleSet {
                     sel.id = *ids.entry(sel.as_str().to_string()).or_insert(next);
                 });
             }
-            rule.plan = plan::plan_of(&rule.checks);
+            rule.plan = plan::plan_of(&rule.checks, &mut keys_ids);
         }
     }
 
@@ -515,12 +516,16 @@ impl RuleSet {
 /// selectors), for resolving them all in one pass over each document.
 pub fn selector_table<'r>(rules: impl IntoIterator<Item = &'r Rule>) -> SelectorTable {
     let mut selectors = Vec::new();
+    let mut keys = Vec::new();
     for rule in rules {
-        for check in &rule.checks {
+        for (step, check) in rule.plan.iter().zip(&rule.checks) {
             check.visit_selectors(&mut |sel, uses| selectors.push((sel, uses == Uses::Missing)));
+            if let (Some(id), Assertion::Keys(allowed)) = (step.keys_id(), &check.assertion) {
+                keys.push((id as usize, check.select.id, allowed.as_slice()));
+            }
         }
     }
-    SelectorTable::new(selectors)
+    SelectorTable::with_keys(selectors, keys)
 }
 
 /// The `*.toml` files under `path` (recursively), sorted.

@@ -48,6 +48,9 @@ enum Quick {
     Type(u8),
     Present,
     NonEmpty,
+    /// A `keys` check, numbered across the rule set: the selector table tells whether every
+    /// object it selected has only allowed keys, from the scan it makes anyway.
+    Keys(u32),
 }
 
 pub const NEEDS_CATALOG: u8 = 1;
@@ -68,14 +71,19 @@ pub fn needs_bits(needs: Needs) -> u8 {
         | (needs.quota as u8 * NEEDS_QUOTA)
 }
 
-/// The plan of `checks`, one step each, in order.
-pub fn plan_of(checks: &[Check]) -> Vec<Step> {
-    checks.iter().map(step_of).collect()
+/// The plan of `checks`, one step each, in order. `keys` checks are numbered from `next_keys`,
+/// which counts on across the rules of a set.
+pub fn plan_of(checks: &[Check], next_keys: &mut u32) -> Vec<Step> {
+    checks.iter().map(|c| step_of(c, next_keys)).collect()
 }
 
-fn step_of(check: &Check) -> Step {
+fn step_of(check: &Check, next_keys: &mut u32) -> Step {
     let quick = match &check.assertion {
         _ if !check.when.is_empty() || check.select.id == NO_ID => Quick::No,
+        Assertion::Keys(_) => {
+            *next_keys += 1;
+            Quick::Keys(*next_keys - 1)
+        }
         Assertion::Predicate(Predicate::Type(types)) => Quick::Type(
             types
                 .iter()
@@ -110,6 +118,14 @@ fn step_of(check: &Check) -> Step {
 }
 
 impl Step {
+    /// The number of this step's `keys` check, if it is one the selector table can settle.
+    pub fn keys_id(&self) -> Option<u32> {
+        match self.quick {
+            Quick::Keys(id) => Some(id),
+            _ => None,
+        }
+    }
+
     /// Do the check's conditions hold on a document with these resolutions?
     #[inline]
     pub fn when(&self, doc: &crate::json::Document<'_>, resolved: &Resolutions) -> When {
@@ -137,8 +153,10 @@ impl Step {
     /// fails or when only the check can tell.
     #[inline]
     pub fn passes(&self, doc: &crate::json::Document<'_>, resolved: &Resolutions) -> bool {
-        if self.quick == Quick::No {
-            return false;
+        match self.quick {
+            Quick::No => return false,
+            Quick::Keys(id) => return resolved.keys_clean(id as usize) == Some(true),
+            _ => {}
         }
         let Some(res) = resolved.get(self.selector as usize) else {
             return false;
@@ -153,7 +171,7 @@ impl Step {
                 res.missing.is_empty()
                     && res.found.iter().all(|m| !is_empty_value(doc.value(m.node)))
             }
-            Quick::No => false,
+            Quick::No | Quick::Keys(_) => false,
         }
     }
 }

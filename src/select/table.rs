@@ -23,13 +23,21 @@ pub struct SelectorTable {
     node_of: Vec<u32>,
     /// The selectors that gather missing places, with the nodes they gather them from.
     gathering: Vec<(u32, Vec<u32>)>,
+    /// Per `keys` check number (see [`crate::rules::plan`]): its trie node and its bit there.
+    keys: Vec<Option<(u32, u32)>>,
 }
 
 #[derive(Debug, Default)]
 struct TrieNode {
     /// The index of this node's segment in the selectors that pass through it.
     depth: usize,
+    /// The keys asked of this node's objects, each with its child node (`NO_CHILD`: a key only
+    /// `keys` checks ask about).
     keys: Vec<(Box<str>, u32)>,
+    /// Per key: the bits of the `keys` checks that allow it.
+    allowed_by: Vec<u64>,
+    /// The bits of the `keys` checks that select this node's objects (at most 64).
+    keys_bits: u64,
     indexes: Vec<(usize, u32)>,
     wildcard: Option<u32>,
 }
@@ -41,12 +49,24 @@ struct Entry {
 }
 
 const NOT_IN_TABLE: u32 = u32::MAX;
+const NO_CHILD: u32 = u32::MAX;
 
 impl SelectorTable {
     /// A table of `selectors`, each with whether its missing places are read (they are
     /// gathered only then); selectors without a shared id are left out (they resolve on their
     /// own).
     pub fn new<'s>(selectors: impl IntoIterator<Item = (&'s Selector, bool)>) -> SelectorTable {
+        SelectorTable::with_keys(selectors, [])
+    }
+
+    /// A table of `selectors` (as in [`SelectorTable::new`]) that also settles `keys` checks,
+    /// each given as its number, its selector's id and its allowed keys. The objects a `keys`
+    /// check selects are scanned for the keys other selectors ask of them anyway; the allowed
+    /// keys join that scan, so a clean object costs the check nothing more.
+    pub fn with_keys<'s, 'k>(
+        selectors: impl IntoIterator<Item = (&'s Selector, bool)>,
+        keys: impl IntoIterator<Item = (usize, usize, &'k [String])>,
+    ) -> SelectorTable {
         let mut table = SelectorTable {
             nodes: vec![TrieNode::default()],
             ..SelectorTable::default()
@@ -70,10 +90,16 @@ impl SelectorTable {
                 entry.missing_from.clear();
             }
         }
+        for (number, selector, allowed) in keys {
+            table.add_keys(number, selector, allowed);
+        }
         table.inner = (0..table.nodes.len() as u32)
             .filter(|&n| {
                 let node = &table.nodes[n as usize];
-                !(node.keys.is_empty() && node.indexes.is_empty() && node.wildcard.is_none())
+                !(node.keys.is_empty()
+                    && node.keys_bits == 0
+                    && node.indexes.is_empty()
+                    && node.wildcard.is_none())
             })
             .collect();
         table.node_of = table
@@ -93,6 +119,36 @@ impl SelectorTable {
         table
     }
 
+    /// Registers `keys` check `number`, whose selector has id `selector`. A check whose selector
+    /// is not in the table, or past the 64th on one node, is left to the check itself.
+    fn add_keys(&mut self, number: usize, selector: usize, allowed: &[String]) {
+        let Some(Some(entry)) = self.selectors.get(selector) else {
+            return;
+        };
+        let node = &mut self.nodes[entry.node as usize];
+        let bit = node.keys_bits.count_ones();
+        if bit == u64::BITS {
+            return;
+        }
+        node.keys_bits |= 1 << bit;
+        node.allowed_by.resize(node.keys.len(), 0);
+        for key in allowed {
+            let at = match node.keys.iter().position(|(k, _)| **k == **key) {
+                Some(at) => at,
+                None => {
+                    node.keys.push((key.as_str().into(), NO_CHILD));
+                    node.allowed_by.push(0);
+                    node.keys.len() - 1
+                }
+            };
+            node.allowed_by[at] |= 1 << bit;
+        }
+        if self.keys.len() <= number {
+            self.keys.resize(number + 1, None);
+        }
+        self.keys[number] = Some((entry.node, bit));
+    }
+
     fn insert(&mut self, segments: &[Segment]) -> Entry {
         let mut at = 0u32;
         let mut path = Vec::with_capacity(segments.len());
@@ -108,7 +164,10 @@ impl SelectorTable {
                 Some(child) => child,
                 None => {
                     match segment {
-                        Segment::Key(k) => node.keys.push((k.as_str().into(), next)),
+                        Segment::Key(k) => {
+                            node.keys.push((k.as_str().into(), next));
+                            node.allowed_by.push(0);
+                        }
                         Segment::Index(i) => node.indexes.push((*i, next)),
                         Segment::Wildcard => node.wildcard = Some(next),
                     }
@@ -150,6 +209,11 @@ pub struct Resolutions {
     missing: Vec<Vec<Missing>>,
     /// Scratch: the member that holds each key a trie node asks for.
     slots: Vec<Option<u32>>,
+    /// Per trie node: the bits of its `keys` checks that found a key they do not allow.
+    keys_dirty: Vec<u64>,
+    /// Per `keys` check number: whether every object it selected has only allowed keys
+    /// (`None`: the table does not settle it).
+    keys_clean: Vec<Option<bool>>,
 }
 
 impl Resolutions {
@@ -158,6 +222,8 @@ impl Resolutions {
         let count = table.nodes.len();
         reset(&mut self.found, count);
         reset(&mut self.absent, count);
+        self.keys_dirty.clear();
+        self.keys_dirty.resize(count, 0);
         self.found[0].push(Match {
             node: doc.root(),
             key_span: None,
@@ -176,9 +242,13 @@ impl Resolutions {
                 match doc.value(m.node) {
                     Value::Object { .. } => {
                         let members = doc.members(m.node);
-                        if !node.keys.is_empty() {
-                            key_lookup(&node.keys, members, &mut self.slots);
+                        if !node.keys.is_empty() || node.keys_bits != 0 {
+                            let allowed = key_lookup(node, members, &mut self.slots);
+                            self.keys_dirty[n] |= node.keys_bits & !allowed;
                             for (&(_, id), slot) in node.keys.iter().zip(&self.slots) {
+                                if id == NO_CHILD {
+                                    continue;
+                                }
                                 match slot {
                                     Some(i) => {
                                         let member = &members[*i as usize];
@@ -204,7 +274,7 @@ impl Resolutions {
                     }
                     // null stands for "not set": the keys below it are missing.
                     Value::Null => {
-                        for &(_, id) in &node.keys {
+                        for &(_, id) in node.keys.iter().filter(|(_, id)| *id != NO_CHILD) {
                             self.absent[id as usize].push(Missing {
                                 parent: m.node,
                                 parent_key_span: m.key_span,
@@ -237,6 +307,13 @@ impl Resolutions {
         if self.nodes != table.node_of {
             self.nodes.clone_from(&table.node_of);
         }
+        self.keys_clean.clear();
+        self.keys_clean.extend(
+            table
+                .keys
+                .iter()
+                .map(|k| k.map(|(node, bit)| self.keys_dirty[node as usize] & (1 << bit) == 0)),
+        );
         reset(&mut self.missing, table.selectors.len());
         for (id, from) in &table.gathering {
             let missing = &mut self.missing[*id as usize];
@@ -244,6 +321,13 @@ impl Resolutions {
                 missing.extend_from_slice(&self.absent[n as usize]);
             }
         }
+    }
+
+    /// Whether every object `keys` check `number` selected has only allowed keys; `None` when
+    /// the table does not settle that check.
+    #[inline]
+    pub fn keys_clean(&self, number: usize) -> Option<bool> {
+        self.keys_clean.get(number).copied().flatten()
     }
 
     /// The resolution of the selector numbered `id`, when the table has it.
@@ -266,20 +350,28 @@ fn reset<T>(lists: &mut Vec<Vec<T>>, count: usize) {
     lists.resize_with(count, Vec::new);
 }
 
-/// For each wanted key, the index of the member that holds it (the last one, when a key is
-/// repeated, as in [`Document::member`]). One scan of the members serves every key.
-fn key_lookup(keys: &[(Box<str>, u32)], members: &[Member<'_>], slots: &mut Vec<Option<u32>>) {
+/// For each key `node` asks for, the index of the member that holds it (the last one, when a
+/// key is repeated, as in [`Document::member`]). One scan of the members serves every key.
+/// Returns the bits of the node's `keys` checks that allow every member.
+fn key_lookup(node: &TrieNode, members: &[Member<'_>], slots: &mut Vec<Option<u32>>) -> u64 {
     slots.clear();
-    slots.resize(keys.len(), None);
+    slots.resize(node.keys.len(), None);
+    let mut allowed = u64::MAX;
     for (i, member) in members.iter().enumerate() {
         let key = member.key.as_bytes();
-        if let Some(k) = keys
+        match node
+            .keys
             .iter()
             .position(|(want, _)| same_key(want.as_bytes(), key))
         {
-            slots[k] = Some(i as u32);
+            Some(k) => {
+                slots[k] = Some(i as u32);
+                allowed &= node.allowed_by[k];
+            }
+            None => allowed = 0,
         }
     }
+    allowed
 }
 
 #[cfg(test)]
@@ -337,5 +429,90 @@ mod tests {
         all.resolve(&table, &other);
         assert_eq!(all.get(5).unwrap().found.len(), 0);
         assert_eq!(all.get(3).unwrap().found.len(), 1);
+    }
+
+    /// `keys_clean` agrees with checking each selected object's members against the allowed
+    /// keys, for objects with unknown, repeated and escaped keys, nulls, arrays and scalars,
+    /// an empty allowed list, two checks on one selector, and keys other selectors also ask.
+    #[test]
+    fn keys_clean_agrees_with_scanning_members() {
+        let texts = ["$", "a", "a.b", "p[*]", "p[*].n", "h.*", "e"];
+        let mut selectors: Vec<Selector> = texts
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                let mut s = Selector::parse(t).unwrap();
+                s.id = i;
+                s
+            })
+            .collect();
+        let unshared = Selector::parse("a").unwrap();
+        selectors.push(unshared);
+        let list = |keys: &[&str]| keys.iter().map(|k| k.to_string()).collect::<Vec<_>>();
+        // (number, selector index, allowed)
+        let checks = [
+            (0, 0, list(&["a", "p", "h", "e", "s"])),
+            (1, 1, list(&["b", "c"])),
+            (2, 1, list(&["b"])),
+            (3, 3, list(&["n", "m"])),
+            (4, 5, list(&["k"])),
+            (5, 6, list(&[])),
+            (6, 2, list(&["c", "x/y", "é"])),
+            (8, 7, list(&["b"])),
+        ];
+        let table = SelectorTable::with_keys(
+            selectors.iter().map(|s| (s, true)),
+            checks
+                .iter()
+                .map(|(n, s, allowed)| (*n, selectors[*s].id, allowed.as_slice())),
+        );
+        let docs = [
+            r#"{"a": {"b": {"c": 1}, "c": 2}, "p": [{"n": 1}, {"n": 2, "m": 3}], "h": {"u": {"k": 1}, "v": null, "w": [1]}, "e": {}}"#,
+            r#"{"a": {"b": {"c": 1, "x/y": 2, "\u00e9": 3}, "b": 1}, "p": [{"n": 1, "z": 0}, 5, null], "h": {"u": {"k": 1, "j": 2}}, "e": {"any": 1}}"#,
+            r#"{"a": null, "p": {"n": 1}, "h": [], "e": [], "s": 1}"#,
+            r#"{"a": {"c": 1, "d": 2}, "zz": 1}"#,
+            r#"{"a": {"b": {"c": 1, "d": 1}}, "e": "text"}"#,
+            r#"{}"#,
+        ];
+        let mut all = Resolutions::default();
+        for text in docs {
+            let doc = parse(text).unwrap();
+            all.resolve(&table, &doc);
+            for (number, selector, allowed) in &checks {
+                let selector = &selectors[*selector];
+                let clean = selector.resolve(&doc).found.iter().all(|m| {
+                    doc.members(m.node).iter().all(|member| {
+                        allowed
+                            .iter()
+                            .any(|a| same_key(a.as_bytes(), member.key.as_bytes()))
+                    })
+                });
+                let settled = all.keys_clean(*number);
+                if selector.id == NO_ID {
+                    assert_eq!(settled, None, "an unshared selector is not settled");
+                } else {
+                    assert_eq!(settled, Some(clean), "check {number} on {text}");
+                }
+            }
+            assert_eq!(all.keys_clean(7), None, "an unused number");
+        }
+    }
+
+    /// A node takes 64 `keys` checks; the 65th is left to the check itself.
+    #[test]
+    fn keys_checks_past_the_64th_on_a_node_are_not_settled() {
+        let mut selector = Selector::parse("a").unwrap();
+        selector.id = 0;
+        let allowed = vec!["b".to_string()];
+        let table = SelectorTable::with_keys(
+            [(&selector, false)],
+            (0..65).map(|n| (n, 0, allowed.as_slice())),
+        );
+        let mut all = Resolutions::default();
+        all.resolve(&table, &parse(r#"{"a": {"b": 1}}"#).unwrap());
+        assert_eq!(all.keys_clean(63), Some(true));
+        assert_eq!(all.keys_clean(64), None);
+        all.resolve(&table, &parse(r#"{"a": {"c": 1}}"#).unwrap());
+        assert_eq!(all.keys_clean(0), Some(false));
     }
 }
