@@ -265,7 +265,7 @@ impl Function {
                     let Some(id) = doc.as_str(m.node) else {
                         continue;
                     };
-                    let leaf = id.rsplit(separator.as_str()).next().unwrap_or(id);
+                    let leaf = last_segment(id, separator);
                     if leaf.is_empty() {
                         continue;
                     }
@@ -311,6 +311,19 @@ impl Function {
                 }
             }
         }
+    }
+}
+
+/// What follows the last `separator` in `id` (all of `id` without one). A one-byte separator,
+/// the usual `/`, is found without setting up a substring search for every id.
+fn last_segment<'a>(id: &'a str, separator: &str) -> &'a str {
+    match separator.as_bytes() {
+        &[byte] => match id.bytes().rposition(|b| b == byte) {
+            // A one-byte separator is ASCII: the byte after it starts a character.
+            Some(at) => &id[at + 1..],
+            None => id,
+        },
+        _ => id.rsplit(separator).next().unwrap_or(id),
     }
 }
 
@@ -382,6 +395,25 @@ mod tests {
             ("[::1]:5000/x", "[::1]:5000"),
         ] {
             assert_eq!(image_registry_host(image), host, "{image}");
+        }
+    }
+
+    #[test]
+    fn last_segments() {
+        for (id, separator, leaf) in [
+            ("alice/opsd", "/", "opsd"),
+            ("a/b/c", "/", "c"),
+            ("plain", "/", "plain"),
+            ("trailing/", "/", ""),
+            ("é/ü", "/", "ü"),
+            ("a::b::c", "::", "c"),
+            ("aéb", "é", "b"),
+        ] {
+            assert_eq!(last_segment(id, separator), leaf, "{id:?} {separator:?}");
+            assert_eq!(
+                last_segment(id, separator),
+                id.rsplit(separator).next().unwrap_or(id)
+            );
         }
     }
 

@@ -43,8 +43,14 @@ impl Pattern {
 
     pub fn is_match(&self, text: &str) -> bool {
         if let Some(runs) = &self.runs {
+            // The runs' sets hold ASCII bytes only, so a match they find is the regex's too
+            // (what the runs consumed is ASCII); a miss is final only for ASCII text, which
+            // is tested after the runs, as most texts match.
+            if runs.is_match(text.as_bytes()) {
+                return true;
+            }
             if text.is_ascii() {
-                return runs.is_match(text.as_bytes());
+                return false;
             }
         }
         self.regex_is_match(text)
@@ -490,10 +496,13 @@ mod tests {
         r"^\.\.?$",
     ];
 
-    /// Small random ASCII texts over the bytes the patterns care about, plus digests of
-    /// every length around 64.
+    /// Small random texts over the characters the patterns care about (some not ASCII: the
+    /// runs are tried on any text), plus digests of every length around 64.
     fn texts() -> Vec<String> {
-        let alphabet: &[u8] = b"sha256:0f9aAbBcCeEx/@.\\-_~+ \n\t\x01\x7frunstep=FiLe";
+        let alphabet: Vec<char> = "sha256:0f9aAbBcCeEx/@.\\-_~+ \n\t\x01\x7frunstep=FiLe"
+            .chars()
+            .chain(['é', '\u{85}', '\u{2028}', '\u{212A}', 'ſ', '\u{1F600}'])
+            .collect();
         let mut texts = vec![String::new()];
         let mut seed = 0x2545_f491_4f6c_dd1du64;
         for _ in 0..20_000 {
@@ -507,7 +516,7 @@ mod tests {
                 x = x
                     .wrapping_mul(6364136223846793005)
                     .wrapping_add(1442695040888963407);
-                s.push(alphabet[(x >> 33) as usize % alphabet.len()] as char);
+                s.push(alphabet[(x >> 33) as usize % alphabet.len()]);
             }
             texts.push(s.clone());
             texts.push(format!("sha256:{s}"));
