@@ -102,6 +102,59 @@ impl Platform {
 pub struct Files {
     pub include: GlobSet,
     pub exclude: GlobSet,
+    /// `include` as tests of the file name, when every pattern is `**/NAME` or `**/*SUFFIX`
+    /// with a plain NAME or SUFFIX (as the defaults are): the same answers without a regex
+    /// per file.
+    include_names: Option<Vec<NameTest>>,
+}
+
+#[derive(Debug, Clone)]
+enum NameTest {
+    Is(String),
+    EndsWith(String),
+}
+
+impl Files {
+    pub fn new(include: GlobSet, exclude: GlobSet, include_patterns: &[&str]) -> Files {
+        let plain = |s: &str| {
+            !s.is_empty()
+                && !s.ends_with('.')
+                && !s.contains(['*', '?', '[', ']', '{', '}', '\\', '/'])
+        };
+        let include_names = include_patterns
+            .iter()
+            .map(|p| {
+                let name = p.strip_prefix("**/")?;
+                match name.strip_prefix('*') {
+                    Some(suffix) if plain(suffix) => Some(NameTest::EndsWith(suffix.to_string())),
+                    None if plain(name) => Some(NameTest::Is(name.to_string())),
+                    _ => None,
+                }
+            })
+            .collect();
+        Files {
+            include,
+            exclude,
+            include_names,
+        }
+    }
+
+    /// Whether `include` takes `path`, told from its file name alone; `None` when only the
+    /// globs can tell.
+    pub fn included_by_name(&self, path: &Path) -> Option<bool> {
+        use std::os::unix::ffi::OsStrExt;
+        let tests = self.include_names.as_ref()?;
+        let bytes = path.as_os_str().as_bytes();
+        // globset finds no file name in a path that ends with `.` (or `/`): left to it.
+        if matches!(bytes.last(), None | Some(b'.' | b'/')) {
+            return None;
+        }
+        let name = &bytes[bytes.iter().rposition(|&b| b == b'/').map_or(0, |i| i + 1)..];
+        Some(tests.iter().any(|t| match t {
+            NameTest::Is(n) => name == n.as_bytes(),
+            NameTest::EndsWith(suffix) => name.ends_with(suffix.as_bytes()),
+        }))
+    }
 }
 
 /// Everything decided before linting: platform context, rules, file patterns, overrides.
@@ -243,10 +296,14 @@ impl Settings {
                 .map(|p| Spanned::new(0..0, p.to_string()))
                 .collect(),
         };
-        let files = Files {
-            include: glob_set(&name, &text, &include_patterns)?,
-            exclude: glob_set(&name, &text, &raw.files.exclude)?,
-        };
+        let files = Files::new(
+            glob_set(&name, &text, &include_patterns)?,
+            glob_set(&name, &text, &raw.files.exclude)?,
+            &include_patterns
+                .iter()
+                .map(|p| p.get_ref().as_str())
+                .collect::<Vec<_>>(),
+        );
 
         let unknown_rule = |id: &Spanned<String>| -> Error {
             let mut e = FileError::new(
@@ -309,6 +366,74 @@ impl Settings {
 
 #[cfg(test)]
 mod tests {
+
+    /// The file-name tests agree with the globs they stand for.
+    #[test]
+    fn include_by_name_agrees_with_the_globs() {
+        let sets: [&[&str]; 4] = [
+            &["**/jobspec.json", "**/*.jobspec.json"],
+            &["**/spec.json"],
+            &["**/*.json", "**/x"],
+            &["**/*é.json"],
+        ];
+        let paths = [
+            "jobspec.json",
+            "a/jobspec.json",
+            "/abs/a/jobspec.json",
+            "a/b.jobspec.json",
+            ".jobspec.json",
+            "a/.jobspec.json",
+            "jobspec.json.bak",
+            "a/xjobspec.json",
+            "a/jobspec.jsonx",
+            "a/jobspec.json/b",
+            "a//jobspec.json",
+            "spec.json",
+            "a/spec.json",
+            "a/xspec.json",
+            "x",
+            "a/x",
+            "a/xx",
+            "a/é.json",
+            "a/aé.json",
+            "a/e.json",
+            "a/.",
+            "a/..",
+            "",
+        ];
+        for patterns in sets {
+            let spanned: Vec<Spanned<String>> = patterns
+                .iter()
+                .map(|p| Spanned::new(0..0, p.to_string()))
+                .collect();
+            let text: Arc<str> = Arc::from("");
+            let files = Files::new(
+                glob_set("t", &text, &spanned).unwrap(),
+                glob_set("t", &text, &[]).unwrap(),
+                patterns,
+            );
+            assert!(
+                files.include_names.is_some(),
+                "{patterns:?} are file-name tests"
+            );
+            for path in paths {
+                let by_globs = files.include.is_match(path);
+                match files.included_by_name(Path::new(path)) {
+                    Some(by_name) => assert_eq!(by_name, by_globs, "{patterns:?} on {path:?}"),
+                    None => assert!(path.is_empty() || path.ends_with('.'), "{path:?}"),
+                }
+            }
+        }
+        for patterns in [
+            &["**/*.json", "specs/*.json"][..],
+            &["**/a*b"],
+            &["**/a.", "**/"],
+        ] {
+            let files = Files::new(GlobSet::empty(), GlobSet::empty(), patterns);
+            assert!(files.include_names.is_none(), "{patterns:?}");
+        }
+    }
+
     use super::*;
 
     fn load(text: &str) -> Result<Settings, Error> {

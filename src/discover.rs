@@ -51,8 +51,13 @@ fn not_regular(ft: &std::fs::FileType) -> String {
 
 impl Options<'_> {
     fn wanted(&self, path: &Path) -> bool {
-        let rel = crate::relative_to(path, &self.settings.base_dir, self.cwd);
         let files = &self.settings.files;
+        match files.included_by_name(path) {
+            Some(false) => return false,
+            Some(true) if files.exclude.is_empty() => return true,
+            _ => {}
+        }
+        let rel = crate::relative_to(path, &self.settings.base_dir, self.cwd);
         // One candidate for both sets: globset prepares it (basename, extension) once.
         let candidate = globset::Candidate::new(&*rel);
         files.include.is_match_candidate(&candidate)
