@@ -298,7 +298,10 @@ pub fn pointer_path(pointer: &str) -> String {
         }
         push_path_key(&mut out, &segment);
     }
-    crate::escape::visible(&out).into_owned()
+    match crate::escape::visible(&out) {
+        Cow::Borrowed(_) => out,
+        Cow::Owned(escaped) => escaped,
+    }
 }
 
 /// Appends `.key` (or the first `key`) to a dotted path, quoted as JSON when it is not plain.
