@@ -48,11 +48,18 @@ def main():
     ap.add_argument("--baseline", help="label of the row the others are compared with")
     ap.add_argument("commands", nargs="+")
     args = ap.parse_args()
-    rows = []
-    for spec in args.commands:
-        label, cmd = spec.split("=", 1)
+    commands = [spec.split("=", 1) for spec in args.commands]
+    for _, cmd in commands:
         run_once(cmd, args.cwd)  # warm the page cache
-        samples = [run_once(cmd, args.cwd) for _ in range(args.runs)]
+    # Round by round, every command once a round: a slow spell of the machine then costs each
+    # command alike instead of the one that happened to be running.
+    by_label = {label: [] for label, _ in commands}
+    for _ in range(args.runs):
+        for label, cmd in commands:
+            by_label[label].append(run_once(cmd, args.cwd))
+    rows = []
+    for label, _ in commands:
+        samples = by_label[label]
         wall = statistics.median(s[0] for s in samples)
         rss = max(s[1] for s in samples)
         codes = sorted({s[2] for s in samples})
