@@ -379,14 +379,9 @@ mod tests {
     use super::*;
     use crate::json::parse;
 
-    /// The table agrees with resolving each selector on its own.
-    #[test]
-    fn agrees_with_single_selectors() {
-        let texts = [
-            "$", "a", "a.b", "a.b.c", "a.x.y", "p[*].n", "p[*]", "p[0].n", "p[1]", "h.*", "h.*.k",
-            "n.k", "n.k.j", "s.k", "d", "$.a.b",
-        ];
-        let mut selectors: Vec<Selector> = texts
+    /// Selectors parsed from `texts`, each shared under its index as id.
+    fn numbered(texts: &[&str]) -> Vec<Selector> {
+        texts
             .iter()
             .enumerate()
             .map(|(i, t)| {
@@ -394,7 +389,17 @@ mod tests {
                 s.id = i;
                 s
             })
-            .collect();
+            .collect()
+    }
+
+    /// The table agrees with resolving each selector on its own.
+    #[test]
+    fn agrees_with_single_selectors() {
+        let texts = [
+            "$", "a", "a.b", "a.b.c", "a.x.y", "p[*].n", "p[*]", "p[0].n", "p[1]", "h.*", "h.*.k",
+            "n.k", "n.k.j", "s.k", "d", "$.a.b",
+        ];
+        let mut selectors = numbered(&texts);
         // An unshared selector is not in the table.
         selectors.push(Selector::parse("a.b").unwrap());
         let table = SelectorTable::new(selectors.iter().map(|s| (s, true)));
@@ -436,16 +441,7 @@ mod tests {
     /// an empty allowed list, two checks on one selector, and keys other selectors also ask.
     #[test]
     fn keys_clean_agrees_with_scanning_members() {
-        let texts = ["$", "a", "a.b", "p[*]", "p[*].n", "h.*", "e"];
-        let mut selectors: Vec<Selector> = texts
-            .iter()
-            .enumerate()
-            .map(|(i, t)| {
-                let mut s = Selector::parse(t).unwrap();
-                s.id = i;
-                s
-            })
-            .collect();
+        let mut selectors = numbered(&["$", "a", "a.b", "p[*]", "p[*].n", "h.*", "e"]);
         let unshared = Selector::parse("a").unwrap();
         selectors.push(unshared);
         let list = |keys: &[&str]| keys.iter().map(|k| k.to_string()).collect::<Vec<_>>();
