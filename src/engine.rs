@@ -294,6 +294,9 @@ fn lint_document(
                 When::Unknown => run_check(check, &ctx, &mut hits),
             }
         }
+        if hits.is_empty() {
+            continue;
+        }
         // One rule, one finding per span (two checks of a rule can agree on a value).
         hits.sort_by_key(|h| h.span);
         hits.dedup_by_key(|h| h.span);
