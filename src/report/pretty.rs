@@ -194,6 +194,10 @@ where
         for t in 1..threads {
             let (sender, receiver) = mpsc::sync_channel::<std::io::Result<Vec<u8>>>(2);
             let render_chunk = &render_chunk;
+            if refuse_helper_for_tests(t) {
+                receivers.push(None);
+                continue;
+            }
             let started = std::thread::Builder::new().spawn_scoped(scope, move || {
                 for chunk in (t..chunks).step_by(threads) {
                     let mut buffer = Vec::new();
@@ -229,8 +233,51 @@ where
 }
 
 #[cfg(test)]
+thread_local! {
+    /// Tests only: the report helpers `write_in_chunks` must not start (as if a thread limit
+    /// refused them), by number.
+    static REFUSED_HELPERS: std::cell::Cell<fn(usize) -> bool> = const { std::cell::Cell::new(|_| false) };
+}
+
+/// Whether a test has helper `t` refused; never outside tests (the real refusal is a failed
+/// spawn, which root does not get here).
+fn refuse_helper_for_tests(_t: usize) -> bool {
+    #[cfg(test)]
+    {
+        REFUSED_HELPERS.with(|refused| refused.get()(_t))
+    }
+    #[cfg(not(test))]
+    {
+        false
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Helpers that cannot be started leave their chunks to the writing thread: the output is
+    /// the same, in order.
+    #[test]
+    fn refused_helpers_leave_their_chunks_to_the_writer() {
+        let len = 7 * CHUNK + 3;
+        let render = |_: &mut (), buf: &mut Vec<u8>, i: usize| -> std::io::Result<()> {
+            buf.extend_from_slice(format!("{i},").as_bytes());
+            Ok(())
+        };
+        let mut expected = Vec::new();
+        write_in_chunks(&mut expected, len, 1, render).unwrap();
+        let refusals: [fn(usize) -> bool; 3] = [|_| true, |t| t % 2 == 1, |t| t == 2];
+        for refuse in refusals {
+            REFUSED_HELPERS.with(|r| r.set(refuse));
+            for threads in [2, 3, 4] {
+                let mut got = Vec::new();
+                write_in_chunks(&mut got, len, threads, render).unwrap();
+                assert_eq!(got, expected, "{threads} threads");
+            }
+        }
+        REFUSED_HELPERS.with(|r| r.set(|_| false));
+    }
 
     /// Parts written by the writers here equal the whole document written at once, for every
     /// thread count and around chunk boundaries.
