@@ -115,16 +115,22 @@ enum NameTest {
 }
 
 impl Files {
-    pub fn new(include: GlobSet, exclude: GlobSet, include_patterns: &[&str]) -> Files {
+    /// `[files]` of the config file `name` (whose `text` a bad glob's error points into).
+    fn compile(
+        name: &str,
+        text: &Arc<str>,
+        include: &[Spanned<String>],
+        exclude: &[Spanned<String>],
+    ) -> Result<Files, FileError> {
         let plain = |s: &str| {
             !s.is_empty()
                 && !s.ends_with('.')
                 && !s.contains(['*', '?', '[', ']', '{', '}', '\\', '/'])
         };
-        let include_names = include_patterns
+        let include_names = include
             .iter()
             .map(|p| {
-                let name = p.strip_prefix("**/")?;
+                let name = p.get_ref().strip_prefix("**/")?;
                 match name.strip_prefix('*') {
                     Some(suffix) if plain(suffix) => Some(NameTest::EndsWith(suffix.to_string())),
                     None if plain(name) => Some(NameTest::Is(name.to_string())),
@@ -132,11 +138,11 @@ impl Files {
                 }
             })
             .collect();
-        Files {
-            include,
-            exclude,
+        Ok(Files {
+            include: glob_set(name, text, include)?,
+            exclude: glob_set(name, text, exclude)?,
             include_names,
-        }
+        })
     }
 
     /// Whether `include` takes `path`, told from its file name alone; `None` when only the
@@ -296,14 +302,7 @@ impl Settings {
                 .map(|p| Spanned::new(0..0, p.to_string()))
                 .collect(),
         };
-        let files = Files::new(
-            glob_set(&name, &text, &include_patterns)?,
-            glob_set(&name, &text, &raw.files.exclude)?,
-            &include_patterns
-                .iter()
-                .map(|p| p.get_ref().as_str())
-                .collect::<Vec<_>>(),
-        );
+        let files = Files::compile(&name, &text, &include_patterns, &raw.files.exclude)?;
 
         let unknown_rule = |id: &Spanned<String>| -> Error {
             let mut e = FileError::new(
@@ -401,17 +400,15 @@ mod tests {
             "a/..",
             "",
         ];
-        for patterns in sets {
+        let files_of = |patterns: &[&str]| {
             let spanned: Vec<Spanned<String>> = patterns
                 .iter()
                 .map(|p| Spanned::new(0..0, p.to_string()))
                 .collect();
-            let text: Arc<str> = Arc::from("");
-            let files = Files::new(
-                glob_set("t", &text, &spanned).unwrap(),
-                glob_set("t", &text, &[]).unwrap(),
-                patterns,
-            );
+            Files::compile("t", &Arc::from(""), &spanned, &[]).unwrap()
+        };
+        for patterns in sets {
+            let files = files_of(patterns);
             assert!(
                 files.include_names.is_some(),
                 "{patterns:?} are file-name tests"
@@ -427,10 +424,9 @@ mod tests {
         for patterns in [
             &["**/*.json", "specs/*.json"][..],
             &["**/a*b"],
-            &["**/a.", "**/"],
+            &["**/a.", "**/*"],
         ] {
-            let files = Files::new(GlobSet::empty(), GlobSet::empty(), patterns);
-            assert!(files.include_names.is_none(), "{patterns:?}");
+            assert!(files_of(patterns).include_names.is_none(), "{patterns:?}");
         }
     }
 
