@@ -102,6 +102,9 @@ pub struct Document<'s> {
     items: Vec<NodeId>,
     members: Vec<Member<'s>>,
     pub duplicates: Vec<DuplicateKey>,
+    /// Some string (a key or a value) had escapes and owns its decoded text; without one,
+    /// no node or member needs dropping.
+    owned_strings: bool,
 }
 
 impl<'s> Document<'s> {

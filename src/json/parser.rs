@@ -51,9 +51,19 @@ impl Arena {
         if doc.nodes.capacity() > KEPT_NODES {
             return;
         }
-        self.nodes = emptied(doc.nodes);
+        let (mut nodes, mut members) = (doc.nodes, doc.members);
+        if !doc.owned_strings {
+            // SAFETY: a length of 0 is always within capacity. The values are forgotten, not
+            // dropped, which is only ever a leak, and there is nothing to leak: with no owned
+            // string, every node and member is plain data and borrowed text.
+            unsafe {
+                nodes.set_len(0);
+                members.set_len(0);
+            }
+        }
+        self.nodes = emptied(nodes);
         self.items = emptied(doc.items);
-        self.members = emptied(doc.members);
+        self.members = emptied(members);
     }
 }
 
@@ -76,6 +86,7 @@ pub fn parse_reusing<'s>(text: &'s str, arena: &mut Arena) -> Result<Document<'s
         items: std::mem::take(&mut arena.items),
         members: std::mem::take(&mut arena.members),
         duplicates: Vec::new(),
+        owned_strings: false,
     };
     doc.nodes.reserve(nodes);
     doc.items.reserve(nodes / 4);
@@ -689,6 +700,7 @@ impl<'s> Parser<'s> {
                 }
                 Some(b'"') => {
                     self.pos += 1;
+                    self.doc.owned_strings = true;
                     return Ok(Cow::Owned(out));
                 }
                 Some(b'\\') => {
@@ -824,6 +836,36 @@ mod tests {
                 "round {round} kept the node buffer"
             );
             assert!(arena.members.capacity() > 0 && arena.member_scratch.capacity() > 0);
+        }
+    }
+
+    /// A document says it owns strings exactly when one of its keys or values had escapes:
+    /// recycling forgets the nodes of the others without dropping them.
+    #[test]
+    fn documents_know_when_they_own_strings() {
+        let owns = |text: &str| {
+            let doc = parse(text).unwrap();
+            let any_owned = doc
+                .nodes
+                .iter()
+                .any(|n| matches!(&n.value, Value::String(Cow::Owned(_))))
+                || doc.members.iter().any(|m| matches!(m.key, Cow::Owned(_)));
+            assert_eq!(doc.owned_strings, any_owned, "{text}");
+            doc.owned_strings
+        };
+        assert!(!owns(r#"{"a": "b", "c": ["d", {"e": 1}]}"#));
+        assert!(owns(r#"{"a\n": 1}"#));
+        assert!(owns(r#"{"a": [{"b": "\u00e9"}]}"#));
+        assert!(owns(r#"{"a": "\"", "b": "plain"}"#));
+        // Recycling either kind leaves an arena that parses the next document alike.
+        let mut arena = Arena::default();
+        for text in [r#"{"k\t": "v\\"}"#, r#"{"k": "v"}"#, r#"{"x": "\/"}"#] {
+            let doc = parse_reusing(text, &mut arena).unwrap();
+            assert_eq!(
+                format!("{:?}", doc.nodes),
+                format!("{:?}", parse(text).unwrap().nodes)
+            );
+            arena.recycle(doc);
         }
     }
 
