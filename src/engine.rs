@@ -164,6 +164,36 @@ thread_local! {
     static RESOLUTIONS: std::cell::RefCell<Resolutions> = std::cell::RefCell::default();
 }
 
+/// The name a file's findings carry, made when the first of them needs it: most files have
+/// no finding, and then their name is never built.
+pub struct FileName<'a> {
+    made: std::cell::OnceCell<Arc<str>>,
+    make: Option<&'a dyn Fn() -> Arc<str>>,
+}
+
+impl<'a> FileName<'a> {
+    /// A name `make` builds on first use.
+    pub fn lazy(make: &'a dyn Fn() -> Arc<str>) -> FileName<'a> {
+        FileName {
+            made: std::cell::OnceCell::new(),
+            make: Some(make),
+        }
+    }
+
+    /// A name already built.
+    pub fn ready(name: Arc<str>) -> FileName<'a> {
+        FileName {
+            made: std::cell::OnceCell::from(name),
+            make: None,
+        }
+    }
+
+    pub fn get(&self) -> &Arc<str> {
+        self.made
+            .get_or_init(|| self.make.map_or_else(|| Arc::from(""), |make| make()))
+    }
+}
+
 /// Lints the bytes of one jobspec with the rules active for it. `table` holds the shared
 /// selectors of those rules (see [`crate::rules::selector_table`]).
 pub fn lint_bytes(
@@ -174,12 +204,25 @@ pub fn lint_bytes(
     platform: &Platform,
     project: &dyn ProjectFs,
 ) -> Vec<Finding> {
+    let name = FileName::ready(path.clone());
+    lint_named(bytes, &name, rules, table, platform, project)
+}
+
+/// [`lint_bytes`] for a file whose name is made only if it has findings.
+pub fn lint_named(
+    bytes: &[u8],
+    path: &FileName<'_>,
+    rules: &[Active<'_>],
+    table: &SelectorTable,
+    platform: &Platform,
+    project: &dyn ProjectFs,
+) -> Vec<Finding> {
     let invalid_json = rules.iter().find(|a| a.rule.id == INVALID_JSON);
     if bytes.len() as u64 > MAX_FILE_SIZE {
         return invalid_json
             .map(|r| {
                 vec![file_finding(
-                    path,
+                    path.get(),
                     *r,
                     format!(
                         "the file is larger than the {} MiB limit; it was not parsed",
@@ -224,7 +267,7 @@ pub fn lint_bytes(
                 }
             };
             return vec![Finding {
-                path: path.clone(),
+                path: path.get().clone(),
                 rule: Arc::from(rule.rule.id.as_str()),
                 severity: rule.severity,
                 message: err.message,
@@ -259,7 +302,7 @@ pub fn lint_bytes(
 fn lint_document(
     text: &str,
     doc: &Document<'_>,
-    path: &Arc<str>,
+    path: &FileName<'_>,
     rules: &[Active<'_>],
     platform: &Platform,
     project: &dyn ProjectFs,
@@ -316,7 +359,7 @@ fn lint_document(
                 })
                 .collect();
             findings.push(Finding {
-                path: path.clone(),
+                path: path.get().clone(),
                 rule: Arc::from(active.rule.id.as_str()),
                 severity: active.severity,
                 message: hit.message,
@@ -343,4 +386,59 @@ fn lint_document(
         }
     }
     findings
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::RuleSet;
+
+    /// A file's name is made only when a finding needs it, and then once.
+    #[test]
+    fn a_file_name_is_made_only_for_findings() {
+        let rules = RuleSet::builtin().expect("the built-in rules compile");
+        let active: Vec<Active<'_>> = rules
+            .rules
+            .iter()
+            .filter(|rule| rule.id == "api-version" || rule.id == INVALID_JSON)
+            .map(|rule| Active {
+                rule,
+                severity: rule.severity,
+            })
+            .collect();
+        let table = crate::rules::selector_table(active.iter().map(|a| a.rule));
+        let project = VirtualProject { dirs: Vec::new() };
+        let made = std::cell::Cell::new(0);
+        let make = || -> Arc<str> {
+            made.set(made.get() + 1);
+            Arc::from("a/jobspec.json")
+        };
+        let lint = |bytes: &[u8]| {
+            let name = FileName::lazy(&make);
+            lint_named(
+                bytes,
+                &name,
+                &active,
+                &table,
+                &Platform::default(),
+                &project,
+            )
+        };
+        let cases: [(&[u8], usize, usize); 4] = [
+            (br#"{"apiVersion": "forge/v2"}"#, 0, 0),
+            (b"{", 1, 1),
+            (
+                br#"{"apiVersion": "forge/v1", "a": {"apiVersion": 2}}"#,
+                1,
+                2,
+            ),
+            (br#"{"apiVersion": "forge/v2", "b": [1]}"#, 0, 2),
+        ];
+        for (bytes, findings, made_after) in cases {
+            let found = lint(bytes);
+            assert_eq!(found.len(), findings, "{found:?}");
+            assert!(found.iter().all(|f| &*f.path == "a/jobspec.json"));
+            assert_eq!(made.get(), made_after, "names made after {bytes:?}");
+        }
+    }
 }

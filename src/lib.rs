@@ -39,7 +39,7 @@ use rayon::prelude::*;
 use cli::{CheckArgs, Cli, ColorChoice, Command, FailOn};
 use config::Settings;
 use diagnostic::Finding;
-use engine::{lint_bytes, Active, RealProject};
+use engine::{lint_bytes, lint_named, Active, FileName, RealProject};
 pub use error::Error;
 use rules::Severity;
 
@@ -298,14 +298,15 @@ fn check(args: CheckArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
         .find(|a| a.rule.id == engine::INVALID_JSON)
         .copied();
     let lint_one = |candidate: &discover::Candidate| -> FileOutcome {
-        let display: Arc<str> = Arc::from(candidate.path.to_string_lossy().as_ref());
+        let display = || -> Arc<str> { Arc::from(candidate.path.to_string_lossy().as_ref()) };
+        let display = FileName::lazy(&display);
         let active = active_rules(&base_rules, &settings, || {
             relative_to(&candidate.path, &settings.base_dir, &env.cwd)
         });
         let file_problem = |message: String| FileOutcome {
             findings: invalid_json
                 .filter(|_| active.iter().any(|a| a.rule.id == engine::INVALID_JSON))
-                .map(|r| vec![engine::file_finding(&display, r, message)])
+                .map(|r| vec![engine::file_finding(display.get(), r, message)])
                 .unwrap_or_default(),
             tool_error: candidate.explicit,
         };
@@ -322,7 +323,14 @@ fn check(args: CheckArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
                     cache: &dir_cache,
                 };
                 FileOutcome {
-                    findings: lint(bytes, &display, &active, &project),
+                    findings: lint_named(
+                        bytes,
+                        &display,
+                        &active,
+                        &table,
+                        &settings.platform,
+                        &project,
+                    ),
                     tool_error: false,
                 }
             }
