@@ -194,6 +194,14 @@ fn special_bytes(w: u64) -> u64 {
 /// The first position at or after `pos` holding `"`, `\` or a control character, or the end.
 #[inline(always)]
 fn scan_string(bytes: &[u8], mut pos: usize) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    while let Some(chunk) = bytes.get(pos..pos.wrapping_add(16)) {
+        let special = special_bytes_16(chunk);
+        if special != 0 {
+            return pos + special.trailing_zeros() as usize;
+        }
+        pos += 16;
+    }
     while let Some(w) = word_at(bytes, pos) {
         let special = special_bytes(w);
         if special != 0 {
@@ -208,6 +216,28 @@ fn scan_string(bytes: &[u8], mut pos: usize) -> usize {
         pos += 1;
     }
     pos
+}
+
+/// One bit per byte of `chunk` (16 bytes) that is `"`, `\` or below 0x20.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn special_bytes_16(chunk: &[u8]) -> u32 {
+    use std::arch::x86_64::{
+        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_max_epu8, _mm_movemask_epi8, _mm_or_si128,
+        _mm_set1_epi8,
+    };
+    assert_eq!(chunk.len(), 16);
+    // SAFETY: `chunk` holds the 16 bytes the unaligned load reads; SSE2, the only feature
+    // these intrinsics need, is part of every x86_64 target.
+    unsafe {
+        let v = _mm_loadu_si128(chunk.as_ptr().cast::<__m128i>());
+        let quote = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8));
+        let backslash = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8));
+        // Below 0x20, unsigned: the larger of the byte and 0x1F is 0x1F.
+        let low = _mm_set1_epi8(0x1F);
+        let control = _mm_cmpeq_epi8(_mm_max_epu8(v, low), low);
+        _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(quote, backslash), control)) as u32
+    }
 }
 
 const SPACES: u64 = ONES * b' ' as u64;
@@ -836,6 +866,34 @@ mod tests {
                 "round {round} kept the node buffer"
             );
             assert!(arena.members.capacity() > 0 && arena.member_scratch.capacity() > 0);
+        }
+    }
+
+    /// The string scan stops where a byte-by-byte scan does, whatever the length of the text,
+    /// the start and the place of the stop (in or out of a 16- or 8-byte chunk).
+    #[test]
+    fn string_scan_agrees_with_bytes() {
+        let naive = |bytes: &[u8], pos: usize| {
+            (pos..bytes.len())
+                .find(|&i| bytes[i] == b'"' || bytes[i] == b'\\' || bytes[i] < 0x20)
+                .unwrap_or(bytes.len().max(pos))
+        };
+        let fillers = [b'a', b' ', 0x7F, 0x80, 0xC3, 0xFF, 0x21, 0x5B, 0x5D];
+        let stops = [b'"', b'\\', 0x00, 0x1F, b'\n'];
+        for len in 0..48 {
+            for (f, &filler) in fillers.iter().enumerate() {
+                let mut bytes = vec![filler; len];
+                for pos in 0..=len {
+                    assert_eq!(scan_string(&bytes, pos), naive(&bytes, pos), "{bytes:?} {pos}");
+                }
+                for at in 0..len {
+                    bytes[at] = stops[(at + f) % stops.len()];
+                    for pos in 0..=len {
+                        assert_eq!(scan_string(&bytes, pos), naive(&bytes, pos), "{bytes:?} {pos}");
+                    }
+                    bytes[at] = filler;
+                }
+            }
         }
     }
 
