@@ -240,6 +240,21 @@ fn special_bytes_16(chunk: &[u8]) -> u32 {
     }
 }
 
+/// One bit per byte of `chunk` (16 bytes) that is a space.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn spaces_16(chunk: &[u8]) -> u32 {
+    use std::arch::x86_64::{
+        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_set1_epi8,
+    };
+    assert_eq!(chunk.len(), 16);
+    // SAFETY: as in `special_bytes_16`.
+    unsafe {
+        let v = _mm_loadu_si128(chunk.as_ptr().cast::<__m128i>());
+        _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(b' ' as i8))) as u32
+    }
+}
+
 const SPACES: u64 = ONES * b' ' as u64;
 
 /// Skips JSON whitespace: inline for the common cases (none; one space before a token; a newline
@@ -251,6 +266,19 @@ fn skip_ws(bytes: &[u8], pos: usize) -> usize {
         Some(b' ') if matches!(bytes.get(pos + 1), Some(&b) if b > b' ') => pos + 1,
         Some(b'\n') => {
             let mut at = pos + 1;
+            // Most indentation fits in one 16-byte chunk.
+            #[cfg(target_arch = "x86_64")]
+            if let Some(chunk) = bytes.get(at..at.wrapping_add(16)) {
+                let others = !spaces_16(chunk) & 0xFFFF;
+                if others != 0 {
+                    at += others.trailing_zeros() as usize;
+                    if bytes.get(at).is_some_and(|&b| b > b' ') {
+                        return at;
+                    }
+                    return skip_ws_run(bytes, at);
+                }
+                at += 16;
+            }
             while let Some(w) = word_at(bytes, at) {
                 let other = w ^ SPACES;
                 if other != 0 {
@@ -884,14 +912,53 @@ mod tests {
             for (f, &filler) in fillers.iter().enumerate() {
                 let mut bytes = vec![filler; len];
                 for pos in 0..=len {
-                    assert_eq!(scan_string(&bytes, pos), naive(&bytes, pos), "{bytes:?} {pos}");
+                    assert_eq!(
+                        scan_string(&bytes, pos),
+                        naive(&bytes, pos),
+                        "{bytes:?} {pos}"
+                    );
                 }
                 for at in 0..len {
                     bytes[at] = stops[(at + f) % stops.len()];
                     for pos in 0..=len {
-                        assert_eq!(scan_string(&bytes, pos), naive(&bytes, pos), "{bytes:?} {pos}");
+                        assert_eq!(
+                            scan_string(&bytes, pos),
+                            naive(&bytes, pos),
+                            "{bytes:?} {pos}"
+                        );
                     }
                     bytes[at] = filler;
+                }
+            }
+        }
+    }
+
+    /// Whitespace is skipped to where a byte-by-byte skip stops, for indentation of every
+    /// width, ending in a token, other whitespace or the end of the text.
+    #[test]
+    fn whitespace_skip_agrees_with_bytes() {
+        let naive = |bytes: &[u8], pos: usize| {
+            (pos..bytes.len())
+                .find(|&i| !matches!(bytes[i], b' ' | b'\n' | b'\t' | b'\r'))
+                .unwrap_or(bytes.len().max(pos))
+        };
+        for indent in 0..40 {
+            for end in [
+                &b""[..],
+                b"\"",
+                b"}",
+                b"\t1",
+                b"\r\n  x",
+                b"\n",
+                b" \n   \t{",
+            ] {
+                for lead in [&b""[..], b"\n", b" ", b",\n", b"\n\n"] {
+                    let mut bytes = lead.to_vec();
+                    bytes.extend(std::iter::repeat_n(b' ', indent));
+                    bytes.extend_from_slice(end);
+                    for pos in 0..=bytes.len() {
+                        assert_eq!(skip_ws(&bytes, pos), naive(&bytes, pos), "{bytes:?} {pos}");
+                    }
                 }
             }
         }
