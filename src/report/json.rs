@@ -5,87 +5,68 @@ use std::io::Write;
 
 use serde::Serialize as DeriveSerialize;
 
+use super::jsonwriter::JsonWriter;
 use super::pretty::{write_array, ObjectWriter};
 use super::{statistics, ReportInput};
 use crate::diagnostic::Finding;
-use crate::escape::write_json_at;
+use crate::json::Span;
 use crate::source::Position;
 
 /// Version of the document's shape; bumped on any incompatible change.
 pub const FORMAT_VERSION: u32 = 1;
 
-#[derive(DeriveSerialize)]
-struct Pos {
-    line: u32,
-    column: u32,
-}
-
-impl From<Position> for Pos {
-    fn from(p: Position) -> Pos {
-        Pos {
-            line: p.line,
-            column: p.column,
-        }
+/// Writes one finding, as serde would write the document's shape of it (the test below holds
+/// the two to the same bytes).
+fn write_finding(buf: &mut Vec<u8>, level: usize, f: &Finding) {
+    let mut w = JsonWriter::new(buf, level);
+    w.begin_object();
+    w.key("path");
+    w.string(&f.path);
+    w.key("rule");
+    w.string(&f.rule);
+    w.key("severity");
+    w.string(f.severity.as_str());
+    w.key("message");
+    w.string(&f.message);
+    w.key("help");
+    match &f.help {
+        Some(help) => w.string(help),
+        None => w.null(),
     }
+    w.key("pointer");
+    w.string(&f.pointer);
+    write_place(&mut w, f.span, f.start, f.end);
+    w.key("related");
+    w.begin_array();
+    for r in &f.related {
+        w.item();
+        w.begin_object();
+        w.key("message");
+        w.string(&r.label);
+        write_place(&mut w, r.span, r.start, r.end);
+        w.end_object();
+    }
+    w.end_array();
+    w.end_object();
 }
 
-#[derive(DeriveSerialize)]
-struct ByteSpan {
-    start: u32,
-    end: u32,
-}
-
-#[derive(DeriveSerialize)]
-struct RelatedOut<'a> {
-    message: &'a str,
-    span: ByteSpan,
-    start: Pos,
-    end: Pos,
-}
-
-#[derive(DeriveSerialize)]
-struct FindingOut<'a> {
-    path: &'a str,
-    rule: &'a str,
-    severity: &'static str,
-    message: &'a str,
-    help: Option<&'a str>,
-    pointer: &'a str,
-    span: ByteSpan,
-    start: Pos,
-    end: Pos,
-    related: Vec<RelatedOut<'a>>,
-}
-
-impl<'a> From<&'a Finding> for FindingOut<'a> {
-    fn from(f: &'a Finding) -> FindingOut<'a> {
-        FindingOut {
-            path: &f.path,
-            rule: &f.rule,
-            severity: f.severity.as_str(),
-            message: &f.message,
-            help: f.help.as_deref(),
-            pointer: &f.pointer,
-            span: ByteSpan {
-                start: f.span.start,
-                end: f.span.end,
-            },
-            start: f.start.into(),
-            end: f.end.into(),
-            related: f
-                .related
-                .iter()
-                .map(|r| RelatedOut {
-                    message: &r.label,
-                    span: ByteSpan {
-                        start: r.span.start,
-                        end: r.span.end,
-                    },
-                    start: r.start.into(),
-                    end: r.end.into(),
-                })
-                .collect(),
-        }
+/// The `span`, `start` and `end` members.
+fn write_place(w: &mut JsonWriter<'_>, span: Span, start: Position, end: Position) {
+    w.key("span");
+    w.begin_object();
+    w.key("start");
+    w.number(span.start.into());
+    w.key("end");
+    w.number(span.end.into());
+    w.end_object();
+    for (key, at) in [("start", start), ("end", end)] {
+        w.key(key);
+        w.begin_object();
+        w.key("line");
+        w.number(at.line.into());
+        w.key("column");
+        w.number(at.column.into());
+        w.end_object();
     }
 }
 
@@ -145,7 +126,10 @@ pub fn write(out: &mut dyn Write, input: &ReportInput<'_>) -> std::io::Result<()
             level,
             findings.len(),
             input.threads,
-            |buf, i, level| write_json_at(buf, level, &FindingOut::from(&findings[i])),
+            |buf, i, level| {
+                write_finding(buf, level, &findings[i]);
+                Ok(())
+            },
         )
     })?;
     doc.value("summary", &summary)?;
@@ -155,4 +139,137 @@ pub fn write(out: &mut dyn Write, input: &ReportInput<'_>) -> std::io::Result<()
     doc.end()?;
     writeln!(out)?;
     out.flush()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnostic::Related;
+    use crate::rules::Severity;
+    use std::sync::Arc;
+
+    #[derive(DeriveSerialize)]
+    struct Pos {
+        line: u32,
+        column: u32,
+    }
+
+    impl From<Position> for Pos {
+        fn from(p: Position) -> Pos {
+            Pos {
+                line: p.line,
+                column: p.column,
+            }
+        }
+    }
+
+    #[derive(DeriveSerialize)]
+    struct ByteSpan {
+        start: u32,
+        end: u32,
+    }
+
+    #[derive(DeriveSerialize)]
+    struct RelatedOut<'a> {
+        message: &'a str,
+        span: ByteSpan,
+        start: Pos,
+        end: Pos,
+    }
+
+    #[derive(DeriveSerialize)]
+    struct FindingOut<'a> {
+        path: &'a str,
+        rule: &'a str,
+        severity: &'static str,
+        message: &'a str,
+        help: Option<&'a str>,
+        pointer: &'a str,
+        span: ByteSpan,
+        start: Pos,
+        end: Pos,
+        related: Vec<RelatedOut<'a>>,
+    }
+
+    impl<'a> From<&'a Finding> for FindingOut<'a> {
+        fn from(f: &'a Finding) -> FindingOut<'a> {
+            FindingOut {
+                path: &f.path,
+                rule: &f.rule,
+                severity: f.severity.as_str(),
+                message: &f.message,
+                help: f.help.as_deref(),
+                pointer: &f.pointer,
+                span: ByteSpan {
+                    start: f.span.start,
+                    end: f.span.end,
+                },
+                start: f.start.into(),
+                end: f.end.into(),
+                related: f
+                    .related
+                    .iter()
+                    .map(|r| RelatedOut {
+                        message: &r.label,
+                        span: ByteSpan {
+                            start: r.span.start,
+                            end: r.span.end,
+                        },
+                        start: r.start.into(),
+                        end: r.end.into(),
+                    })
+                    .collect(),
+            }
+        }
+    }
+
+    /// The direct writer and serde write a finding alike: with and without help and related
+    /// places, hostile text in every string, positions at their limits.
+    #[test]
+    fn findings_match_the_serde_shape() {
+        let related = |label: &str| Related {
+            span: Span::new(3, 9),
+            start: Position { line: 2, column: 1 },
+            end: Position {
+                line: u32::MAX,
+                column: 7,
+            },
+            label: label.to_string(),
+        };
+        let finding = |help: Option<&str>, related: Vec<Related>| Finding {
+            path: Arc::from("dir/\u{202e}spec\"quoted\".json"),
+            rule: Arc::from("unknown-field"),
+            severity: Severity::Warning,
+            message: "unknown key \"\u{1b}[2J\" in `spec`\n\u{2028}".to_string(),
+            help: help.map(String::from),
+            pointer: "/spec/a~1b/\u{7f}".to_string(),
+            span: Span::new(0, u32::MAX as usize),
+            start: Position { line: 1, column: 1 },
+            end: Position {
+                line: 40,
+                column: 12,
+            },
+            related,
+            value_hash: 7,
+        };
+        for f in [
+            finding(None, Vec::new()),
+            finding(
+                Some("did you mean `\u{61c}x`?"),
+                vec![related("first \t here")],
+            ),
+            finding(Some(""), vec![related(""), related("\u{feff}")]),
+        ] {
+            for level in [0, 2] {
+                let mut direct = Vec::new();
+                write_finding(&mut direct, level, &f);
+                let mut serde = Vec::new();
+                crate::escape::write_json_at(&mut serde, level, &FindingOut::from(&f)).unwrap();
+                assert_eq!(
+                    String::from_utf8(direct).unwrap(),
+                    String::from_utf8(serde).unwrap()
+                );
+            }
+        }
+    }
 }

@@ -4,6 +4,7 @@ pub mod concise;
 pub mod github;
 pub mod human;
 pub mod json;
+mod jsonwriter;
 mod pretty;
 pub mod sarif;
 pub mod statistics;
