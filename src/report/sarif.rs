@@ -13,11 +13,11 @@ use std::path::{Component, Path};
 use serde::Serialize;
 use serde_json::{json, Value};
 
+use super::jsonwriter::JsonWriter;
 use super::pretty::{write_array_with, ArrayWriter, ObjectWriter};
 use super::ReportInput;
-use crate::diagnostic::fnv1a;
+use crate::diagnostic::{fnv1a, Finding};
 use crate::engine::{INTERNAL_ERROR, INVALID_JSON};
-use crate::escape::write_json_at;
 use crate::rules::{Rule, Severity};
 
 pub const SCHEMA_URI: &str = "https://json.schemastore.org/sarif-2.1.0.json";
@@ -143,59 +143,6 @@ struct RegionOut {
     byte_length: usize,
 }
 
-#[derive(Serialize)]
-struct Text<'a> {
-    text: &'a str,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct PhysicalLocation<'a> {
-    artifact_location: &'a ArtifactLocation,
-    region: RegionOut,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct LocationOut<'a> {
-    physical_location: PhysicalLocation<'a>,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct RelatedOut<'a> {
-    id: usize,
-    message: Text<'a>,
-    physical_location: PhysicalLocation<'a>,
-}
-
-#[derive(Serialize)]
-struct Fingerprints {
-    #[serde(rename = "forgelint/v1")]
-    v1: String,
-}
-
-#[derive(Serialize)]
-struct HelpProperty<'a> {
-    help: &'a str,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct ResultOut<'a> {
-    rule_id: &'a str,
-    level: &'static str,
-    message: Text<'a>,
-    locations: [LocationOut<'a>; 1],
-    partial_fingerprints: Fingerprints,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    rule_index: Option<usize>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    related_locations: Vec<RelatedOut<'a>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    properties: Option<HelpProperty<'a>>,
-}
-
 fn region_of(
     span: crate::json::Span,
     start: crate::source::Position,
@@ -246,36 +193,112 @@ fn write_result(
         *artifact = Some((i, artifact_location(&f.path, input.cwd)));
     }
     let location = &artifact.as_ref().expect("set above").1;
-    let result = ResultOut {
-        rule_id: &f.rule,
-        level: level_of(f.severity),
-        message: Text { text: &f.message },
-        locations: [LocationOut {
-            physical_location: PhysicalLocation {
-                artifact_location: location,
-                region: region_of(f.span, f.start, f.end),
-            },
-        }],
-        partial_fingerprints: Fingerprints {
-            v1: format!("{hash:016x}:{occurrence}"),
-        },
-        rule_index: rule_index.get(&*f.rule).copied(),
-        related_locations: f
-            .related
-            .iter()
-            .enumerate()
-            .map(|(i, r)| RelatedOut {
-                id: i,
-                message: Text { text: &r.label },
-                physical_location: PhysicalLocation {
-                    artifact_location: location,
-                    region: region_of(r.span, r.start, r.end),
-                },
-            })
-            .collect(),
-        properties: f.help.as_deref().map(|help| HelpProperty { help }),
-    };
-    write_json_at(buf, level, &result)
+    write_result_json(
+        buf,
+        level,
+        f,
+        location,
+        &format!("{hash:016x}:{occurrence}"),
+        rule_index.get(&*f.rule).copied(),
+    );
+    Ok(())
+}
+
+/// Writes one result, as serde would write the log's shape of it (a test holds the two to the
+/// same bytes).
+fn write_result_json(
+    buf: &mut Vec<u8>,
+    level: usize,
+    f: &Finding,
+    location: &ArtifactLocation,
+    fingerprint: &str,
+    rule_index: Option<usize>,
+) {
+    let mut w = JsonWriter::new(buf, level);
+    w.begin_object();
+    w.key("ruleId");
+    w.string(&f.rule);
+    w.key("level");
+    w.string(level_of(f.severity));
+    w.key("message");
+    write_text(&mut w, &f.message);
+    w.key("locations");
+    w.begin_array();
+    w.item();
+    w.begin_object();
+    write_physical_location(&mut w, location, region_of(f.span, f.start, f.end));
+    w.end_object();
+    w.end_array();
+    w.key("partialFingerprints");
+    w.begin_object();
+    w.key("forgelint/v1");
+    w.string(fingerprint);
+    w.end_object();
+    if let Some(index) = rule_index {
+        w.key("ruleIndex");
+        w.number(index as u64);
+    }
+    if !f.related.is_empty() {
+        w.key("relatedLocations");
+        w.begin_array();
+        for (i, r) in f.related.iter().enumerate() {
+            w.item();
+            w.begin_object();
+            w.key("id");
+            w.number(i as u64);
+            w.key("message");
+            write_text(&mut w, &r.label);
+            write_physical_location(&mut w, location, region_of(r.span, r.start, r.end));
+            w.end_object();
+        }
+        w.end_array();
+    }
+    if let Some(help) = &f.help {
+        w.key("properties");
+        w.begin_object();
+        w.key("help");
+        w.string(help);
+        w.end_object();
+    }
+    w.end_object();
+}
+
+/// `{"text": text}`.
+fn write_text(w: &mut JsonWriter<'_>, text: &str) {
+    w.begin_object();
+    w.key("text");
+    w.string(text);
+    w.end_object();
+}
+
+/// The `physicalLocation` member.
+fn write_physical_location(w: &mut JsonWriter<'_>, location: &ArtifactLocation, region: RegionOut) {
+    w.key("physicalLocation");
+    w.begin_object();
+    w.key("artifactLocation");
+    w.begin_object();
+    w.key("uri");
+    w.string(&location.uri);
+    if let Some(base) = location.uri_base_id {
+        w.key("uriBaseId");
+        w.string(base);
+    }
+    w.end_object();
+    w.key("region");
+    w.begin_object();
+    for (key, value) in [
+        ("startLine", region.start_line as u64),
+        ("startColumn", region.start_column.into()),
+        ("endLine", region.end_line.into()),
+        ("endColumn", region.end_column.into()),
+        ("byteOffset", region.byte_offset.into()),
+        ("byteLength", region.byte_length as u64),
+    ] {
+        w.key(key);
+        w.number(value);
+    }
+    w.end_object();
+    w.end_object();
 }
 
 pub fn write(out: &mut dyn Write, input: &ReportInput<'_>) -> std::io::Result<()> {
@@ -370,6 +393,156 @@ pub fn write(out: &mut dyn Write, input: &ReportInput<'_>) -> std::io::Result<()
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::diagnostic::Related;
+    use crate::json::Span;
+    use crate::source::Position;
+    use std::sync::Arc;
+
+    #[derive(Serialize)]
+    struct Text<'a> {
+        text: &'a str,
+    }
+
+    #[derive(Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct PhysicalLocation<'a> {
+        artifact_location: &'a ArtifactLocation,
+        region: RegionOut,
+    }
+
+    #[derive(Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct LocationOut<'a> {
+        physical_location: PhysicalLocation<'a>,
+    }
+
+    #[derive(Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct RelatedOut<'a> {
+        id: usize,
+        message: Text<'a>,
+        physical_location: PhysicalLocation<'a>,
+    }
+
+    #[derive(Serialize)]
+    struct Fingerprints {
+        #[serde(rename = "forgelint/v1")]
+        v1: String,
+    }
+
+    #[derive(Serialize)]
+    struct HelpProperty<'a> {
+        help: &'a str,
+    }
+
+    #[derive(Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct ResultOut<'a> {
+        rule_id: &'a str,
+        level: &'static str,
+        message: Text<'a>,
+        locations: [LocationOut<'a>; 1],
+        partial_fingerprints: Fingerprints,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        rule_index: Option<usize>,
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        related_locations: Vec<RelatedOut<'a>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        properties: Option<HelpProperty<'a>>,
+    }
+
+    /// The serde shape of a result, built from the same parts as `write_result_json` gets.
+    fn result_via_serde(
+        level: usize,
+        f: &Finding,
+        location: &ArtifactLocation,
+        fingerprint: &str,
+        rule_index: Option<usize>,
+    ) -> String {
+        let result = ResultOut {
+            rule_id: &f.rule,
+            level: level_of(f.severity),
+            message: Text { text: &f.message },
+            locations: [LocationOut {
+                physical_location: PhysicalLocation {
+                    artifact_location: location,
+                    region: region_of(f.span, f.start, f.end),
+                },
+            }],
+            partial_fingerprints: Fingerprints {
+                v1: fingerprint.to_string(),
+            },
+            rule_index,
+            related_locations: f
+                .related
+                .iter()
+                .enumerate()
+                .map(|(i, r)| RelatedOut {
+                    id: i,
+                    message: Text { text: &r.label },
+                    physical_location: PhysicalLocation {
+                        artifact_location: location,
+                        region: region_of(r.span, r.start, r.end),
+                    },
+                })
+                .collect(),
+            properties: f.help.as_deref().map(|help| HelpProperty { help }),
+        };
+        let mut out = Vec::new();
+        crate::escape::write_json_at(&mut out, level, &result).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    /// The direct writer and serde write a result alike: with and without a rule index, help
+    /// and related places, relative and absolute artifacts, hostile text in every string.
+    #[test]
+    fn results_match_the_serde_shape() {
+        let related = |label: &str| Related {
+            span: Span::new(3, 9),
+            start: Position { line: 2, column: 1 },
+            end: Position {
+                line: u32::MAX,
+                column: 7,
+            },
+            label: label.to_string(),
+        };
+        let finding = |help: Option<&str>, related: Vec<Related>| Finding {
+            path: Arc::from("a/\u{202e}b.json"),
+            rule: Arc::from("wrong-type"),
+            severity: Severity::Note,
+            message: "`spec.x` is \"\u{1b}]8;;\u{7}\" — not a number\r\n".to_string(),
+            help: help.map(String::from),
+            pointer: "/spec/x".to_string(),
+            span: Span::new(17, 40),
+            start: Position { line: 3, column: 9 },
+            end: Position {
+                line: 3,
+                column: 32,
+            },
+            related,
+            value_hash: 1,
+        };
+        let cwd = Path::new("/work/repo");
+        for f in [
+            finding(None, Vec::new()),
+            finding(Some("use `\u{2066}1`"), vec![related("here")]),
+            finding(Some(""), vec![related("\u{2028}"), related("second")]),
+        ] {
+            for location in [
+                artifact_location("specs/my spec/jobspec.json", cwd),
+                artifact_location("../x/jobspec.json", cwd),
+            ] {
+                for (level, index) in [(0, None), (4, Some(0)), (4, Some(31))] {
+                    let mut direct = Vec::new();
+                    write_result_json(&mut direct, level, &f, &location, "00ff:2", index);
+                    assert_eq!(
+                        String::from_utf8(direct).unwrap(),
+                        result_via_serde(level, &f, &location, "00ff:2", index)
+                    );
+                }
+            }
+        }
+    }
 
     #[test]
     fn uris_are_relative_and_percent_encoded() {
