@@ -234,9 +234,9 @@ pub fn lint_named(
     }
     // The worker's parse buffers, when no nested lint (none today) holds them.
     let mut arena = ARENA.with(|cell| cell.take());
-    let parsed = match std::str::from_utf8(bytes) {
-        Ok(text) => crate::json::parse_reusing(text, &mut arena).map(|doc| (text, doc)),
-        Err(_) => crate::json::parse_bytes(bytes).map(|doc| ("", doc)),
+    let parsed = match crate::json::text_of(bytes) {
+        Some(text) => crate::json::parse_reusing(text, &mut arena).map(|doc| (text, doc)),
+        None => crate::json::parse_bytes(bytes).map(|doc| ("", doc)),
     };
     let (text, doc) = match parsed {
         Ok(parsed) => parsed,

@@ -221,6 +221,37 @@ pub fn push_pointer_segment(pointer: &mut String, segment: &str) {
     }
 }
 
+/// `bytes` as text when they are UTF-8. Specs are nearly always ASCII, which is tested 16 bytes
+/// at a time; other text gets the full check.
+pub fn text_of(bytes: &[u8]) -> Option<&str> {
+    #[cfg(target_arch = "x86_64")]
+    if is_ascii_16(bytes) {
+        // SAFETY: ASCII bytes are UTF-8.
+        return Some(unsafe { std::str::from_utf8_unchecked(bytes) });
+    }
+    std::str::from_utf8(bytes).ok()
+}
+
+/// Whether every byte is ASCII, 16 at a time with SSE2.
+#[cfg(target_arch = "x86_64")]
+fn is_ascii_16(bytes: &[u8]) -> bool {
+    use std::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128};
+    let mut chunks = bytes.chunks_exact(64);
+    for chunk in &mut chunks {
+        // SAFETY: each load reads 16 of the chunk's 64 bytes; SSE2 is part of every x86_64
+        // target.
+        let high = unsafe {
+            let at = |i: usize| _mm_loadu_si128(chunk.as_ptr().add(i).cast::<__m128i>());
+            let any = _mm_or_si128(_mm_or_si128(at(0), at(16)), _mm_or_si128(at(32), at(48)));
+            _mm_movemask_epi8(any)
+        };
+        if high != 0 {
+            return false;
+        }
+    }
+    chunks.remainder().is_ascii()
+}
+
 /// Is `raw` (a JSON number literal) an integer literal: no fraction, no exponent?
 pub fn is_integer_literal(raw: &str) -> bool {
     !raw.bytes().any(|b| matches!(b, b'.' | b'e' | b'E'))
@@ -247,6 +278,26 @@ mod tests {
                 }
             }
             _ => {}
+        }
+    }
+
+    /// Text is accepted exactly as `from_utf8` accepts it, with a byte out of ASCII anywhere.
+    #[test]
+    fn text_of_agrees_with_from_utf8() {
+        for len in [0, 1, 15, 16, 63, 64, 65, 130] {
+            let ascii = vec![b'a'; len];
+            assert_eq!(text_of(&ascii), std::str::from_utf8(&ascii).ok());
+            for at in 0..len {
+                for odd in [&[0xC3, 0xA9][..], &[0xFF], &[0x80], &[0xE2, 0x80]] {
+                    let mut bytes = ascii.clone();
+                    bytes.splice(at..at, odd.iter().copied());
+                    assert_eq!(
+                        text_of(&bytes),
+                        std::str::from_utf8(&bytes).ok(),
+                        "{bytes:?}"
+                    );
+                }
+            }
         }
     }
 
