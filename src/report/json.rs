@@ -227,15 +227,7 @@ mod tests {
     /// places, hostile text in every string, positions at their limits.
     #[test]
     fn findings_match_the_serde_shape() {
-        let related = |label: &str| Related {
-            span: Span::new(3, 9),
-            start: Position { line: 2, column: 1 },
-            end: Position {
-                line: u32::MAX,
-                column: 7,
-            },
-            label: label.to_string(),
-        };
+        let related = super::super::related_for_tests;
         let finding = |help: Option<&str>, related: Vec<Related>| Finding {
             path: Arc::from("dir/\u{202e}spec\"quoted\".json"),
             rule: Arc::from("unknown-field"),

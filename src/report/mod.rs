@@ -19,6 +19,21 @@ use crate::diagnostic::Finding;
 use crate::rules::{Rule, Severity};
 use crate::source::LineIndex;
 
+/// A related place with a span and positions at their limits, for the writers' tests.
+#[cfg(test)]
+fn related_for_tests(label: &str) -> crate::diagnostic::Related {
+    use crate::source::Position;
+    crate::diagnostic::Related {
+        span: crate::json::Span::new(3, 9),
+        start: Position { line: 2, column: 1 },
+        end: Position {
+            line: u32::MAX,
+            column: 7,
+        },
+        label: label.to_string(),
+    }
+}
+
 /// At most this many findings get a graphical frame; the rest are printed one per line, so a
 /// huge audit stays fast and nothing is dropped.
 pub const MAX_GRAPHICAL: usize = 200;

@@ -497,15 +497,7 @@ mod tests {
     /// and related places, relative and absolute artifacts, hostile text in every string.
     #[test]
     fn results_match_the_serde_shape() {
-        let related = |label: &str| Related {
-            span: Span::new(3, 9),
-            start: Position { line: 2, column: 1 },
-            end: Position {
-                line: u32::MAX,
-                column: 7,
-            },
-            label: label.to_string(),
-        };
+        let related = super::super::related_for_tests;
         let finding = |help: Option<&str>, related: Vec<Related>| Finding {
             path: Arc::from("a/\u{202e}b.json"),
             rule: Arc::from("wrong-type"),
