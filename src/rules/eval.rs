@@ -456,24 +456,47 @@ fn report_missing(
 }
 
 fn assert_unique(check: &Check, ctx: &Context<'_>, res: Resolved<'_>, out: &mut Vec<Hit>) {
-    let mut seen: Vec<(Identity<'_>, &Match)> = Vec::new();
-    for m in res.found {
-        let identity = match node_val(ctx.doc, m.node) {
-            Val::Str(s) => Identity::Str(s),
-            Val::Num { value, .. } => Identity::Num(value),
-            Val::Bool(b) => Identity::Bool(b),
-            _ => continue,
+    let identity = |m: &Match| match node_val(ctx.doc, m.node) {
+        Val::Str(s) => Some(Identity::Str(s)),
+        Val::Num { value, .. } => Some(Identity::Num(value)),
+        Val::Bool(b) => Some(Identity::Bool(b)),
+        _ => None,
+    };
+    for_each_repeat(res.found, identity, |m, first| {
+        let value = render_val(node_val(ctx.doc, m.node));
+        let vars = Vars {
+            value,
+            expected: "a value used only once".into(),
+            ..Vars::default()
         };
-        if let Some((_, first)) = seen.iter().find(|(k, _)| *k == identity) {
-            let value = render_val(node_val(ctx.doc, m.node));
-            let vars = Vars {
-                value,
-                expected: "a value used only once".into(),
-                ..Vars::default()
-            };
-            out.push(emit_repeat(check, ctx, m, first, vars));
-        } else {
-            seen.push((identity, m));
+        out.push(emit_repeat(check, ctx, m, first, vars));
+    });
+}
+
+/// Calls `repeat(item, first)` for each item whose key (`None`: no key, never a repeat) an
+/// earlier item has, `first` being the earliest of those. A few items are compared pairwise,
+/// with nothing allocated (a spec has a few pools and plugins); more go through a list of the
+/// keys seen.
+pub fn for_each_repeat<'m, K: PartialEq>(
+    items: &'m [Match],
+    key: impl Fn(&'m Match) -> Option<K>,
+    mut repeat: impl FnMut(&'m Match, &'m Match),
+) {
+    if items.len() <= 16 {
+        for (i, m) in items.iter().enumerate() {
+            let Some(k) = key(m) else { continue };
+            if let Some(first) = items[..i].iter().find(|e| key(e).as_ref() == Some(&k)) {
+                repeat(m, first);
+            }
+        }
+        return;
+    }
+    let mut seen: Vec<(K, &Match)> = Vec::new();
+    for m in items {
+        let Some(k) = key(m) else { continue };
+        match seen.iter().find(|(seen_key, _)| *seen_key == k) {
+            Some((_, first)) => repeat(m, first),
+            None => seen.push((k, m)),
         }
     }
 }
@@ -619,6 +642,38 @@ mod tests {
                 }
             }
             assert!(quiet > 0, "the quiet path is taken");
+        }
+    }
+
+    /// Repeats are found alike by the pairwise comparison (up to 16 items) and the list of keys
+    /// seen (more): each repeat paired with the earliest item of its key, items without a key
+    /// skipped.
+    #[test]
+    fn repeats_pair_with_the_earliest() {
+        use crate::select::Match;
+        for len in [0usize, 1, 2, 5, 16, 17, 40] {
+            let items: Vec<Match> = (0..len as u32)
+                .map(|i| Match {
+                    node: i,
+                    key_span: None,
+                })
+                .collect();
+            // Keys from a small alphabet; every seventh item has none.
+            let key = |m: &Match| (m.node % 7 != 3).then_some(m.node * 5 % 4);
+            let mut found = Vec::new();
+            super::for_each_repeat(&items, key, |m, first| found.push((m.node, first.node)));
+            let mut expected = Vec::new();
+            for m in &items {
+                let Some(k) = key(m) else { continue };
+                if let Some(first) = items
+                    .iter()
+                    .take_while(|e| e.node < m.node)
+                    .find(|e| key(e) == Some(k))
+                {
+                    expected.push((m.node, first.node));
+                }
+            }
+            assert_eq!(found, expected, "{len} items");
         }
     }
 

@@ -1,7 +1,9 @@
 //! Built-in functions: the few checks no declarative predicate covers. A rule file names one with
 //! `function = "…"` and passes `options`; the rule stays data.
 
-use super::eval::{emit, emit_at, emit_repeat, project, Context, Hit, Lit, Vars, MAX_VALUE_CHARS};
+use super::eval::{
+    emit, emit_at, emit_repeat, for_each_repeat, project, Context, Hit, Lit, Vars, MAX_VALUE_CHARS,
+};
 use super::{Check, Needs, Operand, Setting};
 use crate::escape::quote;
 use crate::json::{push_pointer_segment, Value};
@@ -260,29 +262,25 @@ impl Function {
             }
             Function::LeafCollision { .. } if res.found.len() < 2 => {}
             Function::LeafCollision { separator } => {
-                let mut seen: Vec<(&str, &str, &crate::select::Match)> = Vec::new();
-                for m in res.found {
-                    let Some(id) = doc.as_str(m.node) else {
-                        continue;
+                let leaf = |m: &crate::select::Match| {
+                    let id = doc.as_str(m.node)?;
+                    Some(last_segment(id, separator)).filter(|leaf| !leaf.is_empty())
+                };
+                for_each_repeat(res.found, leaf, |m, first| {
+                    let (Some(id), Some(first_id)) = (doc.as_str(m.node), doc.as_str(first.node))
+                    else {
+                        return;
                     };
-                    let leaf = last_segment(id, separator);
-                    if leaf.is_empty() {
-                        continue;
-                    }
-                    if let Some((_, first_id, first)) = seen.iter().find(|(l, _, _)| *l == leaf) {
-                        let vars = Vars {
-                            value: quote(id, MAX_VALUE_CHARS),
-                            extra: vec![
-                                ("leaf", quote(leaf, MAX_VALUE_CHARS)),
-                                ("other", quote(first_id, MAX_VALUE_CHARS)),
-                            ],
-                            ..Vars::default()
-                        };
-                        out.push(emit_repeat(check, ctx, m, first, vars));
-                    } else {
-                        seen.push((leaf, id, m));
-                    }
-                }
+                    let vars = Vars {
+                        value: quote(id, MAX_VALUE_CHARS),
+                        extra: vec![
+                            ("leaf", quote(last_segment(id, separator), MAX_VALUE_CHARS)),
+                            ("other", quote(first_id, MAX_VALUE_CHARS)),
+                        ],
+                        ..Vars::default()
+                    };
+                    out.push(emit_repeat(check, ctx, m, first, vars));
+                });
             }
             Function::PathEscapesRoot | Function::DirectoryMissing => {
                 for m in res.found {
