@@ -34,12 +34,59 @@ pub fn write_atomically(
         // No fsync: a report is not worth a flush to disk (12 ms for a 24 MB SARIF log), and
         // surviving a power cut is not what this promises.
         w.into_inner().map_err(|e| e.into_error())?;
-        std::fs::rename(&temp, target)
+        replace(&temp, target)
     })();
     if result.is_err() {
         let _ = std::fs::remove_file(&temp);
     }
     result
+}
+
+/// Puts the finished `temp` in place of `target`. Readers see the old file or the new one,
+/// never neither.
+fn replace(temp: &Path, target: &Path) -> std::io::Result<()> {
+    // On ext4, `rename` over an existing file starts writeback of the new one before it returns
+    // (the `auto_da_alloc` heuristic for programs that do not fsync): 12 ms for a 13 MB JSON
+    // report, 16 ms for a 24 MB SARIF log, a twentieth of a 100,000-spec audit. Exchanging the
+    // two names and then removing the old file is as atomic for readers and leaves writeback to
+    // the kernel. Only a regular file or a link is exchanged: a folder at `target` must stay an
+    // error, as `rename` makes it.
+    #[cfg(target_os = "linux")]
+    {
+        let replaceable = std::fs::symlink_metadata(target)
+            .is_ok_and(|m| m.file_type().is_file() || m.file_type().is_symlink());
+        if replaceable && exchange(temp, target).is_ok() {
+            // `temp` now names the old report. Left behind, it would only be a stale file.
+            let _ = std::fs::remove_file(temp);
+            return Ok(());
+        }
+    }
+    // No old file, or a file system without exchange (NFS, older kernels): a plain rename.
+    std::fs::rename(temp, target)
+}
+
+/// Swaps the names `a` and `b` atomically (`renameat2` with `RENAME_EXCHANGE`).
+#[cfg(target_os = "linux")]
+fn exchange(a: &Path, b: &Path) -> std::io::Result<()> {
+    use std::ffi::CString;
+    use std::os::unix::ffi::OsStrExt;
+    let a = CString::new(a.as_os_str().as_bytes())?;
+    let b = CString::new(b.as_os_str().as_bytes())?;
+    // SAFETY: both are valid NUL-terminated paths that outlive the call.
+    let done = unsafe {
+        libc::renameat2(
+            libc::AT_FDCWD,
+            a.as_ptr(),
+            libc::AT_FDCWD,
+            b.as_ptr(),
+            libc::RENAME_EXCHANGE,
+        )
+    };
+    if done == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
 }
 
 #[cfg(test)]
@@ -66,5 +113,48 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&target).unwrap(), "new");
         // A parent that is a file: an error, nothing written.
         assert!(write_atomically(&target.join("x"), |w| w.write_all(b"x")).is_err());
+    }
+
+    /// Replacing an existing report leaves the new text under the name and nothing else; a
+    /// folder in the way stays an error and is left as it was; a link is replaced, not followed.
+    #[test]
+    fn an_old_report_is_replaced_and_a_folder_is_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let entries = || {
+            let mut names: Vec<String> = std::fs::read_dir(dir.path())
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect();
+            names.sort();
+            names
+        };
+        let target = dir.path().join("report.sarif");
+        for text in ["first", "second", "third"] {
+            write_atomically(&target, |w| w.write_all(text.as_bytes())).unwrap();
+            assert_eq!(std::fs::read_to_string(&target).unwrap(), text);
+            assert_eq!(entries(), ["report.sarif"]);
+        }
+
+        let folder = dir.path().join("out");
+        std::fs::create_dir(&folder).unwrap();
+        std::fs::write(folder.join("kept"), "kept").unwrap();
+        assert!(write_atomically(&folder, |w| w.write_all(b"x")).is_err());
+        assert!(folder.is_dir());
+        assert_eq!(
+            std::fs::read_to_string(folder.join("kept")).unwrap(),
+            "kept"
+        );
+        assert_eq!(entries(), ["out", "report.sarif"]);
+
+        let link = dir.path().join("link.json");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        write_atomically(&link, |w| w.write_all(b"through")).unwrap();
+        assert!(!std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(std::fs::read_to_string(&link).unwrap(), "through");
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "third");
+        assert_eq!(entries(), ["link.json", "out", "report.sarif"]);
     }
 }
