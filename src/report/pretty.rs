@@ -187,11 +187,12 @@ where
         return Ok(());
     }
     std::thread::scope(|scope| -> std::io::Result<()> {
-        // Helper `t` renders chunks t, t + threads, …; this thread renders the chunks of
-        // helper 0 itself and takes the others' from their channels, in chunk order. A helper
-        // that cannot be started (a thread limit) leaves its chunks to this thread.
-        let mut receivers = Vec::with_capacity(threads - 1);
-        for t in 1..threads {
+        // Helper `t` renders chunks t, t + threads, …, and this thread writes them in chunk
+        // order as they come: the rendering keeps `threads` cores busy while the writing waits
+        // on the file. A helper that cannot be started (a thread limit) leaves its chunks to
+        // this thread.
+        let mut receivers = Vec::with_capacity(threads);
+        for t in 0..threads {
             let (sender, receiver) = mpsc::sync_channel::<std::io::Result<Vec<u8>>>(2);
             let render_chunk = &render_chunk;
             if refuse_helper_for_tests(t) {
@@ -212,17 +213,14 @@ where
         }
         let mut own = Vec::new();
         for chunk in 0..chunks {
-            match chunk % threads {
-                t if t > 0 && receivers[t - 1].is_some() => {
-                    let rendered = receivers[t - 1]
-                        .as_ref()
-                        .and_then(|r| r.recv().ok())
-                        .ok_or_else(|| {
-                            std::io::Error::other("a report thread stopped unexpectedly")
-                        })??;
+            match &receivers[chunk % threads] {
+                Some(receiver) => {
+                    let rendered = receiver.recv().map_err(|_| {
+                        std::io::Error::other("a report thread stopped unexpectedly")
+                    })??;
                     out.write_all(&rendered)?;
                 }
-                _ => {
+                None => {
                     render_chunk(chunk, &mut own)?;
                     out.write_all(&own)?;
                 }
@@ -267,7 +265,7 @@ mod tests {
         };
         let mut expected = Vec::new();
         write_in_chunks(&mut expected, len, 1, render).unwrap();
-        let refusals: [fn(usize) -> bool; 3] = [|_| true, |t| t % 2 == 1, |t| t == 2];
+        let refusals: [fn(usize) -> bool; 4] = [|_| true, |t| t % 2 == 1, |t| t == 0, |t| t == 2];
         for refuse in refusals {
             REFUSED_HELPERS.with(|r| r.set(refuse));
             for threads in [2, 3, 4] {
