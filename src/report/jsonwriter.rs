@@ -18,6 +18,32 @@ const PLAIN: [bool; 256] = {
     plain
 };
 
+/// Are all of `bytes` [`PLAIN`]? Eight at a time: a report's strings are mostly plain, and a
+/// table lookup per byte was a fifth of the cost of rendering a SARIF result.
+fn is_plain(bytes: &[u8]) -> bool {
+    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+    const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
+    // Whether any byte of `v` is zero (exact for "any", whichever byte it is).
+    let has_zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGHS != 0;
+    let mut words = bytes.chunks_exact(8);
+    for word in &mut words {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(word);
+        let w = u64::from_ne_bytes(w);
+        // Below 0x20 (a control), 0x80 and above (not ASCII), or DEL, `"` or `\`.
+        let below_space = w.wrapping_sub(ONES * 0x20) & !w & HIGHS != 0;
+        if below_space
+            || w & HIGHS != 0
+            || has_zero(w ^ (ONES * 0x7F))
+            || has_zero(w ^ (ONES * u64::from(b'"')))
+            || has_zero(w ^ (ONES * u64::from(b'\\')))
+        {
+            return false;
+        }
+    }
+    words.remainder().iter().all(|&b| PLAIN[b as usize])
+}
+
 /// Pretty JSON appended to a buffer, starting at a nesting level.
 pub struct JsonWriter<'b> {
     out: &'b mut Vec<u8>,
@@ -119,7 +145,7 @@ impl<'b> JsonWriter<'b> {
     /// A JSON string: serde_json's escapes, and `\uXXXX` for every other dangerous character.
     pub fn string(&mut self, s: &str) {
         self.out.push(b'"');
-        if s.bytes().all(|b| PLAIN[b as usize]) {
+        if is_plain(s.as_bytes()) {
             self.out.extend_from_slice(s.as_bytes());
         } else {
             self.escaped(s);
@@ -179,6 +205,27 @@ impl<'b> JsonWriter<'b> {
 mod tests {
     use super::*;
     use crate::escape::write_json_at;
+
+    /// The word-at-a-time test agrees with the table for every byte value at every place of
+    /// strings of 0 to 24 bytes.
+    #[test]
+    fn plain_words_agree_with_the_table() {
+        assert!(is_plain(b""));
+        for len in 1..=24 {
+            assert!(is_plain(&vec![b'a'; len]));
+            for at in 0..len {
+                for b in 0..=255u8 {
+                    let mut bytes = vec![b'a'; len];
+                    bytes[at] = b;
+                    assert_eq!(
+                        is_plain(&bytes),
+                        PLAIN[b as usize],
+                        "{b:#04x} at {at} of {len}"
+                    );
+                }
+            }
+        }
+    }
 
     fn via_serde<T: serde::Serialize>(level: usize, value: &T) -> String {
         let mut out = Vec::new();

@@ -25,15 +25,25 @@ pub const SCHEMA_URI: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 /// Percent-encodes a path for a URI, keeping `/` between segments (RFC 3986 unreserved kept).
 pub fn encode_path(path: &str) -> String {
     let mut out = String::with_capacity(path.len());
-    for b in path.bytes() {
+    push_encoded(&mut out, path);
+    out
+}
+
+/// Appends `text` percent-encoded, as [`encode_path`] does.
+fn push_encoded(out: &mut String, text: &str) {
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    for b in text.bytes() {
         match b {
             b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => {
                 out.push(b as char)
             }
-            _ => out.push_str(&format!("%{b:02X}")),
+            _ => {
+                out.push('%');
+                out.push(HEX[usize::from(b >> 4)] as char);
+                out.push(HEX[usize::from(b & 0xF)] as char);
+            }
         }
     }
-    out
 }
 
 fn file_uri(abs: &Path) -> String {
@@ -57,25 +67,33 @@ struct ArtifactLocation {
 fn artifact_location(path: &str, cwd: &Path) -> ArtifactLocation {
     let p = Path::new(path);
     let relative = if p.is_absolute() {
-        p.strip_prefix(cwd).ok().map(Path::to_path_buf)
+        p.strip_prefix(cwd).ok()
     } else {
-        Some(p.to_path_buf())
+        Some(p)
     };
-    match relative {
-        Some(rel) if !rel.components().any(|c| matches!(c, Component::ParentDir)) => {
-            let text: Vec<String> = rel
-                .components()
-                .filter_map(|c| match c {
-                    Component::Normal(s) => Some(s.to_string_lossy().into_owned()),
-                    _ => None,
-                })
-                .collect();
-            ArtifactLocation {
-                uri: encode_path(&text.join("/")),
-                uri_base_id: Some("%SRCROOT%"),
+    // The normal components, percent-encoded and joined by `/`; none may leave the root.
+    let inside = relative.and_then(|rel| {
+        let mut uri = String::with_capacity(path.len());
+        for c in rel.components() {
+            match c {
+                Component::ParentDir => return None,
+                Component::Normal(name) => {
+                    if !uri.is_empty() {
+                        uri.push('/');
+                    }
+                    push_encoded(&mut uri, &name.to_string_lossy());
+                }
+                _ => {}
             }
         }
-        _ => ArtifactLocation {
+        Some(uri)
+    });
+    match inside {
+        Some(uri) => ArtifactLocation {
+            uri,
+            uri_base_id: Some("%SRCROOT%"),
+        },
+        None => ArtifactLocation {
             uri: file_uri(&cwd.join(p)),
             uri_base_id: None,
         },
@@ -158,50 +176,127 @@ fn region_of(
     }
 }
 
-/// A result's fingerprint: a hash of path, rule and pointer, and the occurrence of that
-/// identity among consecutive findings (two findings of one rule on one value).
-fn fingerprints(findings: &[crate::diagnostic::Finding]) -> Vec<(u64, usize)> {
-    let mut out: Vec<(u64, usize)> = Vec::with_capacity(findings.len());
-    for f in findings {
-        let hash = fnv1a(&[&f.path, &f.rule, &f.pointer]);
-        let occurrence = match out.last() {
-            Some(&(h, n)) if h == hash => n + 1,
-            _ => 1,
-        };
-        out.push((hash, occurrence));
-    }
-    out
+/// The identity hash of a result's fingerprint: path, rule and pointer.
+fn identity(f: &Finding) -> u64 {
+    fnv1a(&[&f.path, &f.rule, &f.pointer])
 }
 
-/// Writes result `i`. `artifact` carries the artifact location of the previous result's file
-/// (findings are sorted by path: one location per file).
+/// Result `i`'s fingerprint: its identity hash, and the occurrence of that identity among
+/// consecutive findings (two findings of one rule on one value). `previous` is result `i - 1`'s,
+/// when this chunk of results has reached it.
+fn fingerprint(
+    findings: &[Finding],
+    i: usize,
+    previous: Option<(usize, u64, usize)>,
+) -> (u64, usize) {
+    let hash = identity(&findings[i]);
+    let occurrence = match previous {
+        Some((at, h, n)) if at + 1 == i => {
+            if h == hash {
+                n + 1
+            } else {
+                1
+            }
+        }
+        // The first result of a chunk: counted back.
+        _ => {
+            1 + findings[..i]
+                .iter()
+                .rev()
+                .take_while(|f| identity(f) == hash)
+                .count()
+        }
+    };
+    (hash, occurrence)
+}
+
+/// What rendering a chunk of results carries from one result to the next.
+#[derive(Default)]
+struct ResultState {
+    /// The artifact location of the previous result's file (findings are sorted by path: one
+    /// location per file).
+    artifact: Option<(usize, ArtifactLocation)>,
+    /// The previous result's index and fingerprint.
+    fingerprint: Option<(usize, u64, usize)>,
+}
+
+/// Writes result `i`.
 fn write_result(
     buf: &mut Vec<u8>,
     level: usize,
     input: &ReportInput<'_>,
     i: usize,
-    (hash, occurrence): (u64, usize),
-    rule_index: &HashMap<&str, usize>,
-    artifact: &mut Option<(usize, ArtifactLocation)>,
+    rule_index: &RuleIndex<'_>,
+    state: &mut ResultState,
 ) -> std::io::Result<()> {
     let findings = input.findings;
     let f = &findings[i];
-    let same_file = artifact
+    let same_file = state
+        .artifact
         .as_ref()
         .is_some_and(|(at, _)| *findings[*at].path == *f.path);
     if !same_file {
-        *artifact = Some((i, artifact_location(&f.path, input.cwd)));
+        state.artifact = Some((i, artifact_location(&f.path, input.cwd)));
     }
-    let location = &artifact.as_ref().expect("set above").1;
+    let (hash, occurrence) = fingerprint(findings, i, state.fingerprint);
+    state.fingerprint = Some((i, hash, occurrence));
+    let location = &state.artifact.as_ref().expect("set above").1;
+    let mut text = [0u8; 16 + 1 + 20];
+    let len = fingerprint_text(hash, occurrence, &mut text);
     write_result_json(
         buf,
         level,
         f,
         location,
-        &format!("{hash:016x}:{occurrence}"),
+        std::str::from_utf8(&text[..len]).unwrap_or_default(),
         rule_index.get(&*f.rule).copied(),
     );
     Ok(())
+}
+
+/// `{hash:016x}:{occurrence}` written into `out`; returns its length.
+fn fingerprint_text(hash: u64, occurrence: usize, out: &mut [u8; 37]) -> usize {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    for (k, slot) in out[..16].iter_mut().enumerate() {
+        *slot = HEX[(hash >> (60 - 4 * k)) as usize & 0xF];
+    }
+    out[16] = b':';
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut n = occurrence;
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    let len = 17 + digits.len() - at;
+    out[17..len].copy_from_slice(&digits[at..]);
+    len
+}
+
+/// Rule ids to their index in the driver's list, hashed with FNV-1a: the ids are short and
+/// ours, and SipHash was a tenth of the cost of rendering a result.
+type RuleIndex<'a> = HashMap<&'a str, usize, std::hash::BuildHasherDefault<Fnv>>;
+
+#[derive(Default)]
+struct Fnv(u64);
+
+impl std::hash::Hasher for Fnv {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut hash = self.0 ^ 0xcbf2_9ce4_8422_2325;
+        for &b in bytes {
+            hash ^= u64::from(b);
+            hash = hash.wrapping_mul(0x0100_0000_01b3);
+        }
+        self.0 = hash ^ 0xcbf2_9ce4_8422_2325;
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
 }
 
 /// Writes one result, as serde would write the log's shape of it (a test holds the two to the
@@ -327,9 +422,8 @@ pub fn write(out: &mut dyn Write, input: &ReportInput<'_>) -> std::io::Result<()
             n
         })
         .collect();
-    let fingerprints = fingerprints(input.findings);
     // The first rule with each id, as a linear search would find it.
-    let mut rule_index: HashMap<&str, usize> = HashMap::new();
+    let mut rule_index = RuleIndex::default();
     for (i, r) in input.rules.iter().enumerate() {
         rule_index.entry(r.id.as_str()).or_insert(i);
     }
@@ -376,9 +470,7 @@ pub fn write(out: &mut dyn Write, input: &ReportInput<'_>) -> std::io::Result<()
                     level,
                     input.findings.len(),
                     input.threads,
-                    |artifact, buf, i, level| {
-                        write_result(buf, level, input, i, fingerprints[i], &rule_index, artifact)
-                    },
+                    |state, buf, i, level| write_result(buf, level, input, i, &rule_index, state),
                 )
             })?;
             run.end()
