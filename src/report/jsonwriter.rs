@@ -123,6 +123,11 @@ impl<'b> JsonWriter<'b> {
         self.out.extend_from_slice(b"\": ");
     }
 
+    pub fn boolean(&mut self, value: bool) {
+        self.out
+            .extend_from_slice(if value { b"true" } else { b"false" });
+    }
+
     pub fn null(&mut self) {
         self.out.extend_from_slice(b"null");
     }

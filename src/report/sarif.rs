@@ -396,32 +396,60 @@ fn write_physical_location(w: &mut JsonWriter<'_>, location: &ArtifactLocation, 
     w.end_object();
 }
 
+/// Is this finding also a tool execution notification? Files that could not be read or
+/// parsed, and crashes.
+fn is_notification(f: &Finding) -> bool {
+    *f.rule == *INVALID_JSON || *f.rule == *INTERNAL_ERROR
+}
+
+/// The `invocations` value: one invocation, with the notifications.
+fn write_invocations(
+    buf: &mut Vec<u8>,
+    level: usize,
+    input: &ReportInput<'_>,
+    rule_index: &RuleIndex<'_>,
+) {
+    let mut w = JsonWriter::new(buf, level);
+    w.begin_array();
+    w.item();
+    w.begin_object();
+    w.key("executionSuccessful");
+    w.boolean(!input.tool_error);
+    w.key("toolExecutionNotifications");
+    w.begin_array();
+    for f in input.findings.iter().filter(|f| is_notification(f)) {
+        w.item();
+        w.begin_object();
+        w.key("level");
+        w.string("error");
+        w.key("message");
+        write_text(&mut w, &format!("{}: {}", f.path, f.message));
+        w.key("locations");
+        w.begin_array();
+        w.item();
+        w.begin_object();
+        let location = artifact_location(&f.path, input.cwd);
+        write_physical_location(&mut w, &location, region_of(f.span, f.start, f.end));
+        w.end_object();
+        w.end_array();
+        w.key("associatedRule");
+        w.begin_object();
+        w.key("id");
+        w.string(&f.rule);
+        if let Some(&index) = rule_index.get(&*f.rule) {
+            w.key("index");
+            w.number(index as u64);
+        }
+        w.end_object();
+        w.end_object();
+    }
+    w.end_array();
+    w.end_object();
+    w.end_array();
+}
+
 pub fn write(out: &mut dyn Write, input: &ReportInput<'_>) -> std::io::Result<()> {
     let rules: Vec<Value> = input.rules.iter().map(|r| rule_descriptor(r)).collect();
-    let index_of = |id: &str| input.rules.iter().position(|r| r.id == id);
-    // Files that could not be read or parsed, and crashes: also tool notifications (rare).
-    let notifications: Vec<Value> = input
-        .findings
-        .iter()
-        .filter(|f| *f.rule == *INVALID_JSON || *f.rule == *INTERNAL_ERROR)
-        .map(|f| {
-            let mut n = json!({
-                "level": "error",
-                "message": { "text": format!("{}: {}", f.path, f.message) },
-                "locations": [{
-                    "physicalLocation": {
-                        "artifactLocation": artifact_location(&f.path, input.cwd),
-                        "region": serde_json::to_value(region_of(f.span, f.start, f.end)).unwrap_or_default(),
-                    }
-                }],
-                "associatedRule": { "id": &*f.rule },
-            });
-            if let Some(i) = index_of(&f.rule) {
-                n["associatedRule"]["index"] = json!(i);
-            }
-            n
-        })
-        .collect();
     // The first rule with each id, as a linear search would find it.
     let mut rule_index = RuleIndex::default();
     for (i, r) in input.rules.iter().enumerate() {
@@ -456,13 +484,11 @@ pub fn write(out: &mut dyn Write, input: &ReportInput<'_>) -> std::io::Result<()
                 }),
             )?;
             run.value("columnKind", "utf16CodeUnits")?;
-            run.value(
-                "invocations",
-                &json!([{
-                    "executionSuccessful": !input.tool_error,
-                    "toolExecutionNotifications": notifications,
-                }]),
-            )?;
+            run.field("invocations", |out, level| {
+                let mut buf = Vec::new();
+                write_invocations(&mut buf, level, input, &rule_index);
+                out.write_all(&buf)
+            })?;
             // The results are the bulk of the log: rendered on the worker threads.
             run.field("results", |out, level| {
                 write_array_with(
@@ -587,6 +613,102 @@ mod tests {
 
     /// The direct writer and serde write a result alike: with and without a rule index, help
     /// and related places, relative and absolute artifacts, hostile text in every string.
+    /// The invocation as the log's serde shape had it: notifications for unreadable and
+    /// unparsable files and crashes, with the rule's index when the rule ran.
+    fn invocations_via_serde(level: usize, input: &ReportInput<'_>) -> String {
+        let index_of = |id: &str| input.rules.iter().position(|r| r.id == id);
+        let notifications: Vec<Value> = input
+            .findings
+            .iter()
+            .filter(|f| *f.rule == *INVALID_JSON || *f.rule == *INTERNAL_ERROR)
+            .map(|f| {
+                let mut n = json!({
+                    "level": "error",
+                    "message": { "text": format!("{}: {}", f.path, f.message) },
+                    "locations": [{
+                        "physicalLocation": {
+                            "artifactLocation": artifact_location(&f.path, input.cwd),
+                            "region": serde_json::to_value(region_of(f.span, f.start, f.end)).unwrap(),
+                        }
+                    }],
+                    "associatedRule": { "id": &*f.rule },
+                });
+                if let Some(i) = index_of(&f.rule) {
+                    n["associatedRule"]["index"] = json!(i);
+                }
+                n
+            })
+            .collect();
+        let value = json!([{
+            "executionSuccessful": !input.tool_error,
+            "toolExecutionNotifications": notifications,
+        }]);
+        let mut out = Vec::new();
+        crate::escape::write_json_at(&mut out, level, &value).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn invocations_match_the_serde_shape() {
+        let set = crate::rules::RuleSet::builtin().unwrap();
+        let rules: Vec<&Rule> = set.rules.iter().collect();
+        let finding = |path: &str, rule: &str, message: &str| Finding {
+            path: Arc::from(path),
+            rule: Arc::from(rule),
+            severity: Severity::Error,
+            message: message.to_string(),
+            help: None,
+            pointer: String::new(),
+            span: Span::new(0, 3),
+            start: Position { line: 1, column: 1 },
+            end: Position { line: 1, column: 4 },
+            related: Vec::new(),
+            value_hash: 0,
+        };
+        let findings = [
+            finding(
+                "a/\u{202e}b.json",
+                INVALID_JSON,
+                "expected `,` \u{1b}[31m\r\n",
+            ),
+            finding("a/c.json", "wrong-type", "not a notification"),
+            finding(
+                "/elsewhere/d.json",
+                INTERNAL_ERROR,
+                "crashed: \"quoted\" \u{2028}",
+            ),
+            finding("../up/e.json", INVALID_JSON, "cannot read the file"),
+        ];
+        let summary = crate::report::Summary::default();
+        for (findings, tool_error) in [
+            (&findings[..], true),
+            (&findings[1..2], false),
+            (&[][..], false),
+        ] {
+            let input = ReportInput {
+                findings,
+                summary: &summary,
+                rules: &rules,
+                cwd: Path::new("/work/repo"),
+                statistics: false,
+                tool_error,
+                threads: 1,
+            };
+            let mut rule_index = RuleIndex::default();
+            for (i, r) in rules.iter().enumerate() {
+                rule_index.entry(r.id.as_str()).or_insert(i);
+            }
+            for level in [0, 4] {
+                let mut direct = Vec::new();
+                write_invocations(&mut direct, level, &input, &rule_index);
+                assert_eq!(
+                    String::from_utf8(direct).unwrap(),
+                    invocations_via_serde(level, &input)
+                );
+            }
+        }
+    }
+
     #[test]
     fn results_match_the_serde_shape() {
         let related = super::super::related_for_tests;
