@@ -17,11 +17,19 @@ fn temp_path(target: &Path) -> PathBuf {
     }
 }
 
-/// Writes `target` through `fill`, atomically.
+/// Writes `target` through `fill`, atomically. A target that is not a regular file (`-o
+/// /dev/stdout`, a named pipe, a terminal) is written to directly: a file put in its place
+/// would replace the device or the link instead of writing to it.
 pub fn write_atomically(
     target: &Path,
     fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
+    if std::fs::metadata(target).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+        let file = std::fs::OpenOptions::new().write(true).open(target)?;
+        let mut w = BufWriter::with_capacity(256 * 1024, file);
+        fill(&mut w)?;
+        return w.flush();
+    }
     let temp = temp_path(target);
     let file = std::fs::OpenOptions::new()
         .write(true)
@@ -156,5 +164,36 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&link).unwrap(), "through");
         assert_eq!(std::fs::read_to_string(&target).unwrap(), "third");
         assert_eq!(entries(), ["link.json", "out", "report.sarif"]);
+    }
+
+    /// A named pipe (as `/dev/stdout` or a device would be) is written to, not replaced.
+    #[test]
+    fn a_pipe_is_written_to_and_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let pipe = dir.path().join("report.pipe");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&pipe)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        // The read end, opened first without waiting for a writer: nothing here can block.
+        use std::io::Read;
+        use std::os::unix::fs::OpenOptionsExt;
+        let mut reader = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(&pipe)
+            .unwrap();
+        write_atomically(&pipe, |w| w.write_all(b"through the pipe")).unwrap();
+        let mut got = String::new();
+        let _ = reader.read_to_string(&mut got);
+        assert_eq!(got, "through the pipe");
+        use std::os::unix::fs::FileTypeExt;
+        assert!(std::fs::metadata(&pipe).unwrap().file_type().is_fifo());
+        assert_eq!(
+            std::fs::read_dir(dir.path()).unwrap().count(),
+            1,
+            "no temp file"
+        );
     }
 }
