@@ -31,9 +31,12 @@ for n in $SIZES; do
   size=$(du -sm "$tree" | cut -f1)
   echo "### $n specs ($size MB)"
   echo
+  # measure.py sends every command's output to /dev/null itself. No `> /dev/null` here: where
+  # /dev/null is a regular file (some sandboxes), that redirection truncates it, and emptying
+  # the 396 MB `cat` left there was timed as part of the next command (rg).
   python3 bench/measure.py --runs "$RUNS" --cwd "$tree" --baseline rg \
-    "cat=find . -name '*.json' -print0 | xargs -0 cat > /dev/null" \
-    "rg=rg --no-ignore --hidden -c apiVersion . > /dev/null" \
+    "cat=find . -name '*.json' -print0 | xargs -0 cat" \
+    "rg=rg --no-ignore --hidden -c apiVersion ." \
     "forgelint json=$BIN --format json -o $WORK/out.json ." \
     "forgelint sarif=$BIN --format sarif -o $WORK/out.sarif ." \
     "forgelint human=$BIN -o $WORK/out.txt ." \
