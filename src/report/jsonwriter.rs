@@ -44,6 +44,19 @@ fn is_plain(bytes: &[u8]) -> bool {
     words.remainder().iter().all(|&b| PLAIN[b as usize])
 }
 
+/// The decimal digits of `n`, written at the end of `digits`.
+pub fn decimal(mut n: u64, digits: &mut [u8; 20]) -> &[u8] {
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            return &digits[at..];
+        }
+    }
+}
+
 /// Pretty JSON appended to a buffer, starting at a nesting level.
 pub struct JsonWriter<'b> {
     out: &'b mut Vec<u8>,
@@ -134,17 +147,7 @@ impl<'b> JsonWriter<'b> {
 
     pub fn number(&mut self, n: u64) {
         let mut digits = [0u8; 20];
-        let mut at = digits.len();
-        let mut n = n;
-        loop {
-            at -= 1;
-            digits[at] = b'0' + (n % 10) as u8;
-            n /= 10;
-            if n == 0 {
-                break;
-            }
-        }
-        self.out.extend_from_slice(&digits[at..]);
+        self.out.extend_from_slice(decimal(n, &mut digits));
     }
 
     /// A JSON string: serde_json's escapes, and `\uXXXX` for every other dangerous character.

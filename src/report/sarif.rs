@@ -13,7 +13,7 @@ use std::path::{Component, Path};
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use super::jsonwriter::JsonWriter;
+use super::jsonwriter::{decimal, JsonWriter};
 use super::pretty::{write_array_with, ArrayWriter, ObjectWriter};
 use super::ReportInput;
 use crate::diagnostic::{fnv1a, Finding};
@@ -262,18 +262,9 @@ fn fingerprint_text(hash: u64, occurrence: usize, out: &mut [u8; 37]) -> usize {
     }
     out[16] = b':';
     let mut digits = [0u8; 20];
-    let mut at = digits.len();
-    let mut n = occurrence;
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    let len = 17 + digits.len() - at;
-    out[17..len].copy_from_slice(&digits[at..]);
+    let digits = decimal(occurrence as u64, &mut digits);
+    let len = 17 + digits.len();
+    out[17..len].copy_from_slice(digits);
     len
 }
 
