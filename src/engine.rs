@@ -114,8 +114,9 @@ pub fn read_bounded_into(path: &Path, bytes: &mut Vec<u8>) -> std::io::Result<()
     first.map(drop)
 }
 
-/// Reads up to `room` bytes into `bytes` with one read(2) when that stops short of `room`
-/// (the caller knows a short read ends the file); otherwise goes on as `read_to_end` would.
+/// Reads up to `room` bytes into `bytes`: one read(2) into the buffer's spare room, which is
+/// the whole file when it stops short of that room (the caller knows a short read ends the
+/// file); after a full or empty read, goes on as `read_to_end` would.
 /// Most specs fit: this saves the second read that only finds the end, one system call a file.
 fn read_once(file: &mut std::fs::File, bytes: &mut Vec<u8>, room: u64) -> std::io::Result<usize> {
     use std::os::fd::AsRawFd;
