@@ -717,6 +717,17 @@ fn a_rule_file_with_a_bad_regex() {
     insta::assert_snapshot!("rule_file_bad_regex", err);
 }
 
+/// A pattern that parses but compiles past the size limit is refused when the rule file is
+/// loaded, not on the first value it meets.
+#[test]
+fn a_rule_file_with_a_regex_over_the_size_limit() {
+    let text = format!(
+        "{RULE_HEAD}\n[[check]]\nselect = \"metadata.labels.team\"\nmatches = '^\\w{{5000}}$'\n"
+    );
+    let err = bad_rules(&[("team.toml", &text)], "policies/team.toml", "8:11");
+    assert!(err.contains("bad regex") && err.contains("size limit"), "{err}");
+}
+
 #[test]
 fn a_rule_file_with_a_bad_selector() {
     let text = format!(

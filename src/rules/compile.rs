@@ -20,6 +20,9 @@ pub const COMMON_VARS: [&str; 5] = ["value", "expected", "path", "key", "pointer
 struct Compiler<'a> {
     name: &'a str,
     text: &'a Arc<str>,
+    /// A built-in rule: its patterns are known to compile (a test compiles them), so they are
+    /// compiled on first use instead of at start-up.
+    builtin: bool,
 }
 
 type Result<T> = std::result::Result<T, Box<FileError>>;
@@ -53,15 +56,12 @@ impl Compiler<'_> {
     }
 
     fn regex(&self, raw: &Spanned<String>) -> Result<regex::Regex> {
-        regex::RegexBuilder::new(raw.get_ref())
-            .size_limit(1 << 20)
-            .build()
-            .map_err(|e| {
-                let detail = e.to_string();
-                let last = detail.lines().last().unwrap_or("").trim();
-                let last = last.strip_prefix("error: ").unwrap_or(last).to_string();
-                self.err(raw.span(), format!("bad regex: {last}"))
-            })
+        super::pattern::build_regex(raw.get_ref()).map_err(|e| {
+            let detail = e.to_string();
+            let last = detail.lines().last().unwrap_or("").trim();
+            let last = last.strip_prefix("error: ").unwrap_or(last).to_string();
+            self.err(raw.span(), format!("bad regex: {last}"))
+        })
     }
 
     /// A compiled pattern, shared with every other check of the process that uses the same
@@ -77,7 +77,11 @@ impl Compiler<'_> {
         {
             return Ok(p);
         }
-        let pattern = Pattern::new(self.regex(raw)?);
+        let pattern = if self.builtin {
+            Pattern::deferred(raw.get_ref())
+        } else {
+            Pattern::new(self.regex(raw)?)
+        };
         if let Ok(mut c) = compiled.lock() {
             c.insert(raw.get_ref().clone(), pattern.clone());
         }
@@ -666,7 +670,11 @@ pub fn compile_rule(
 ) -> std::result::Result<Rule, Box<FileError>> {
     let raw: RawRule =
         toml::from_str(&text).map_err(|e| Box::new(FileError::from_toml(name, &text, &e)))?;
-    let c = Compiler { name, text: &text };
+    let c = Compiler {
+        name,
+        text: &text,
+        builtin,
+    };
     let id = raw.id.get_ref();
     let id_ok = !id.is_empty()
         && id

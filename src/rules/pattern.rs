@@ -15,34 +15,63 @@ use regex_syntax::hir::{Class, Hir, HirKind, Look};
 /// thread that used it first from a fast path and every other thread through a shared pool of
 /// search caches; a copy per thread keeps each worker on the fast path. Copies are made on a
 /// thread's first use, so a one-file run makes none.
+///
+/// A built-in rule's pattern is compiled on first use ([`Pattern::deferred`]): every one of them
+/// has the run matcher, so on ASCII text the regex is never built, and building seven of them
+/// was a third of a one-file run. A rule file's pattern is compiled when the file is loaded
+/// ([`Pattern::new`]), so a pattern over the size limit is an error with the file's own span.
+/// Clones share the compiled regex.
 #[derive(Debug, Clone)]
-pub struct Pattern {
-    regex: regex::Regex,
-    copies: Arc<[std::sync::OnceLock<regex::Regex>]>,
-    runs: Option<Arc<Runs>>,
+pub struct Pattern(Arc<Compiled>);
+
+#[derive(Debug)]
+struct Compiled {
+    source: Box<str>,
+    regex: std::sync::OnceLock<regex::Regex>,
+    copies: [std::sync::OnceLock<regex::Regex>; PATTERN_COPIES],
+    runs: Option<Runs>,
 }
 
 /// Worker threads beyond this share the copies (still correct, just slower).
 const PATTERN_COPIES: usize = 16;
 
+/// The size limit of every compiled pattern (rule files are checked against it when loaded).
+pub const SIZE_LIMIT: usize = 1 << 20;
+
+/// Compiles `source` as every pattern is compiled.
+pub fn build_regex(source: &str) -> Result<regex::Regex, regex::Error> {
+    regex::RegexBuilder::new(source)
+        .size_limit(SIZE_LIMIT)
+        .build()
+}
+
 impl Pattern {
+    /// A pattern whose regex is already compiled.
     pub fn new(regex: regex::Regex) -> Pattern {
+        let pattern = Pattern::deferred(regex.as_str());
+        // A fresh lock: `set` cannot find it taken.
+        let _ = pattern.0.regex.set(regex);
+        pattern
+    }
+
+    /// A pattern whose regex is compiled on first use. Only for patterns known to compile
+    /// (the built-in rules' own, which a test compiles): a failure then is a bug, reported as
+    /// the crash of the file being linted.
+    pub fn deferred(source: &str) -> Pattern {
         let runs = regex_syntax::Parser::new()
-            .parse(regex.as_str())
+            .parse(source)
             .ok()
-            .and_then(|hir| Runs::from_hir(&hir))
-            .map(Arc::new);
-        Pattern {
-            regex,
-            copies: (0..PATTERN_COPIES)
-                .map(|_| std::sync::OnceLock::new())
-                .collect(),
+            .and_then(|hir| Runs::from_hir(&hir));
+        Pattern(Arc::new(Compiled {
+            source: source.into(),
+            regex: std::sync::OnceLock::new(),
+            copies: std::array::from_fn(|_| std::sync::OnceLock::new()),
             runs,
-        }
+        }))
     }
 
     pub fn is_match(&self, text: &str) -> bool {
-        if let Some(runs) = &self.runs {
+        if let Some(runs) = &self.0.runs {
             // The runs' sets hold ASCII bytes only, so a match they find is the regex's too
             // (what the runs consumed is ASCII); a miss is final only for ASCII text, which
             // is tested after the runs, as most texts match.
@@ -58,20 +87,30 @@ impl Pattern {
 
     fn regex_is_match(&self, text: &str) -> bool {
         match rayon::current_thread_index() {
-            Some(i) if i % PATTERN_COPIES != 0 => self.copies[i % PATTERN_COPIES]
-                .get_or_init(|| self.regex.clone())
+            Some(i) if i % PATTERN_COPIES != 0 => self.0.copies[i % PATTERN_COPIES]
+                .get_or_init(|| self.regex().clone())
                 .is_match(text),
-            _ => self.regex.is_match(text),
+            _ => self.regex().is_match(text),
         }
     }
 
+    /// The compiled regex, compiled now if it was deferred.
+    pub fn regex(&self) -> &regex::Regex {
+        self.0
+            .regex
+            .get_or_init(|| match build_regex(&self.0.source) {
+                Ok(regex) => regex,
+                Err(e) => panic!("a built-in pattern does not compile: {e}"),
+            })
+    }
+
     pub fn as_str(&self) -> &str {
-        self.regex.as_str()
+        &self.0.source
     }
 
     /// Whether ASCII text is matched without the regex engine.
     pub fn has_fast_path(&self) -> bool {
-        self.runs.is_some()
+        self.0.runs.is_some()
     }
 }
 
@@ -472,6 +511,66 @@ mod tests {
         Pattern::new(regex::Regex::new(p).unwrap())
     }
 
+    /// Every pattern of the built-in rules compiles (they are compiled on first use, where a
+    /// failure would be a crash), and each one takes the run matcher.
+    #[test]
+    fn builtin_patterns_compile() {
+        fn patterns(value: &toml::Value, out: &mut Vec<String>) {
+            match value {
+                toml::Value::Table(table) => {
+                    for (key, v) in table {
+                        match (key.as_str(), v) {
+                            ("matches" | "not-matches", toml::Value::String(p)) => {
+                                out.push(p.clone())
+                            }
+                            _ => patterns(v, out),
+                        }
+                    }
+                }
+                toml::Value::Array(items) => items.iter().for_each(|v| patterns(v, out)),
+                _ => {}
+            }
+        }
+        let mut found = Vec::new();
+        for (name, text) in crate::rules::BUILTIN {
+            let value: toml::Value = toml::from_str(text).unwrap_or_else(|e| panic!("{name}: {e}"));
+            patterns(&value, &mut found);
+        }
+        assert!(found.len() >= 7, "patterns found: {found:?}");
+        for source in &found {
+            let deferred = Pattern::deferred(source);
+            assert!(deferred.has_fast_path(), "{source}");
+            assert!(build_regex(source).is_ok(), "{source}");
+            assert_eq!(deferred.regex().as_str(), source.as_str());
+        }
+    }
+
+    /// A deferred pattern answers as a compiled one, on ASCII and non-ASCII text alike, and its
+    /// clones share the regex once it is built.
+    #[test]
+    fn deferred_patterns_match_like_compiled_ones() {
+        for source in PATTERNS {
+            let deferred = Pattern::deferred(source);
+            let clone = deferred.clone();
+            let compiled = pattern(source);
+            for text in [
+                "",
+                "sha256:",
+                "alice/handbook@v1",
+                "run/a/b@step=3",
+                "é/ü",
+                "a b\u{7f}",
+            ] {
+                assert_eq!(
+                    deferred.is_match(text),
+                    compiled.is_match(text),
+                    "{source} on {text:?}"
+                );
+            }
+            assert!(std::ptr::eq(deferred.regex(), clone.regex()));
+        }
+    }
+
     /// First the built-in rules' seven patterns and a digest's positive form (all eight take
     /// the run matcher), then shapes around them.
     const PATTERNS: &[&str] = &[
@@ -579,7 +678,7 @@ mod tests {
             for text in &texts {
                 assert_eq!(
                     pattern.is_match(text),
-                    pattern.regex.is_match(text),
+                    pattern.regex().is_match(text),
                     "pattern {p:?} on {text:?} (fast path: {})",
                     pattern.has_fast_path()
                 );
