@@ -122,7 +122,7 @@ pub fn rule_doc(rule: &Rule) -> String {
     }
     for (valid, title) in [(false, "Fails"), (true, "Passes")] {
         // Prefer a case that differs from the reference spec: it shows what matters.
-        let mut cases = rule.cases.iter().filter(|c| c.valid == valid);
+        let mut cases = rule.cases().iter().filter(|c| c.valid == valid);
         let example = cases
             .clone()
             .find(|c| !matches!(c.source, CaseSource::Reference) || !c.edits.is_empty())
@@ -203,7 +203,7 @@ pub fn test_rules(args: TestRulesArgs, env: &mut Env<'_>) -> Result<ExitStatus, 
     };
     let (mut passed, mut failed) = (0usize, 0usize);
     for rule in &set.rules {
-        for case in &rule.cases {
+        for case in rule.cases() {
             // Built-in cases must trigger nothing but their own rule; a team's rule is tested
             // on its own.
             let verdict = crate::cases::verify_case(rule, case, strict.then_some(&builtin));

@@ -725,7 +725,10 @@ fn a_rule_file_with_a_regex_over_the_size_limit() {
         "{RULE_HEAD}\n[[check]]\nselect = \"metadata.labels.team\"\nmatches = '^\\w{{5000}}$'\n"
     );
     let err = bad_rules(&[("team.toml", &text)], "policies/team.toml", "8:11");
-    assert!(err.contains("bad regex") && err.contains("size limit"), "{err}");
+    assert!(
+        err.contains("bad regex") && err.contains("size limit"),
+        "{err}"
+    );
 }
 
 #[test]

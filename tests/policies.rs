@@ -24,8 +24,8 @@ fn example_policies_load_and_their_cases_hold() {
     }
     let mut ran = 0;
     for rule in &set.rules {
-        assert!(rule.cases.iter().any(|c| c.valid) && rule.cases.iter().any(|c| !c.valid));
-        for case in &rule.cases {
+        assert!(rule.cases().iter().any(|c| c.valid) && rule.cases().iter().any(|c| !c.valid));
+        for case in rule.cases() {
             ran += 1;
             if let Err(why) = verify_case(rule, case, None) {
                 panic!("{} / {}: {why}", rule.id, case.name);

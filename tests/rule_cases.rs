@@ -11,7 +11,7 @@ fn every_builtin_rule_case_behaves_as_declared() {
     let mut failures = Vec::new();
     let mut ran = 0;
     for rule in &set.rules {
-        for case in &rule.cases {
+        for case in rule.cases() {
             ran += 1;
             if let Err(why) = verify_case(rule, case, Some(&set)) {
                 failures.push(format!("{} / {}: {why}", rule.id, case.name));
@@ -31,12 +31,12 @@ fn every_builtin_rule_has_passing_and_failing_cases() {
     let set = RuleSet::builtin().unwrap();
     for rule in &set.rules {
         assert!(
-            rule.cases.iter().any(|c| c.valid),
+            rule.cases().iter().any(|c| c.valid),
             "{} has no [[valid]] case",
             rule.id
         );
         assert!(
-            rule.cases.iter().any(|c| !c.valid),
+            rule.cases().iter().any(|c| !c.valid),
             "{} has no [[invalid]] case",
             rule.id
         );

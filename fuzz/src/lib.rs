@@ -510,7 +510,7 @@ fn run_compiled_rule(rule: &Rule) {
         &setup.project,
     );
     check_findings(spec, &findings);
-    for case in &rule.cases {
+    for case in rule.cases() {
         // A case whose patch or edits do not apply is an error `test-rules` reports.
         let (Ok(document), Ok(findings)) =
             (case.document(), forgelint::cases::run_case(case, &[rule]))

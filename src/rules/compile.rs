@@ -467,8 +467,8 @@ impl Compiler<'_> {
 
     fn case(&self, raw: &Spanned<RawCase>, valid: bool, index: usize) -> Result<Case> {
         let c = raw.get_ref();
-        // The document is built when a case runs, not here: compiling the built-in rules is on
-        // the path of every run, and their 130 cases are needed only by `test-rules`.
+        // The document is built when a case runs, not here: a rule file's cases are compiled
+        // with it on every run that loads it, and are needed only by `test-rules`.
         let source = match (&c.patch, &c.document) {
             (Some(_), Some(d)) => {
                 return Err(self.err(d.span(), "a case takes `patch` or `document`, not both"))
@@ -662,14 +662,48 @@ pub fn apply_patch(base: &str, patch: &str) -> std::result::Result<String, Strin
     serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())
 }
 
-/// Compiles one rule file.
+/// Compiles one rule file. A built-in rule's cases (`[[valid]]`, `[[invalid]]`, 40% of its
+/// text) are compiled only when asked for ([`Rule::cases`]): a lint never reads them.
 pub fn compile_rule(
     name: &str,
     text: Arc<str>,
     builtin: bool,
 ) -> std::result::Result<Rule, Box<FileError>> {
+    compile(name, text, builtin, !builtin)
+}
+
+/// Where a built-in rule file's cases begin: its first `[[valid]]` or `[[invalid]]` line. A
+/// built-in file has nothing else after it (a test holds them to that), so the text before it
+/// is the whole rule without its cases, with the same offsets.
+pub fn cases_start(text: &str) -> usize {
+    let mut at = 0;
+    for line in text.split_inclusive('\n') {
+        if line.starts_with("[[valid]]") || line.starts_with("[[invalid]]") {
+            return at;
+        }
+        at += line.len();
+    }
+    text.len()
+}
+
+/// A built-in rule's cases, compiled from its whole text.
+pub fn builtin_cases(origin: &Origin) -> std::result::Result<Vec<Case>, Box<FileError>> {
+    compile(&origin.name, origin.text.clone(), true, true).map(|rule| rule.cases().to_vec())
+}
+
+fn compile(
+    name: &str,
+    text: Arc<str>,
+    builtin: bool,
+    with_cases: bool,
+) -> std::result::Result<Rule, Box<FileError>> {
+    let parsed = if with_cases {
+        &text[..]
+    } else {
+        &text[..cases_start(&text)]
+    };
     let raw: RawRule =
-        toml::from_str(&text).map_err(|e| Box::new(FileError::from_toml(name, &text, &e)))?;
+        toml::from_str(parsed).map_err(|e| Box::new(FileError::from_toml(name, &text, &e)))?;
     let c = Compiler {
         name,
         text: &text,
@@ -777,13 +811,70 @@ pub fn compile_rule(
             builtin,
             id_span: raw.id.span(),
         },
-        cases,
+        cases: if with_cases {
+            std::sync::OnceLock::from(cases)
+        } else {
+            std::sync::OnceLock::new()
+        },
     })
 }
 
 #[cfg(test)]
 mod tests {
-    use super::source_offset;
+    use super::{cases_start, compile, source_offset};
+
+    /// A built-in rule file has only its cases after the first case, so the rule compiled
+    /// without them is the whole rule; its cases, compiled on demand, are the file's.
+    #[test]
+    fn builtin_cases_come_last_and_compile_on_demand() {
+        let mut deferred_cases = 0;
+        for (name, text) in crate::rules::BUILTIN {
+            let start = cases_start(text);
+            let tail: toml::Table = toml::from_str(&text[start..])
+                .unwrap_or_else(|e| panic!("{name}: the cases do not parse alone: {e}"));
+            assert!(
+                tail.keys().all(|k| k == "valid" || k == "invalid"),
+                "{name}: something other than cases follows the first case: {:?}",
+                tail.keys().collect::<Vec<_>>()
+            );
+            let whole = compile(name, (*text).into(), true, true).unwrap();
+            let lean = compile(name, (*text).into(), true, false).unwrap();
+            assert_eq!(lean.checks.len(), whole.checks.len(), "{name}");
+            assert_eq!(lean.summary, whole.summary, "{name}");
+            assert_eq!(lean.cases.get().map(Vec::len), None, "{name}");
+            let loaded = super::compile_rule(name, (*text).into(), true).unwrap();
+            assert!(
+                loaded.cases.get().is_none(),
+                "{name}: cases compiled on load"
+            );
+            let names = |cases: &[crate::rules::Case]| -> Vec<(String, bool)> {
+                cases.iter().map(|c| (c.name.clone(), c.valid)).collect()
+            };
+            assert_eq!(names(lean.cases()), names(whole.cases()), "{name}");
+            assert_eq!(
+                whole.cases().len(),
+                tail.values()
+                    .map(|v| v.as_array().map_or(0, Vec::len))
+                    .sum::<usize>(),
+                "{name}"
+            );
+            deferred_cases += lean.cases().len();
+        }
+        assert!(deferred_cases >= 100, "{deferred_cases}");
+    }
+
+    #[test]
+    fn cases_start_at_the_first_case_line() {
+        assert_eq!(
+            cases_start("id = 1\n[[check]]\n[[valid]]\nname = 'x'\n"),
+            17
+        );
+        assert_eq!(cases_start("id = 1\n[[invalid]]\n[[valid]]\n"), 7);
+        assert_eq!(cases_start("[[valid]]\n"), 0);
+        // Not at a line's start, or no cases at all: the whole text.
+        assert_eq!(cases_start("x = '[[valid]]'\n"), 16);
+        assert_eq!(cases_start("id = 1"), 6);
+    }
 
     fn at(raw: &str, offset: usize) -> &str {
         let i = source_offset(raw, offset);

@@ -414,7 +414,8 @@ pub struct Rule {
     /// Context without which none of the checks can run (shown by `forgelint rules`).
     pub needs: Needs,
     pub origin: Origin,
-    pub cases: Vec<Case>,
+    /// Set when the rule is compiled, except for a built-in rule's (see [`Rule::cases`]).
+    cases: std::sync::OnceLock<Vec<Case>>,
     /// One step per check, read before the check itself (see [`plan`]).
     pub plan: Vec<plan::Step>,
     /// The rule's own `files` globs (runs only there) and `ignores` globs (never there).
@@ -423,6 +424,16 @@ pub struct Rule {
 }
 
 impl Rule {
+    /// The rule's cases. A built-in rule's are compiled on first use, from its whole text.
+    pub fn cases(&self) -> &[Case] {
+        self.cases
+            .get_or_init(|| match compile::builtin_cases(&self.origin) {
+                Ok(cases) => cases,
+                // The cases of every built-in rule compile: the rule-case tests run them all.
+                Err(e) => panic!("the cases of built-in rule {} do not compile: {e}", self.id),
+            })
+    }
+
     /// Does the rule's own scope include a file at `relative` (to the config's folder)?
     pub fn applies_to(&self, relative: &Path) -> bool {
         self.files.as_ref().is_none_or(|f| f.is_match(relative))
