@@ -231,7 +231,7 @@ impl report::Sources for FileSources {
 /// path, and then each path's findings by the rest of the key. Paths are compared by the 16
 /// bytes after the prefix all of them share (a number, no memory to fetch), and in full only
 /// when those are equal. The findings are moved once each at the end.
-fn sort_findings(findings: &mut Vec<Finding>) {
+fn sort_findings(findings: &mut [Finding]) {
     let mut runs: Vec<std::ops::Range<usize>> = Vec::new();
     for (i, f) in findings.iter().enumerate() {
         match runs.last_mut() {
@@ -270,8 +270,28 @@ fn sort_findings(findings: &mut Vec<Finding>) {
         }
         order[from..].sort_by(|&a, &b| findings[a].sort_key().cmp(&findings[b].sort_key()));
     }
-    let mut slots: Vec<Option<Finding>> = std::mem::take(findings).into_iter().map(Some).collect();
-    *findings = order.iter().filter_map(|&i| slots[i].take()).collect();
+    permute(findings, order);
+}
+
+/// Rearranges `items` in place so that position `i` holds what was at `order[i]` (`order` is a
+/// permutation of the positions). Each cycle of the permutation is followed once, so every item
+/// moves once; two fresh vectors as large as the findings would cost their page faults too.
+fn permute<T>(items: &mut [T], mut order: Vec<usize>) {
+    const DONE: usize = usize::MAX;
+    assert_eq!(items.len(), order.len());
+    for start in 0..order.len() {
+        let mut at = start;
+        // Each swap puts what belongs at `at` there; the cycle closes where `start`'s item,
+        // carried along, belongs.
+        while order[at] != DONE {
+            let from = std::mem::replace(&mut order[at], DONE);
+            if from == start {
+                break;
+            }
+            items.swap(at, from);
+            at = from;
+        }
+    }
 }
 
 /// The length of the longest common prefix of `a` and `b`.
@@ -699,6 +719,40 @@ mod tests {
                 "{path} against {base}"
             );
         }
+    }
+
+    /// Permuting in place gives what collecting by the order gives, for every permutation of a
+    /// few items and for long cycles.
+    #[test]
+    fn permute_follows_the_order() {
+        fn all_orders(n: usize) -> Vec<Vec<usize>> {
+            if n == 0 {
+                return vec![Vec::new()];
+            }
+            let mut out = Vec::new();
+            for smaller in all_orders(n - 1) {
+                for at in 0..n {
+                    let mut order = smaller.clone();
+                    order.insert(at, n - 1);
+                    out.push(order);
+                }
+            }
+            out
+        }
+        for n in 0..6 {
+            for order in all_orders(n) {
+                let items: Vec<String> = (0..n).map(|i| format!("item {i}")).collect();
+                let expected: Vec<String> = order.iter().map(|&i| items[i].clone()).collect();
+                let mut permuted = items.clone();
+                super::permute(&mut permuted, order.clone());
+                assert_eq!(permuted, expected, "{order:?}");
+            }
+        }
+        let n = 1000;
+        let order: Vec<usize> = (0..n).map(|i| (i * 7 + 3) % n).collect();
+        let mut permuted: Vec<usize> = (0..n).collect();
+        super::permute(&mut permuted, order.clone());
+        assert_eq!(permuted, order);
     }
 
     /// Sorting by indices orders findings as a stable sort of the findings does: equal keys
