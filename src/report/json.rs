@@ -5,8 +5,8 @@ use std::io::Write;
 
 use serde::Serialize as DeriveSerialize;
 
-use super::jsonwriter::JsonWriter;
-use super::pretty::{write_array, ObjectWriter};
+use super::jsonwriter::{write_number, write_string, JsonWriter, Skeleton};
+use super::pretty::{write_array_with, ObjectWriter};
 use super::{statistics, ReportInput};
 use crate::diagnostic::Finding;
 use crate::json::Span;
@@ -15,28 +15,75 @@ use crate::source::Position;
 /// Version of the document's shape; bumped on any incompatible change.
 pub const FORMAT_VERSION: u32 = 1;
 
+/// A finding's fixed text at one nesting level, up to its `related` places (which come and go):
+/// made once for a chunk of findings.
+struct FindingShape {
+    level: usize,
+    skeleton: Skeleton,
+}
+
+impl FindingShape {
+    fn new(level: usize) -> FindingShape {
+        let skeleton = Skeleton::new(level, |w| {
+            w.begin_object();
+            for key in ["path", "rule", "severity", "message", "help", "pointer"] {
+                w.key(key);
+                w.hole();
+            }
+            w.key("span");
+            w.begin_object();
+            w.key("start");
+            w.hole();
+            w.key("end");
+            w.hole();
+            w.end_object();
+            for key in ["start", "end"] {
+                w.key(key);
+                w.begin_object();
+                w.key("line");
+                w.hole();
+                w.key("column");
+                w.hole();
+                w.end_object();
+            }
+            w.key("related");
+            w.hole();
+        });
+        FindingShape { level, skeleton }
+    }
+}
+
 /// Writes one finding, as serde would write the document's shape of it (the test below holds
 /// the two to the same bytes).
-fn write_finding(buf: &mut Vec<u8>, level: usize, f: &Finding) {
-    let mut w = JsonWriter::new(buf, level);
-    w.begin_object();
-    w.key("path");
-    w.string(&f.path);
-    w.key("rule");
-    w.string(&f.rule);
-    w.key("severity");
-    w.string(f.severity.as_str());
-    w.key("message");
-    w.string(&f.message);
-    w.key("help");
-    match &f.help {
-        Some(help) => w.string(help),
-        None => w.null(),
+fn write_finding(buf: &mut Vec<u8>, shape: &FindingShape, f: &Finding) {
+    let mut parts = shape.skeleton.parts();
+    for text in [&*f.path, &f.rule, f.severity.as_str(), &f.message] {
+        parts.next_into(buf);
+        write_string(buf, text);
     }
-    w.key("pointer");
-    w.string(&f.pointer);
-    write_place(&mut w, f.span, f.start, f.end);
-    w.key("related");
+    parts.next_into(buf);
+    match &f.help {
+        Some(help) => write_string(buf, help),
+        None => buf.extend_from_slice(b"null"),
+    }
+    parts.next_into(buf);
+    write_string(buf, &f.pointer);
+    for value in [
+        f.span.start,
+        f.span.end,
+        f.start.line,
+        f.start.column,
+        f.end.line,
+        f.end.column,
+    ] {
+        parts.next_into(buf);
+        write_number(buf, value.into());
+    }
+    parts.next_into(buf);
+    parts.next_into(buf);
+    debug_assert!(parts.is_done());
+    // The value of `related`, inside the finding.
+    let mut w = JsonWriter::resume(buf, shape.level + 1, false);
     w.begin_array();
     for r in &f.related {
         w.item();
@@ -121,13 +168,18 @@ pub fn write(out: &mut dyn Write, input: &ReportInput<'_>) -> std::io::Result<()
     // The findings are the bulk of the document: rendered on the worker threads.
     let findings = input.findings;
     doc.field("findings", |out, level| {
-        write_array(
+        write_array_with(
             out,
             level,
             findings.len(),
             input.threads,
-            |buf, i, level| {
-                write_finding(buf, level, &findings[i]);
+            |shape: &mut Option<FindingShape>, buf, i, level| {
+                if shape.as_ref().is_none_or(|s| s.level != level) {
+                    *shape = Some(FindingShape::new(level));
+                }
+                if let Some(shape) = shape {
+                    write_finding(buf, shape, &findings[i]);
+                }
                 Ok(())
             },
         )
@@ -254,7 +306,7 @@ mod tests {
         ] {
             for level in [0, 2] {
                 let mut direct = Vec::new();
-                write_finding(&mut direct, level, &f);
+                write_finding(&mut direct, &FindingShape::new(level), &f);
                 let mut serde = Vec::new();
                 crate::escape::write_json_at(&mut serde, level, &FindingOut::from(&f)).unwrap();
                 assert_eq!(

@@ -75,6 +75,12 @@ impl<'b> JsonWriter<'b> {
         }
     }
 
+    /// A writer that carries on inside an object or array open at `level` (after a
+    /// [`Skeleton`]'s last part); `first`: nothing has been written in it yet.
+    pub fn resume(out: &'b mut Vec<u8>, level: usize, first: bool) -> JsonWriter<'b> {
+        JsonWriter { out, level, first }
+    }
+
     fn newline_indent(&mut self) {
         self.out.push(b'\n');
         self.out.extend(std::iter::repeat_n(b' ', 2 * self.level));
@@ -141,72 +147,139 @@ impl<'b> JsonWriter<'b> {
             .extend_from_slice(if value { b"true" } else { b"false" });
     }
 
+    /// (The report writers write their `null`s into a skeleton's holes.)
+    #[cfg(test)]
     pub fn null(&mut self) {
         self.out.extend_from_slice(b"null");
     }
 
     pub fn number(&mut self, n: u64) {
-        let mut digits = [0u8; 20];
-        self.out.extend_from_slice(decimal(n, &mut digits));
+        write_number(self.out, n);
     }
 
     /// A JSON string: serde_json's escapes, and `\uXXXX` for every other dangerous character.
     pub fn string(&mut self, s: &str) {
-        self.out.push(b'"');
-        if is_plain(s.as_bytes()) {
-            self.out.extend_from_slice(s.as_bytes());
-        } else {
-            self.escaped(s);
-        }
-        self.out.push(b'"');
+        write_string(self.out, s);
     }
 
-    /// `s` with its escapes: runs of plain text are copied whole.
-    fn escaped(&mut self, s: &str) {
-        const HEX: &[u8; 16] = b"0123456789abcdef";
-        let bytes = s.as_bytes();
-        let mut plain = 0;
-        let mut at = 0;
-        while let Some(&b) = bytes.get(at) {
-            let escape: &[u8] = match b {
-                b'"' => b"\\\"",
-                b'\\' => b"\\\\",
-                0x08 => b"\\b",
-                b'\t' => b"\\t",
-                b'\n' => b"\\n",
-                0x0C => b"\\f",
-                b'\r' => b"\\r",
-                0x20..0x7F => {
-                    at += 1;
-                    continue;
-                }
-                _ => {
-                    let Some(c) = s[at..].chars().next() else {
-                        break;
-                    };
-                    if !is_dangerous(c) {
-                        at += c.len_utf8();
-                        continue;
-                    }
-                    // Every dangerous character is below U+10000: four hex digits.
-                    let n = c as u32;
-                    self.out.extend_from_slice(&bytes[plain..at]);
-                    self.out.extend_from_slice(b"\\u");
-                    for shift in [12, 8, 4, 0] {
-                        self.out.push(HEX[(n >> shift & 0xF) as usize]);
-                    }
-                    at += c.len_utf8();
-                    plain = at;
-                    continue;
-                }
-            };
-            self.out.extend_from_slice(&bytes[plain..at]);
-            self.out.extend_from_slice(escape);
-            at += 1;
-            plain = at;
-        }
-        self.out.extend_from_slice(&bytes[plain..]);
+    /// Marks the place of a value that is written later, into a [`Skeleton`].
+    pub fn hole(&mut self) {
+        self.out.push(HOLE);
     }
+}
+
+/// A JSON string: serde_json's escapes, and `\uXXXX` for every other dangerous character.
+pub fn write_string(out: &mut Vec<u8>, s: &str) {
+    out.push(b'"');
+    if is_plain(s.as_bytes()) {
+        out.extend_from_slice(s.as_bytes());
+    } else {
+        write_escaped(out, s);
+    }
+    out.push(b'"');
+}
+
+/// A JSON number.
+pub fn write_number(out: &mut Vec<u8>, n: u64) {
+    let mut digits = [0u8; 20];
+    out.extend_from_slice(decimal(n, &mut digits));
+}
+
+/// Marks a value's place in a skeleton. It never occurs in the fixed text: keys are plain
+/// ASCII ([`JsonWriter::key`]), and the rest is punctuation, newlines and spaces.
+const HOLE: u8 = 0;
+
+/// The fixed text of a JSON shape written at one nesting level, cut where its values go. A
+/// long report's elements share their shape, so the keys, punctuation and indentation between
+/// their values are made once and copied whole, not written piece by piece for every element.
+pub struct Skeleton {
+    parts: Vec<Box<[u8]>>,
+}
+
+impl Skeleton {
+    /// The skeleton of what `shape` writes at nesting `level`, with [`JsonWriter::hole`] for
+    /// each value.
+    pub fn new(level: usize, shape: impl FnOnce(&mut JsonWriter<'_>)) -> Skeleton {
+        let mut text = Vec::new();
+        shape(&mut JsonWriter::new(&mut text, level));
+        Skeleton {
+            parts: text.split(|&b| b == HOLE).map(Box::from).collect(),
+        }
+    }
+
+    /// The parts in order: the text before the first value, between each value and the next,
+    /// and after the last.
+    pub fn parts(&self) -> Parts<'_> {
+        Parts(self.parts.iter())
+    }
+}
+
+/// A skeleton's parts, taken one by one between the values.
+pub struct Parts<'s>(std::slice::Iter<'s, Box<[u8]>>);
+
+impl Parts<'_> {
+    /// Appends the next part to `out`.
+    #[inline]
+    pub fn next_into(&mut self, out: &mut Vec<u8>) {
+        let part = self.0.next();
+        debug_assert!(
+            part.is_some(),
+            "a value more than the skeleton has places for"
+        );
+        out.extend_from_slice(part.map_or(&[][..], |p| p));
+    }
+
+    /// Whether every part has been taken.
+    pub fn is_done(&self) -> bool {
+        self.0.len() == 0
+    }
+}
+
+/// `s` with its escapes: runs of plain text are copied whole.
+fn write_escaped(out: &mut Vec<u8>, s: &str) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let bytes = s.as_bytes();
+    let mut plain = 0;
+    let mut at = 0;
+    while let Some(&b) = bytes.get(at) {
+        let escape: &[u8] = match b {
+            b'"' => b"\\\"",
+            b'\\' => b"\\\\",
+            0x08 => b"\\b",
+            b'\t' => b"\\t",
+            b'\n' => b"\\n",
+            0x0C => b"\\f",
+            b'\r' => b"\\r",
+            0x20..0x7F => {
+                at += 1;
+                continue;
+            }
+            _ => {
+                let Some(c) = s[at..].chars().next() else {
+                    break;
+                };
+                if !is_dangerous(c) {
+                    at += c.len_utf8();
+                    continue;
+                }
+                // Every dangerous character is below U+10000: four hex digits.
+                let n = c as u32;
+                out.extend_from_slice(&bytes[plain..at]);
+                out.extend_from_slice(b"\\u");
+                for shift in [12, 8, 4, 0] {
+                    out.push(HEX[(n >> shift & 0xF) as usize]);
+                }
+                at += c.len_utf8();
+                plain = at;
+                continue;
+            }
+        };
+        out.extend_from_slice(&bytes[plain..at]);
+        out.extend_from_slice(escape);
+        at += 1;
+        plain = at;
+    }
+    out.extend_from_slice(&bytes[plain..]);
 }
 
 #[cfg(test)]
@@ -305,6 +378,69 @@ mod tests {
             None => w.null(),
         }
         w.end_object();
+    }
+
+    /// A skeleton filled in with values, and a writer resumed after its last part, give the
+    /// text the writer gives for the whole value.
+    #[test]
+    fn filled_skeletons_match_the_writer() {
+        let hostile = "x\u{1b}[31m \"q\" \u{202e}";
+        for level in [0, 1, 4] {
+            let skeleton = Skeleton::new(level, |w| {
+                w.begin_object();
+                w.key("a");
+                w.hole();
+                w.key("b");
+                w.begin_array();
+                w.item();
+                w.hole();
+                w.item();
+                w.begin_object();
+                w.key("c");
+                w.hole();
+                w.end_object();
+                w.end_array();
+            });
+            let mut filled = Vec::new();
+            let mut parts = skeleton.parts();
+            parts.next_into(&mut filled);
+            write_string(&mut filled, hostile);
+            parts.next_into(&mut filled);
+            write_number(&mut filled, 42);
+            parts.next_into(&mut filled);
+            write_string(&mut filled, "");
+            assert!(!parts.is_done());
+            parts.next_into(&mut filled);
+            assert!(parts.is_done());
+            let mut rest = JsonWriter::resume(&mut filled, level + 1, false);
+            rest.key("d");
+            rest.null();
+            rest.end_object();
+
+            let mut direct = Vec::new();
+            let mut w = JsonWriter::new(&mut direct, level);
+            w.begin_object();
+            w.key("a");
+            w.string(hostile);
+            w.key("b");
+            w.begin_array();
+            w.item();
+            w.number(42);
+            w.item();
+            w.begin_object();
+            w.key("c");
+            w.string("");
+            w.end_object();
+            w.end_array();
+            w.key("d");
+            w.null();
+            w.end_object();
+            assert_eq!(
+                String::from_utf8(filled),
+                String::from_utf8(direct),
+                "level {level}"
+            );
+        }
     }
 
     /// Nesting, empty and full arrays, numbers and nulls are laid out as serde_json lays them

@@ -104,28 +104,12 @@ impl<'w, W: Write> ArrayWriter<'w, W> {
     }
 }
 
-/// Writes an array at nesting `level` whose element `i` is `render(buffer, i, element_level)`.
-/// With `threads > 1` and enough elements, chunks are rendered on `threads` threads (this one
-/// included) and written in order, a few chunks ahead at most: the output is the same whatever
-/// the thread count, and memory stays bounded.
-pub fn write_array<W, R>(
-    out: &mut W,
-    level: usize,
-    len: usize,
-    threads: usize,
-    render: R,
-) -> std::io::Result<()>
-where
-    W: Write,
-    R: Fn(&mut Vec<u8>, usize, usize) -> std::io::Result<()> + Sync,
-{
-    write_array_with(out, level, len, threads, |_: &mut (), buf, i, level| {
-        render(buf, i, level)
-    })
-}
-
-/// [`write_array`] with a state of type `S` that each chunk starts afresh (`S::default()`) and
-/// hands from one element to the next, for what neighbouring elements can share.
+/// Writes an array at nesting `level` whose element `i` is `render(state, buffer, i,
+/// element_level)`. With `threads > 1` and enough elements, chunks are rendered on `threads`
+/// threads (this one included) and written in order, a few chunks ahead at most: the output is
+/// the same whatever the thread count, and memory stays bounded. The state, of type `S`, is
+/// made afresh for each chunk (`S::default()`) and handed from one element to the next, for
+/// what neighbouring elements can share.
 pub fn write_array_with<W, S, R>(
     out: &mut W,
     level: usize,
@@ -296,9 +280,13 @@ mod tests {
                 object.value("a", &1).unwrap();
                 object
                     .field("items", |out, level| {
-                        write_array(out, level, items.len(), threads, |buf, i, level| {
-                            write_json_at(buf, level, &items[i])
-                        })
+                        write_array_with(
+                            out,
+                            level,
+                            items.len(),
+                            threads,
+                            |_: &mut (), buf, i, level| write_json_at(buf, level, &items[i]),
+                        )
                     })
                     .unwrap();
                 object
@@ -332,13 +320,14 @@ mod tests {
     fn a_failing_element_fails_the_array() {
         for threads in [1, 2] {
             let mut out = Vec::new();
-            let failed = write_array(&mut out, 0, 5 * CHUNK, threads, |buf, i, _| {
-                if i == 3 * CHUNK + 1 {
-                    return Err(std::io::Error::other("boom"));
-                }
-                buf.extend_from_slice(b"1");
-                Ok(())
-            });
+            let failed =
+                write_array_with(&mut out, 0, 5 * CHUNK, threads, |_: &mut (), buf, i, _| {
+                    if i == 3 * CHUNK + 1 {
+                        return Err(std::io::Error::other("boom"));
+                    }
+                    buf.extend_from_slice(b"1");
+                    Ok(())
+                });
             assert!(failed.is_err(), "{threads} threads");
         }
     }

@@ -13,7 +13,7 @@ use std::path::{Component, Path};
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use super::jsonwriter::{decimal, JsonWriter};
+use super::jsonwriter::{decimal, write_number, write_string, JsonWriter, Skeleton};
 use super::pretty::{write_array_with, ArrayWriter, ObjectWriter};
 use super::ReportInput;
 use crate::diagnostic::{fnv1a, Finding};
@@ -161,6 +161,20 @@ struct RegionOut {
     byte_length: usize,
 }
 
+impl RegionOut {
+    /// The members' values, in the order of [`REGION_KEYS`].
+    fn values(&self) -> [u64; 6] {
+        [
+            self.start_line.into(),
+            self.start_column.into(),
+            self.end_line.into(),
+            self.end_column.into(),
+            self.byte_offset.into(),
+            self.byte_length as u64,
+        ]
+    }
+}
+
 fn region_of(
     span: crate::json::Span,
     start: crate::source::Position,
@@ -218,6 +232,81 @@ struct ResultState {
     artifact: Option<(usize, ArtifactLocation)>,
     /// The previous result's index and fingerprint.
     fingerprint: Option<(usize, u64, usize)>,
+    /// The results' fixed text, made for the chunk's first result.
+    shapes: Option<ResultShapes>,
+}
+
+/// The fixed text of a result at one nesting level, up to its fingerprint: for an artifact
+/// with a `uriBaseId` and for one without. The members after it (rule index, related places,
+/// help) are written one by one: they come and go.
+struct ResultShapes {
+    level: usize,
+    with_base: Skeleton,
+    without_base: Skeleton,
+}
+
+/// The region's members, in the log's order.
+const REGION_KEYS: [&str; 6] = [
+    "startLine",
+    "startColumn",
+    "endLine",
+    "endColumn",
+    "byteOffset",
+    "byteLength",
+];
+
+impl ResultShapes {
+    fn new(level: usize) -> ResultShapes {
+        let shape = |with_base: bool| {
+            Skeleton::new(level, |w| {
+                w.begin_object();
+                w.key("ruleId");
+                w.hole();
+                w.key("level");
+                w.hole();
+                w.key("message");
+                w.begin_object();
+                w.key("text");
+                w.hole();
+                w.end_object();
+                w.key("locations");
+                w.begin_array();
+                w.item();
+                w.begin_object();
+                w.key("physicalLocation");
+                w.begin_object();
+                w.key("artifactLocation");
+                w.begin_object();
+                w.key("uri");
+                w.hole();
+                if with_base {
+                    w.key("uriBaseId");
+                    w.hole();
+                }
+                w.end_object();
+                w.key("region");
+                w.begin_object();
+                for key in REGION_KEYS {
+                    w.key(key);
+                    w.hole();
+                }
+                w.end_object();
+                w.end_object();
+                w.end_object();
+                w.end_array();
+                w.key("partialFingerprints");
+                w.begin_object();
+                w.key("forgelint/v1");
+                w.hole();
+                w.end_object();
+            })
+        };
+        ResultShapes {
+            level,
+            with_base: shape(true),
+            without_base: shape(false),
+        }
+    }
 }
 
 /// Writes result `i`.
@@ -243,9 +332,12 @@ fn write_result(
     let location = &state.artifact.as_ref().expect("set above").1;
     let mut text = [0u8; 16 + 1 + 20];
     let len = fingerprint_text(hash, occurrence, &mut text);
+    if state.shapes.as_ref().is_none_or(|s| s.level != level) {
+        state.shapes = Some(ResultShapes::new(level));
+    }
     write_result_json(
         buf,
-        level,
+        state.shapes.as_ref().expect("set above"),
         f,
         location,
         std::str::from_utf8(&text[..len]).unwrap_or_default(),
@@ -294,32 +386,35 @@ impl std::hash::Hasher for Fnv {
 /// same bytes).
 fn write_result_json(
     buf: &mut Vec<u8>,
-    level: usize,
+    shapes: &ResultShapes,
     f: &Finding,
     location: &ArtifactLocation,
     fingerprint: &str,
     rule_index: Option<usize>,
 ) {
-    let mut w = JsonWriter::new(buf, level);
-    w.begin_object();
-    w.key("ruleId");
-    w.string(&f.rule);
-    w.key("level");
-    w.string(level_of(f.severity));
-    w.key("message");
-    write_text(&mut w, &f.message);
-    w.key("locations");
-    w.begin_array();
-    w.item();
-    w.begin_object();
-    write_physical_location(&mut w, location, region_of(f.span, f.start, f.end));
-    w.end_object();
-    w.end_array();
-    w.key("partialFingerprints");
-    w.begin_object();
-    w.key("forgelint/v1");
-    w.string(fingerprint);
-    w.end_object();
+    let shape = match location.uri_base_id {
+        Some(_) => &shapes.with_base,
+        None => &shapes.without_base,
+    };
+    let mut parts = shape.parts();
+    for text in [&*f.rule, level_of(f.severity), &f.message, &location.uri] {
+        parts.next_into(buf);
+        write_string(buf, text);
+    }
+    if let Some(base) = location.uri_base_id {
+        parts.next_into(buf);
+        write_string(buf, base);
+    }
+    for value in region_of(f.span, f.start, f.end).values() {
+        parts.next_into(buf);
+        write_number(buf, value);
+    }
+    parts.next_into(buf);
+    write_string(buf, fingerprint);
+    parts.next_into(buf);
+    debug_assert!(parts.is_done());
+    // Inside the result, after its fingerprints.
+    let mut w = JsonWriter::resume(buf, shapes.level + 1, false);
     if let Some(index) = rule_index {
         w.key("ruleIndex");
         w.number(index as u64);
@@ -372,14 +467,7 @@ fn write_physical_location(w: &mut JsonWriter<'_>, location: &ArtifactLocation, 
     w.end_object();
     w.key("region");
     w.begin_object();
-    for (key, value) in [
-        ("startLine", region.start_line as u64),
-        ("startColumn", region.start_column.into()),
-        ("endLine", region.end_line.into()),
-        ("endColumn", region.end_column.into()),
-        ("byteOffset", region.byte_offset.into()),
-        ("byteLength", region.byte_length as u64),
-    ] {
+    for (key, value) in REGION_KEYS.into_iter().zip(region.values()) {
         w.key(key);
         w.number(value);
     }
@@ -731,7 +819,8 @@ mod tests {
             ] {
                 for (level, index) in [(0, None), (4, Some(0)), (4, Some(31))] {
                     let mut direct = Vec::new();
-                    write_result_json(&mut direct, level, &f, &location, "00ff:2", index);
+                    let shapes = ResultShapes::new(level);
+                    write_result_json(&mut direct, &shapes, &f, &location, "00ff:2", index);
                     assert_eq!(
                         String::from_utf8(direct).unwrap(),
                         result_via_serde(level, &f, &location, "00ff:2", index)
