@@ -315,9 +315,10 @@ pub fn lint_named(
     platform: &Platform,
     project: &dyn ProjectFs,
 ) -> Vec<Finding> {
-    let invalid_json = rules.iter().find(|a| a.rule.id == INVALID_JSON);
+    // Looked up only for a file that is not JSON: most files are.
+    let invalid_json = || rules.iter().find(|a| a.rule.id == INVALID_JSON);
     if bytes.len() as u64 > MAX_FILE_SIZE {
-        return invalid_json
+        return invalid_json()
             .map(|r| {
                 vec![file_finding(
                     path.get(),
@@ -340,7 +341,7 @@ pub fn lint_named(
         Ok(parsed) => parsed,
         Err(err) => {
             ARENA.with(|cell| cell.set(std::mem::take(&mut arena)));
-            let Some(rule) = invalid_json else {
+            let Some(rule) = invalid_json() else {
                 return Vec::new();
             };
             let (span, start, end) = match std::str::from_utf8(bytes) {

@@ -115,18 +115,25 @@ fn unknown_rule_error(id: &str, settings: &Settings, flag: &str) -> Error {
     }
 }
 
-/// The rules that apply to a file at `relative` (for per-file ignores).
+/// Whether some rule applies to some files only (per-file ignores, a rule's own `files` or
+/// `ignores`): decided once per run, as most runs scope nothing.
+fn scopes_rules(base: &[Active<'_>], settings: &Settings) -> bool {
+    !settings.per_file_ignores.is_empty()
+        || base
+            .iter()
+            .any(|a| a.rule.files.is_some() || a.rule.ignores.is_some())
+}
+
+/// The rules that apply to a file at `relative` (for per-file ignores); `scoped`: what
+/// [`scopes_rules`] says of the run.
 fn active_rules<'r, 'a, 'p>(
     base: &'r [Active<'a>],
     settings: &Settings,
+    scoped: bool,
     relative: impl FnOnce() -> std::borrow::Cow<'p, Path>,
 ) -> std::borrow::Cow<'r, [Active<'a>]> {
-    // Most runs scope nothing per file: no relative path and no copy of the rule list then.
-    if settings.per_file_ignores.is_empty()
-        && base
-            .iter()
-            .all(|a| a.rule.files.is_none() && a.rule.ignores.is_none())
-    {
+    // Unscoped: no relative path and no copy of the rule list.
+    if !scoped {
         return std::borrow::Cow::Borrowed(base);
     }
     let relative = relative();
@@ -380,10 +387,11 @@ fn check(args: CheckArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
         .iter()
         .find(|a| a.rule.id == engine::INVALID_JSON)
         .copied();
+    let scoped = scopes_rules(&base_rules, &settings);
     let lint_one = |candidate: &discover::Candidate| -> FileOutcome {
         let display = || -> Arc<str> { Arc::from(candidate.path.to_string_lossy().as_ref()) };
         let display = FileName::lazy(&display);
-        let active = active_rules(&base_rules, &settings, || {
+        let active = active_rules(&base_rules, &settings, scoped, || {
             relative_to(&candidate.path, &settings.base_dir, &env.cwd)
         });
         let file_problem = |message: String| FileOutcome {
@@ -537,7 +545,7 @@ fn check(args: CheckArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
             .clone()
             .unwrap_or_else(|| PathBuf::from("-"));
         let display: Arc<str> = Arc::from(name.to_string_lossy().as_ref());
-        let active = active_rules(&base_rules, &settings, || {
+        let active = active_rules(&base_rules, &settings, scoped, || {
             relative_to(&name, &settings.base_dir, &env.cwd)
         });
         match read {
