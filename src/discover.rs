@@ -290,11 +290,25 @@ fn walk(
                     .any(|d| entry.file_name() == std::ffi::OsStr::new(d)))
         });
     let warnings = Mutex::new(Vec::new());
-    builder.build_parallel().visit(&mut Batchers {
-        opts,
-        visit,
-        warnings: &warnings,
-    });
+    if opts.threads <= 1 {
+        // One walker thread: the sequential walker, which keeps a stack of open folders
+        // instead of passing every entry through a work-stealing queue.
+        let mut batcher = Batcher {
+            batch: Vec::with_capacity(BATCH),
+            opts,
+            visit,
+            warnings: &warnings,
+        };
+        for entry in builder.build() {
+            ignore::ParallelVisitor::visit(&mut batcher, entry);
+        }
+    } else {
+        builder.build_parallel().visit(&mut Batchers {
+            opts,
+            visit,
+            warnings: &warnings,
+        });
+    }
     out.warnings
         .extend(warnings.into_inner().unwrap_or_else(|e| e.into_inner()));
 }

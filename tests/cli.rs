@@ -839,6 +839,12 @@ fn discovery_finds_jobspecs_and_skips_the_rest() {
     // The same walk from the explicit `.` and from the absolute path.
     let dot = tree.run(&["--no-config", "--format", "concise", "."]);
     assert_eq!(dot.stdout, run.stdout);
+    // The one walker thread of `-j1` and `-j2` walks sequentially; from `-j3`, walker threads
+    // share the folders. Both find the same files.
+    for jobs in ["1", "2", "3", "8"] {
+        let other = tree.run(&["--no-config", "--format", "concise", "-j", jobs]);
+        assert_eq!(other.stdout, run.stdout, "-j{jobs}");
+    }
     let root = tree.root.to_str().unwrap();
     let abs = tree.run(&["--no-config", "--format", "concise", root]);
     let abs_paths: Vec<String> = abs
@@ -866,6 +872,17 @@ fn no_ignore_lints_gitignored_files_but_still_skips_vcs_and_build_dirs() {
             "nested/local.jobspec.json",
         ]
     );
+    for jobs in ["1", "4"] {
+        let other = tree.run(&[
+            "--no-config",
+            "--format",
+            "concise",
+            "--no-ignore",
+            "-j",
+            jobs,
+        ]);
+        assert_eq!(other.stdout, run.stdout, "-j{jobs}");
+    }
 }
 
 #[test]
