@@ -157,8 +157,8 @@ pub fn discover_each(
     out
 }
 
-/// Files handed to the caller at a time: batching keeps the hand-over (a channel in the
-/// linter) from costing a wake-up per file.
+/// Files handed to the caller at a time: batching keeps the hand-over (a queue in the
+/// linter, [`crate::handoff`]) from costing a lock and a wake-up per file.
 pub const BATCH: usize = 128;
 
 /// What a file found by the walk is: a candidate, or nothing to lint.

@@ -21,6 +21,7 @@ pub mod discover;
 pub mod engine;
 pub mod error;
 pub mod escape;
+pub mod handoff;
 pub mod json;
 pub mod output;
 pub mod project;
@@ -470,7 +471,7 @@ fn check(args: CheckArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
             }
         }
     };
-    // The walker finds files on its own threads and passes them through a bounded channel to
+    // The walker finds files on its own threads and passes them through a bounded queue to
     // the worker pool, which lints them as they come: walking and linting overlap, and memory
     // does not grow with the size of the tree.
     let options = discover::Options {
@@ -479,17 +480,21 @@ fn check(args: CheckArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
         threads: threads.div_ceil(2),
         cwd: &env.cwd,
     };
-    let (sender, receiver) = std::sync::mpsc::sync_channel::<Vec<discover::Candidate>>(32);
+    let batches = handoff::Handoff::<Vec<discover::Candidate>>::new(32);
     let discovery = std::thread::scope(|scope| {
         let walker = scope.spawn(|| {
-            let sender = sender;
+            let _closer = batches.closer();
             discover::discover_each(&paths, &options, &|batch| {
-                // The receiver lives until the walk ends; a send cannot fail before.
-                let _ = sender.send(batch);
+                // Refused only once the workers are gone, and then nobody needs the batch.
+                batches.push(batch);
             })
         });
-        pool.install(|| {
-            receiver.into_iter().par_bridge().for_each(|batch| {
+        let _closer = batches.closer();
+        // Every worker takes batches from the queue itself. Behind `par_bridge` they would
+        // share one lock around the queue, and a worker whose take wakes the walker can be
+        // switched out for the walker while it holds that lock, leaving the other idle.
+        pool.broadcast(|_| {
+            while let Some(batch) = batches.pop() {
                 // Counted per batch: one shared counter bumped per file would bounce between
                 // the workers.
                 files_seen.fetch_add(batch.len(), std::sync::atomic::Ordering::Relaxed);
@@ -504,7 +509,7 @@ fn check(args: CheckArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
                     outcome.findings.extend(one.findings);
                 }
                 keep(outcome);
-            })
+            }
         });
         walker.join()
     })
