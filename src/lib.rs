@@ -25,6 +25,7 @@ pub mod handoff;
 pub mod json;
 pub mod output;
 pub mod project;
+pub mod read;
 pub mod report;
 pub mod rules;
 pub mod select;
