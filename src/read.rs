@@ -224,11 +224,15 @@ fn open_in_folder(path: &Path) -> std::io::Result<(std::fs::File, bool)> {
                 handle: open_folder(dir),
             }),
         };
-        let name = path
-            .file_name()
-            .and_then(|n| std::ffi::CString::new(n.as_bytes()).ok());
+        // The name, NUL-terminated on the stack (no allocation a file): a longer name than a
+        // file system allows (255 bytes) is left to the path.
+        let mut buffer = [0u8; 256];
+        let name = path.file_name().map(OsStrExt::as_bytes).and_then(|n| {
+            buffer.get_mut(..n.len())?.copy_from_slice(n);
+            std::ffi::CStr::from_bytes_with_nul(buffer.get(..=n.len())?).ok()
+        });
         if let (Some(handle), Some(name)) = (&folder.handle, name) {
-            if let Ok(file) = open_at(handle, &name) {
+            if let Ok(file) = open_at(handle, name) {
                 return Ok((file, folder.fills));
             }
         }

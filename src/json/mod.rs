@@ -160,7 +160,7 @@ impl<'s> Document<'s> {
     /// container whose subtree holds `target` is its first child numbered `target` or more: a
     /// binary search per level, with nothing built for the document.
     pub fn pointer_of(&self, target: NodeId) -> String {
-        let mut out = String::new();
+        let mut out = String::with_capacity(32);
         let mut at = self.root();
         while at != target {
             match self.value(at) {
@@ -215,6 +215,10 @@ pub fn same_key(a: &[u8], b: &[u8]) -> bool {
 /// Appends `/segment` to a JSON Pointer, escaping `~` and `/` as RFC 6901 requires.
 pub fn push_pointer_segment(pointer: &mut String, segment: &str) {
     pointer.push('/');
+    if !segment.bytes().any(|b| b == b'~' || b == b'/') {
+        pointer.push_str(segment);
+        return;
+    }
     for c in segment.chars() {
         match c {
             '~' => pointer.push_str("~0"),

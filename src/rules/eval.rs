@@ -309,7 +309,14 @@ fn push_path_key(out: &mut String, key: &str) {
     if !out.is_empty() {
         out.push('.');
     }
-    if !key.is_empty() && key.chars().all(crate::select::is_plain_key_char) {
+    let plain = if key.is_ascii() {
+        // As `is_plain_key_char` says of ASCII: printable, not a space, not a selector's own.
+        key.bytes()
+            .all(|b| (0x21..0x7F).contains(&b) && !b".[]\"'*$".contains(&b))
+    } else {
+        key.chars().all(crate::select::is_plain_key_char)
+    };
+    if !key.is_empty() && plain {
         out.push_str(key);
     } else {
         out.push_str(&serde_json::to_string(key).unwrap_or_default());
@@ -535,6 +542,26 @@ fn report_unknown_key(
 #[cfg(test)]
 mod tests {
     use super::pointer_path;
+
+    /// A key is written bare in a dotted path exactly when every character of it is plain:
+    /// the ASCII shortcut agrees with `is_plain_key_char` on every ASCII character.
+    #[test]
+    fn plain_keys_are_written_bare() {
+        for b in 0..0x80u8 {
+            let c = b as char;
+            let key = format!("k{c}y");
+            let mut out = String::new();
+            super::push_path_key(&mut out, &key);
+            let bare = "kxy"
+                .chars()
+                .chain([c])
+                .all(crate::select::is_plain_key_char);
+            assert_eq!(out == key, bare, "{key:?} written as {out:?}");
+        }
+        let mut out = String::new();
+        super::push_path_key(&mut out, "clé");
+        assert_eq!(out, "clé");
+    }
 
     #[test]
     fn last_keys_are_unescaped() {
