@@ -65,6 +65,27 @@ struct ArtifactLocation {
 
 /// The artifact location of a finding's file: relative to `%SRCROOT%` when it is inside it.
 fn artifact_location(path: &str, cwd: &Path) -> ArtifactLocation {
+    // Most paths are relative names of unreserved characters: they are their own URI.
+    if is_plain_relative(path) {
+        return ArtifactLocation {
+            uri: path.to_string(),
+            uri_base_id: Some("%SRCROOT%"),
+        };
+    }
+    artifact_location_by_components(path, cwd)
+}
+
+/// A relative path whose segments are all names (none empty, `.` or `..`) of characters a URI
+/// keeps as they are: what [`artifact_location_by_components`] would give back unchanged.
+fn is_plain_relative(path: &str) -> bool {
+    path.bytes().all(
+        |b| matches!(b, b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/'),
+    ) && path
+        .split('/')
+        .all(|segment| !segment.is_empty() && segment != "." && segment != "..")
+}
+
+fn artifact_location_by_components(path: &str, cwd: &Path) -> ArtifactLocation {
     let p = Path::new(path);
     let relative = if p.is_absolute() {
         p.strip_prefix(cwd).ok()
@@ -828,6 +849,41 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The shortcut for plain relative paths gives what the walk over the components gives.
+    #[test]
+    fn plain_paths_are_their_own_uris() {
+        let cwd = Path::new("/work/repo");
+        for path in [
+            "a/jobspec.json",
+            "jobspec.json",
+            "archive/009/run-009830.jobspec.json",
+            "a~b/_x-y.z",
+            ".hidden/spec.json",
+            "a/.../b",
+            "./a/b",
+            "a/./b",
+            "a//b",
+            "a/b/",
+            "/work/repo/a",
+            "../a",
+            "a/../b",
+            "a/..",
+            ".",
+            "",
+            "my spec/j.json",
+            "é/j.json",
+            "a%2Fb",
+        ] {
+            assert_eq!(
+                artifact_location(path, cwd),
+                artifact_location_by_components(path, cwd),
+                "{path:?}"
+            );
+        }
+        assert!(is_plain_relative("archive/009/run-009830.jobspec.json"));
+        assert!(!is_plain_relative("a//b"));
     }
 
     #[test]
