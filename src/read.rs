@@ -213,7 +213,18 @@ thread_local! {
 /// Opens the file at `path` for reading, and says whether a short read ends it.
 fn open_in_folder(path: &Path) -> std::io::Result<(std::fs::File, bool)> {
     use std::os::unix::ffi::OsStrExt;
-    let dir = folder_of(path);
+    // Split at the last `/` by hand: `Path::parent` and `Path::file_name` parse components,
+    // which showed in the profile. The name after the last `/` opened in the folder before it
+    // is the file the whole path opens.
+    let bytes = path.as_os_str().as_bytes();
+    let (dir, name) = match memchr::memrchr(b'/', bytes) {
+        Some(0) => (Path::new("/"), &bytes[1..]),
+        Some(slash) => (
+            Path::new(std::ffi::OsStr::from_bytes(&bytes[..slash])),
+            &bytes[slash + 1..],
+        ),
+        None => (Path::new("."), bytes),
+    };
     FOLDER.with(|folder| {
         let mut folder = folder.borrow_mut();
         let folder = match &mut *folder {
@@ -227,7 +238,7 @@ fn open_in_folder(path: &Path) -> std::io::Result<(std::fs::File, bool)> {
         // The name, NUL-terminated on the stack (no allocation a file): a longer name than a
         // file system allows (255 bytes) is left to the path.
         let mut buffer = [0u8; 256];
-        let name = path.file_name().map(OsStrExt::as_bytes).and_then(|n| {
+        let name = Some(name).filter(|n| !n.is_empty()).and_then(|n| {
             buffer.get_mut(..n.len())?.copy_from_slice(n);
             std::ffi::CStr::from_bytes_with_nul(buffer.get(..=n.len())?).ok()
         });
@@ -386,5 +397,11 @@ mod tests {
         );
         // A folder named as a file is refused, as by its path.
         assert!(read(&root.path().join("b")).is_err());
+        assert!(read(&root.path().join("b/")).is_err());
+        // Spellings of one path that split at other places read the same file.
+        let spelled = |tail: &str| read(Path::new(&format!("{}/{tail}", root.path().display())));
+        for tail in ["b//x.json", "b/./x.json", "a/../b/x.json", "./b/x.json"] {
+            assert_eq!(spelled(tail).unwrap(), b"b/x.json", "{tail}");
+        }
     }
 }
