@@ -20,17 +20,24 @@ fn is_printable_ascii(b: u8) -> bool {
 /// A value from a linted file, quoted and escaped for a message: `"a\u001b[2J"`. Long values are
 /// cut to `max_chars` characters with `…`.
 pub fn quote(s: &str, max_chars: usize) -> String {
-    let mut out = String::with_capacity(s.len().min(max_chars * 2) + 2);
-    out.push('"');
     // Printable ASCII without quotes or backslashes, short enough: as it is (most values).
     if s.len() <= max_chars
         && s.bytes()
             .all(|b| is_printable_ascii(b) && b != b'"' && b != b'\\')
     {
+        let mut out = String::with_capacity(s.len() + 2);
+        out.push('"');
         out.push_str(s);
         out.push('"');
         return out;
     }
+    quote_by_chars(s, max_chars)
+}
+
+/// [`quote`], a character at a time.
+fn quote_by_chars(s: &str, max_chars: usize) -> String {
+    let mut out = String::with_capacity(s.len().min(max_chars * 2) + 2);
+    out.push('"');
     for (n, c) in s.chars().enumerate() {
         if n == max_chars {
             out.push('…');
@@ -259,26 +266,6 @@ mod tests {
     /// give: every ASCII byte, alone and in the middle of text, at lengths around the cut.
     #[test]
     fn ascii_shortcuts_agree_with_the_escaping_loops() {
-        fn quote_by_chars(s: &str, max_chars: usize) -> String {
-            let mut out = String::from('"');
-            for (n, c) in s.chars().enumerate() {
-                if n == max_chars {
-                    out.push('…');
-                    break;
-                }
-                match c {
-                    '"' => out.push_str("\\\""),
-                    '\\' => out.push_str("\\\\"),
-                    '\n' => out.push_str("\\n"),
-                    '\r' => out.push_str("\\r"),
-                    '\t' => out.push_str("\\t"),
-                    c if is_dangerous(c) => out.push_str(&format!("\\u{:04x}", c as u32)),
-                    c => out.push(c),
-                }
-            }
-            out.push('"');
-            out
-        }
         fn visible_by_chars(s: &str) -> String {
             s.chars()
                 .map(|c| {
