@@ -309,14 +309,7 @@ fn push_path_key(out: &mut String, key: &str) {
     if !out.is_empty() {
         out.push('.');
     }
-    let plain = if key.is_ascii() {
-        // As `is_plain_key_char` says of ASCII: printable, not a space, not a selector's own.
-        key.bytes()
-            .all(|b| (0x21..0x7F).contains(&b) && !b".[]\"'*$".contains(&b))
-    } else {
-        key.chars().all(crate::select::is_plain_key_char)
-    };
-    if !key.is_empty() && plain {
+    if crate::select::is_plain_key(key) {
         out.push_str(key);
     } else {
         out.push_str(&serde_json::to_string(key).unwrap_or_default());

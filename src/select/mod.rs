@@ -93,6 +93,18 @@ pub(crate) fn is_plain_key_char(c: char) -> bool {
     !matches!(c, '.' | '[' | ']' | '"' | '\'' | '*' | '$') && !c.is_whitespace() && !c.is_control()
 }
 
+/// A key written bare in a dotted path: not empty, every character plain. ASCII keys (nearly
+/// all) are tested a byte at a time: printable, not a space, not a selector's own character.
+pub(crate) fn is_plain_key(key: &str) -> bool {
+    !key.is_empty()
+        && if key.is_ascii() {
+            key.bytes()
+                .all(|b| (0x21..0x7F).contains(&b) && !b".[]\"'*$".contains(&b))
+        } else {
+            key.chars().all(is_plain_key_char)
+        }
+}
+
 impl Selector {
     pub fn parse(text: &str) -> Result<Selector, SelectorError> {
         let err = |offset: usize, message: &str| SelectorError {
@@ -291,7 +303,7 @@ pub fn display_segments(segments: &[Segment]) -> String {
     let mut out = String::new();
     for segment in segments {
         match segment {
-            Segment::Key(k) if k.chars().all(is_plain_key_char) && !k.is_empty() => {
+            Segment::Key(k) if is_plain_key(k) => {
                 if !out.is_empty() {
                     out.push('.');
                 }
