@@ -3,15 +3,25 @@
 //! The walker is far faster than the workers, so the queue is full almost all the time. A
 //! rendezvous channel wakes the walker for every batch a worker takes: one context switch per
 //! batch on a machine whose cores are all linting, and each switch costs a few microseconds
-//! more inside a virtual machine. This queue wakes a waiting walker only once the workers have
-//! drained it to half, so the walker fills half the queue per wake-up.
+//! more inside a virtual machine. This queue wakes the waiting walker threads only once the
+//! workers have drained it to half, so a walker fills half the queue per wake-up.
+//!
+//! Any number of threads may push (the parallel walker pushes from each of its threads) and
+//! any number may pop. The protocol, checked by the model test in `loom/` and by the stress
+//! tests: a thread that waits first counts itself in the state, under the lock; a thread that
+//! makes room (or an item) sees that count under the same lock and wakes the waiters. Every
+//! waiting walker is woken at once (`notify_all`), so none can be left asleep when the walker
+//! that was woken instead finishes and never pushes again.
 
+#[cfg(loom)]
+use loom::sync::{Condvar, Mutex, MutexGuard};
 use std::collections::VecDeque;
+#[cfg(not(loom))]
 use std::sync::{Condvar, Mutex, MutexGuard};
 
 pub struct Handoff<T> {
     state: Mutex<State<T>>,
-    /// The walker waits here while the queue is full.
+    /// Walker threads wait here while the queue is full.
     drained: Condvar,
     /// Workers wait here while the queue is empty.
     filled: Condvar,
@@ -21,7 +31,11 @@ pub struct Handoff<T> {
 struct State<T> {
     items: VecDeque<T>,
     closed: bool,
-    producer_waiting: bool,
+    /// Non-zero while a walker thread may be waiting in `push`: each one adds itself before it
+    /// waits, and the consumer that wakes them all sets it back to 0 (a woken walker that still
+    /// finds the queue full adds itself again). It can count too many, never too few.
+    producers_waiting: usize,
+    /// Workers waiting in `pop`, each counted until it has the lock again.
     consumers_waiting: usize,
 }
 
@@ -33,7 +47,7 @@ impl<T> Handoff<T> {
             state: Mutex::new(State {
                 items: VecDeque::with_capacity(capacity),
                 closed: false,
-                producer_waiting: false,
+                producers_waiting: 0,
                 consumers_waiting: 0,
             }),
             drained: Condvar::new(),
@@ -53,7 +67,7 @@ impl<T> Handoff<T> {
     pub fn push(&self, item: T) -> bool {
         let mut state = self.lock();
         while state.items.len() >= self.capacity && !state.closed {
-            state.producer_waiting = true;
+            state.producers_waiting += 1;
             state = self.drained.wait(state).unwrap_or_else(|e| e.into_inner());
         }
         if state.closed {
@@ -75,11 +89,11 @@ impl<T> Handoff<T> {
         let mut state = self.lock();
         loop {
             if let Some(item) = state.items.pop_front() {
-                let wake = state.producer_waiting && state.items.len() <= self.capacity / 2;
+                let wake = state.producers_waiting > 0 && state.items.len() <= self.capacity / 2;
                 if wake {
-                    state.producer_waiting = false;
+                    state.producers_waiting = 0;
                     drop(state);
-                    self.drained.notify_one();
+                    self.drained.notify_all();
                 }
                 return Some(item);
             }
@@ -115,7 +129,8 @@ impl<T> Drop for Closer<'_, T> {
     }
 }
 
-#[cfg(test)]
+// Plain threads and timeouts: the model test (`loom/`) replaces these primitives.
+#[cfg(all(test, not(loom)))]
 mod tests {
     use super::Handoff;
     use std::sync::Arc;
@@ -131,45 +146,88 @@ mod tests {
             .expect("a thread waited forever: a wake-up was lost")
     }
 
-    /// Every item pushed is popped exactly once, in order per consumer, whatever the capacity
-    /// and the number of consumers; the consumers end when the producer closes.
+    /// Every item pushed is popped exactly once, in order per producer and consumer, whatever
+    /// the capacity and the numbers of producers and consumers; the consumers end when the last
+    /// producer closes the queue.
     #[test]
     fn every_item_arrives_once() {
+        const EACH: usize = 2000;
         for capacity in [1, 2, 3, 8, 32] {
-            for consumers in [1, 2, 5] {
-                let seen = within(move || {
-                    let queue = Arc::new(Handoff::new(capacity));
-                    let handles: Vec<_> = (0..consumers)
-                        .map(|_| {
-                            let queue = queue.clone();
-                            std::thread::spawn(move || {
-                                let mut got = Vec::new();
-                                while let Some(i) = queue.pop() {
-                                    got.push(i);
-                                }
-                                got
+            for producers in [1, 2, 3] {
+                for consumers in [1, 2, 5] {
+                    let seen = within(move || {
+                        let queue = Arc::new(Handoff::new(capacity));
+                        let handles: Vec<_> = (0..consumers)
+                            .map(|_| {
+                                let queue = queue.clone();
+                                std::thread::spawn(move || {
+                                    std::iter::from_fn(|| queue.pop()).collect::<Vec<usize>>()
+                                })
                             })
-                        })
-                        .collect();
-                    {
-                        let _closer = queue.closer();
-                        for i in 0..2000 {
-                            assert!(queue.push(i));
+                            .collect();
+                        let pushers: Vec<_> = (0..producers)
+                            .map(|p| {
+                                let queue = queue.clone();
+                                std::thread::spawn(move || {
+                                    for i in p * EACH..(p + 1) * EACH {
+                                        assert!(queue.push(i));
+                                    }
+                                })
+                            })
+                            .collect();
+                        for p in pushers {
+                            p.join().unwrap();
+                        }
+                        queue.close();
+                        handles
+                            .into_iter()
+                            .map(|h| h.join().unwrap())
+                            .collect::<Vec<Vec<usize>>>()
+                    });
+                    for got in &seen {
+                        for p in 0..producers {
+                            let from_p = got.iter().filter(|&&i| i / EACH == p);
+                            let ordered: Vec<_> = from_p.collect();
+                            assert!(ordered.windows(2).all(|w| w[0] < w[1]), "out of order");
                         }
                     }
-                    handles
-                        .into_iter()
-                        .map(|h| h.join().unwrap())
-                        .collect::<Vec<Vec<usize>>>()
-                });
-                for got in &seen {
-                    assert!(got.windows(2).all(|w| w[0] < w[1]), "out of order: {got:?}");
+                    let mut all: Vec<usize> = seen.concat();
+                    all.sort_unstable();
+                    assert_eq!(
+                        all,
+                        (0..producers * EACH).collect::<Vec<_>>(),
+                        "capacity {capacity}, {producers} producers, {consumers} consumers"
+                    );
                 }
-                let mut all: Vec<usize> = seen.concat();
-                all.sort_unstable();
-                assert_eq!(all, (0..2000).collect::<Vec<_>>(), "capacity {capacity}");
             }
         }
+    }
+
+    /// Two producers wait on a full queue; draining it must wake both, not only the one that
+    /// then refills it and stops (the walker thread that finishes its part of the tree).
+    #[test]
+    fn a_drained_queue_wakes_every_waiting_producer() {
+        within(|| {
+            let queue = Arc::new(Handoff::new(2));
+            assert!(queue.push(0));
+            assert!(queue.push(1));
+            let producers: Vec<_> = [10, 20]
+                .into_iter()
+                .map(|item| {
+                    let queue = queue.clone();
+                    std::thread::spawn(move || queue.push(item))
+                })
+                .collect();
+            while queue.lock().producers_waiting < 2 {
+                std::thread::yield_now();
+            }
+            let mut got: Vec<i32> = (0..4).filter_map(|_| queue.pop()).collect();
+            for p in producers {
+                assert!(p.join().unwrap());
+            }
+            got.sort_unstable();
+            assert_eq!(got, [0, 1, 10, 20]);
+        });
     }
 
     /// A producer blocked on a full queue returns when the consumers close it, and a closed
@@ -183,7 +241,7 @@ mod tests {
                 std::thread::spawn(move || (0..10).filter(|&i| queue.push(i)).count())
             };
             // Let the producer fill the queue and wait.
-            while !queue.lock().producer_waiting {
+            while queue.lock().producers_waiting == 0 {
                 std::thread::yield_now();
             }
             drop(queue.closer());
@@ -203,12 +261,12 @@ mod tests {
                 let queue = queue.clone();
                 std::thread::spawn(move || (0..6).filter(|&i| queue.push(i)).count())
             };
-            while !queue.lock().producer_waiting {
+            while queue.lock().producers_waiting == 0 {
                 std::thread::yield_now();
             }
             // Three left: not yet half, the producer sleeps on.
             assert_eq!(queue.pop(), Some(0));
-            assert!(queue.lock().producer_waiting);
+            assert!(queue.lock().producers_waiting > 0);
             // Two left: half; the producer is woken and pushes the last two.
             assert_eq!(queue.pop(), Some(1));
             assert_eq!(producer.join().unwrap(), 6);

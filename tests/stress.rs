@@ -1,0 +1,104 @@
+//! Stress test of the walk → lint hand-over: the binary, run hundreds of times with 3 to 16
+//! worker threads on a tree large enough to fill the hand-over queue, must finish every time
+//! (a watchdog kills a run that does not) and write the same report as a one-thread run.
+//!
+//! From `-j3` the directory walk runs on several threads that all hand files over to the
+//! workers; a lost wake-up between them hung such runs for good. On the 2-core machine the
+//! unfixed queue hung the first run of this test, and 17–20 of 20 runs of `-j3` and `-j8` on
+//! such a tree.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_forgelint");
+
+/// A run that takes longer than this is taken for a hang (a run takes about 0.2 s).
+const WATCHDOG: Duration = Duration::from_secs(20);
+
+/// Runs per thread count.
+const RUNS: usize = 50;
+
+/// 64 folders of 125 specs: more files than the queue holds (32 batches of 128), spread over
+/// folders so every walker thread has some to hand over.
+fn make_tree(root: &Path) {
+    for folder in 0..64 {
+        let dir = root.join(format!("lab-{folder:02}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        for file in 0..125 {
+            let text = if file % 10 == 0 {
+                // A finding-dense spec now and then, so findings from many batches meet.
+                "{}".to_string()
+            } else {
+                format!(r#"{{"apiVersion": "forge/v2", "metadata": {{"name": "run-{file}"}}}}"#)
+            };
+            std::fs::write(dir.join(format!("run-{file:03}.jobspec.json")), text).unwrap();
+        }
+    }
+}
+
+/// Runs forgelint on `tree` with `jobs` threads and two rules (the hand-over, not the rules,
+/// is under test), its JSON report in `out`; panics when the
+/// watchdog fires, after killing the run.
+fn lint(tree: &Path, jobs: usize, out: &Path) -> i32 {
+    let mut child = Command::new(BIN)
+        .args([
+            "--no-config",
+            "--select",
+            "api-version,kind",
+            "--format",
+            "json",
+            "-q",
+        ])
+        .arg("-j")
+        .arg(jobs.to_string())
+        .arg("-o")
+        .arg(out)
+        .arg(tree)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start forgelint");
+    let started = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().expect("wait for forgelint") {
+            return status.code().expect("forgelint ended by a signal");
+        }
+        if started.elapsed() > WATCHDOG {
+            child.kill().ok();
+            child.wait().ok();
+            panic!("forgelint -j{jobs} did not finish within {WATCHDOG:?}: a hang");
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// The report without its timing, which differs between runs.
+fn report_of(path: &Path) -> String {
+    let text = std::fs::read_to_string(path).unwrap();
+    text.lines()
+        .filter(|line| !line.trim_start().starts_with("\"elapsed"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn many_threads_never_hang_and_agree_with_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let tree = dir.path().join("tree");
+    make_tree(&tree);
+    let out = dir.path().join("report.json");
+    assert_eq!(lint(&tree, 1, &out), 1);
+    let expected = report_of(&out);
+    assert!(expected.contains("\"files\": 8000"), "{expected:.2000}");
+    for jobs in [3, 4, 8, 16] {
+        for run in 0..RUNS {
+            assert_eq!(lint(&tree, jobs, &out), 1, "-j{jobs}, run {run}");
+            assert!(
+                report_of(&out) == expected,
+                "-j{jobs}, run {run}: the report differs from the one-thread run"
+            );
+        }
+    }
+}
