@@ -451,6 +451,7 @@ fn check(args: CheckArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
     let failed = std::sync::atomic::AtomicBool::new(false);
     let collected: std::sync::Mutex<Vec<Finding>> = std::sync::Mutex::new(Vec::new());
     let not_held = std::sync::Mutex::new([0usize; 3]);
+    let held_limit = engine::max_findings_held();
     let keep = |outcome: FileOutcome| {
         if outcome.tool_error {
             failed.store(true, std::sync::atomic::Ordering::Relaxed);
@@ -458,7 +459,7 @@ fn check(args: CheckArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
         if !outcome.findings.is_empty() {
             if let Ok(mut all) = collected.lock() {
                 // Past the limit, findings are counted (by severity) but not kept.
-                let room = engine::MAX_FINDINGS_HELD.saturating_sub(all.len());
+                let room = held_limit.saturating_sub(all.len());
                 let mut findings = outcome.findings;
                 if findings.len() > room {
                     if let Ok(mut counts) = not_held.lock() {
@@ -604,6 +605,7 @@ fn check(args: CheckArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
         files,
         elapsed: started.elapsed(),
         baseline: applied,
+        held_limit,
         ..Default::default()
     };
     summary.count(&findings);

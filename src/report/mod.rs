@@ -51,6 +51,8 @@ pub struct Summary {
     pub baseline: Option<crate::baseline::Applied>,
     /// Findings past the run's limit: counted above, not reported.
     pub beyond_limit: usize,
+    /// The run's limit on findings held for the report.
+    pub held_limit: usize,
 }
 
 impl Summary {
@@ -101,7 +103,7 @@ impl Summary {
             format!(
                 "{baseline} {} beyond the limit of {} were counted but not reported.",
                 plural(self.beyond_limit, "finding"),
-                crate::engine::MAX_FINDINGS_HELD
+                self.held_limit
             )
         } else {
             baseline
