@@ -216,6 +216,42 @@ fn glob(name: &str, text: &Arc<str>, p: &Spanned<String>) -> Result<Glob, FileEr
         })
 }
 
+/// What keeps `path`, named by the config, from being read as a file (or, `folder_ok`, walked
+/// as a folder), in words that follow its name: "does not exist", "is a directory", "is a FIFO,
+/// not a regular file". A device or a FIFO is refused before it is opened: reading one would
+/// never end or never start.
+fn not_readable(path: &Path, folder_ok: bool) -> Option<String> {
+    use std::os::unix::fs::FileTypeExt;
+    let kind = match std::fs::metadata(path) {
+        Ok(meta) => meta.file_type(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Some(if std::fs::symlink_metadata(path).is_ok() {
+                "is a symbolic link to nothing".to_string()
+            } else {
+                "does not exist".to_string()
+            });
+        }
+        Err(e) => return Some(format!("cannot be read: {e}")),
+    };
+    let what = if kind.is_file() || (folder_ok && kind.is_dir()) {
+        return None;
+    } else if kind.is_dir() {
+        return Some("is a directory".to_string());
+    } else if kind.is_fifo() {
+        "a FIFO"
+    } else if kind.is_socket() {
+        "a socket"
+    } else if kind.is_char_device() {
+        "a character device"
+    } else if kind.is_block_device() {
+        "a block device"
+    } else {
+        "a special file"
+    };
+    let or_folder = if folder_ok { " or folder" } else { "" };
+    Some(format!("is {what}, not a regular file{or_folder}"))
+}
+
 impl Settings {
     /// Defaults with the built-in rules only (no config file).
     pub fn defaults(base_dir: PathBuf) -> Result<Settings, Error> {
@@ -252,12 +288,15 @@ impl Settings {
         let mut rules = RuleSet::builtin()?;
         for r in &raw.rules {
             let p = base_dir.join(r.get_ref());
-            if !p.exists() {
+            if let Some(problem) = not_readable(&p, true) {
                 return Err(FileError::new(
                     &name,
                     &text,
                     Some(r.span()),
-                    format!("rule path `{}` does not exist", p.display()),
+                    format!(
+                        "rule path `{}` {problem}",
+                        crate::escape::visible(&p.display().to_string())
+                    ),
                 )
                 .into());
             }
@@ -271,12 +310,15 @@ impl Settings {
         let catalog = match &raw.platform.catalog {
             Some(c) => {
                 let p = base_dir.join(c.get_ref());
-                if !p.is_file() {
+                if let Some(problem) = not_readable(&p, false) {
                     return Err(FileError::new(
                         &name,
                         &text,
                         Some(c.span()),
-                        format!("catalog `{}` does not exist", p.display()),
+                        format!(
+                            "catalog `{}` {problem}",
+                            crate::escape::visible(&p.display().to_string())
+                        ),
                     )
                     .into());
                 }

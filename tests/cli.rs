@@ -778,6 +778,78 @@ fn a_bad_rule_file_listed_by_the_config() {
     );
 }
 
+/// A catalog or rule path in the config that is not a file to read says what it is, at once
+/// (reading a device or a FIFO would never end or never start).
+#[test]
+fn a_config_path_that_is_not_a_regular_file_says_what_it_is() {
+    let tree = Tree::new();
+    tree.valid_project("jobspec.json")
+        .mkdir("folder")
+        .mkfifo("pipe")
+        .symlink("missing.toml", "dangling.toml");
+    let _socket = std::os::unix::net::UnixListener::bind(tree.path("socket")).unwrap();
+    let cases: &[(&str, &str, &str)] = &[
+        ("catalog", "folder", "catalog `./folder` is a directory"),
+        (
+            "catalog",
+            "pipe",
+            "catalog `./pipe` is a FIFO, not a regular file",
+        ),
+        (
+            "catalog",
+            "socket",
+            "catalog `./socket` is a socket, not a regular file",
+        ),
+        (
+            "catalog",
+            "/dev/zero",
+            "catalog `/dev/zero` is a character device, not a regular file",
+        ),
+        (
+            "catalog",
+            "/dev/urandom",
+            "catalog `/dev/urandom` is a character device, not a regular file",
+        ),
+        (
+            "catalog",
+            "dangling.toml",
+            "catalog `./dangling.toml` is a symbolic link to nothing",
+        ),
+        (
+            "catalog",
+            "nope.toml",
+            "catalog `./nope.toml` does not exist",
+        ),
+        (
+            "rules",
+            "pipe",
+            "rule path `./pipe` is a FIFO, not a regular file or folder",
+        ),
+        (
+            "rules",
+            "/dev/zero",
+            "rule path `/dev/zero` is a character device, not a regular file or folder",
+        ),
+    ];
+    for (key, value, message) in cases {
+        let (config, position) = match *key {
+            "catalog" => (
+                format!("[platform]\ncatalog = \"{value}\"\n"),
+                "forgelint.toml:2:11",
+            ),
+            _ => (format!("rules = [\"{value}\"]\n"), "forgelint.toml:1:10"),
+        };
+        tree.write("forgelint.toml", config);
+        let run = tree.run(&["--config", "forgelint.toml"]);
+        run.expect_code(2);
+        assert!(
+            run.stderr.contains(message) && run.stderr.contains(position),
+            "{key} = {value}: expected {message:?} at {position} in\n{}",
+            run.stderr
+        );
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Discovery
 // ---------------------------------------------------------------------------------------------
