@@ -252,6 +252,30 @@ fn not_readable(path: &Path, folder_ok: bool) -> Option<String> {
     Some(format!("is {what}, not a regular file{or_folder}"))
 }
 
+/// `err`, about a file the config names, as it may be shown from a config in `root` (the
+/// project): whole for a file inside it, without the file's text for one outside. In CI the
+/// config comes from the pull request, and a code frame of `/etc/passwd` or a runner's
+/// credentials must not reach a public log.
+fn shown_from(err: Error, root: &Path, what: &str) -> Error {
+    match err {
+        Error::File(e)
+            if !e.source.inner().is_empty() && !inside(Path::new(e.source.name()), root) =>
+        {
+            Error::File(Box::new(e.without_text(what, root)))
+        }
+        other => other,
+    }
+}
+
+/// Whether `file` is under `root` once both are resolved (links followed); when either cannot
+/// be resolved, it is not.
+fn inside(file: &Path, root: &Path) -> bool {
+    match (file.canonicalize(), root.canonicalize()) {
+        (Ok(file), Ok(root)) => file.starts_with(root),
+        _ => false,
+    }
+}
+
 impl Settings {
     /// Defaults with the built-in rules only (no config file).
     pub fn defaults(base_dir: PathBuf) -> Result<Settings, Error> {
@@ -300,7 +324,9 @@ impl Settings {
                 )
                 .into());
             }
-            rules.load_path(&p)?;
+            rules
+                .load_path(&p)
+                .map_err(|e| shown_from(e, &base_dir, "rule file"))?;
         }
         for p in extra_rules {
             rules.load_path(p)?;
@@ -322,7 +348,9 @@ impl Settings {
                     )
                     .into());
                 }
-                Some(Arc::new(Catalog::load(&p)?))
+                let catalog = Catalog::load(&p)
+                    .map_err(|e| shown_from(Error::from(e), &base_dir, "catalog"))?;
+                Some(Arc::new(catalog))
             }
             None => None,
         };

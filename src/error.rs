@@ -44,6 +44,32 @@ impl FileError {
         self
     }
 
+    /// This error without anything of its file's text, for a file outside the project: no code
+    /// frame, and not the message either (a parser's message can quote a key or a value); the
+    /// path and the problem's line and column only. `what` names the file's role ("catalog").
+    pub fn without_text(self, what: &str, root: &std::path::Path) -> FileError {
+        let name = self.source.name().to_string();
+        // The path comes from the config: nothing in it may reach the terminal raw.
+        let shown = crate::escape::visible(&name);
+        let place = match &self.span {
+            Some(span) => {
+                let (line, column) = line_column(self.source.inner(), span.start);
+                format!("{shown}:{line}:{column}")
+            }
+            None => shown.to_string(),
+        };
+        FileError {
+            source: NamedSource::new(&name, Arc::from("")),
+            span: None,
+            message: format!("{what} {place}: not a valid {what}"),
+            label: None,
+            help: Some(format!(
+                "the file is outside the project ({}), so neither its text nor the parser's message is shown",
+                crate::escape::visible(&root.display().to_string())
+            )),
+        }
+    }
+
     /// Builds an error from a `toml` parse or deserialize error, adding a did-you-mean for
     /// unknown keys.
     pub fn from_toml(name: &str, text: &Arc<str>, err: &toml::de::Error) -> FileError {
@@ -62,6 +88,16 @@ impl FileError {
         out.help = help;
         out
     }
+}
+
+/// The 1-based line and column (in characters) of byte `offset` of `text`.
+fn line_column(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset.min(text.len())];
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    (
+        before.matches('\n').count() + 1,
+        before[line_start..].chars().count() + 1,
+    )
 }
 
 fn clamp_span(text: &str, r: std::ops::Range<usize>) -> std::ops::Range<usize> {
@@ -183,6 +219,28 @@ impl Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn without_text_keeps_the_place_and_drops_the_text() {
+        let text: Arc<str> = "a = 1\nsecret = \"é hunter2\"\n".into();
+        let at = text.find("hunter2").unwrap();
+        let shown = FileError::new(
+            "/elsewhere/c.toml",
+            &text,
+            Some(at..at + 7),
+            "invalid type: string \"é hunter2\"",
+        )
+        .with_help("hunter2")
+        .with_label("hunter2")
+        .without_text("catalog", std::path::Path::new("/repo"));
+        assert_eq!(
+            shown.message,
+            "catalog /elsewhere/c.toml:2:13: not a valid catalog"
+        );
+        assert!(shown.source.inner().is_empty());
+        assert_eq!((shown.span, shown.label), (None, None));
+        assert!(!shown.help.unwrap().contains("hunter2"));
+    }
 
     #[test]
     fn suggests_the_closest_known_key() {

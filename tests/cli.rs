@@ -850,6 +850,76 @@ fn a_config_path_that_is_not_a_regular_file_says_what_it_is() {
     }
 }
 
+/// A file that the config names outside its project (its folder) is never quoted: a config from
+/// a pull request must not copy a file of the CI runner into a public log. Its error gives the
+/// path and the position only; a file inside the project still gets its code frame.
+#[test]
+fn a_bad_file_named_by_the_config_outside_the_project_is_not_quoted() {
+    let outside = Tree::new();
+    outside
+        // Not TOML: the frame would show the line.
+        .write("first-line.toml", "SECRET: hunter2\n")
+        // TOML, but not a catalog: the parser's message would quote the key or the value.
+        .write("key.toml", "\n\nSECRET_hunter2 = 1\n")
+        .write("value.json", "{\"recipe\": \"SECRET hunter2\"}\n")
+        .write("rules/SECRET.toml", "hunter2 = 1\n");
+    let far = |rel: &str| outside.path(rel).display().to_string();
+    let tree = Tree::new();
+    tree.valid_project("jobspec.json")
+        .symlink(&far("first-line.toml"), "linked.toml");
+    let relative = format!(
+        "../{}/key.toml",
+        outside.root.file_name().unwrap().to_str().unwrap()
+    );
+    let cases = [
+        (
+            format!("[platform]\ncatalog = \"{}\"\n", far("first-line.toml")),
+            format!("{}:1:", far("first-line.toml")),
+        ),
+        (
+            format!("[platform]\ncatalog = \"{relative}\"\n"),
+            format!("{relative}:3:1"),
+        ),
+        (
+            format!("[platform]\ncatalog = \"{}\"\n", far("value.json")),
+            format!("{}:1:", far("value.json")),
+        ),
+        (
+            "[platform]\ncatalog = \"linked.toml\"\n".to_string(),
+            "linked.toml:1:".to_string(),
+        ),
+        (
+            format!("rules = [\"{}\"]\n", far("rules")),
+            format!("{}:1:1", far("rules/SECRET.toml")),
+        ),
+    ];
+    for (config, position) in &cases {
+        tree.write("forgelint.toml", config);
+        let run = tree.run(&["--config", "forgelint.toml"]);
+        run.expect_code(2);
+        let stderr = run.stderr.replace(&far("rules/SECRET.toml"), "[RULE FILE]");
+        assert!(
+            !stderr.contains("hunter2") && !stderr.contains("SECRET"),
+            "{config}: the file's text is shown:\n{stderr}"
+        );
+        assert!(
+            run.stderr.contains(position.as_str()) && run.stderr.contains("outside the project"),
+            "{config}: expected {position} in\n{}",
+            run.stderr
+        );
+    }
+    // Inside the project: the frame, as for the config itself.
+    tree.write("catalog.toml", "SECRET: hunter2\n")
+        .write("forgelint.toml", "[platform]\ncatalog = \"catalog.toml\"\n");
+    let run = tree.run(&["--config", "forgelint.toml"]);
+    run.expect_code(2);
+    assert!(
+        run.stderr.contains("SECRET: hunter2") && run.stderr.contains("catalog.toml:1:"),
+        "{}",
+        run.stderr
+    );
+}
+
 // ---------------------------------------------------------------------------------------------
 // Discovery
 // ---------------------------------------------------------------------------------------------
