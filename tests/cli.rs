@@ -920,6 +920,69 @@ fn a_bad_file_named_by_the_config_outside_the_project_is_not_quoted() {
     );
 }
 
+/// A run killed while it wrote `-o` or `--write-baseline` leaves its temporary file; the next
+/// write to that folder removes the temporaries of processes that are gone, and only those.
+#[test]
+fn temporary_files_of_dead_runs_are_removed_by_the_next_write() {
+    let tree = Tree::new();
+    tree.valid_project("jobspec.json").mkdir("out");
+    let dead = {
+        let mut child = Command::new("true").spawn().expect("true");
+        let pid = child.id();
+        child.wait().expect("true");
+        pid
+    };
+    let live = std::process::id();
+    let an_hour_ago = std::time::SystemTime::now() - Duration::from_secs(3600);
+    let temp = |rel: &str, old: bool| {
+        tree.write(rel, "partial");
+        if old {
+            std::fs::File::options()
+                .write(true)
+                .open(tree.path(rel))
+                .and_then(|f| f.set_modified(an_hour_ago))
+                .unwrap();
+        }
+    };
+    temp(&format!("out/.report.json.{dead}.forgelint-tmp"), true);
+    temp(&format!("out/.other.sarif.{dead}.forgelint-tmp"), true);
+    // Kept: a live process's, one just written (it may belong to a run in another PID
+    // namespace), names that are not ours, and a folder.
+    temp(&format!("out/.report.json.{live}.forgelint-tmp"), true);
+    temp(&format!("out/.fresh.json.{dead}.forgelint-tmp"), false);
+    temp(&format!("out/.report.json.x{dead}.forgelint-tmp"), true);
+    temp(&format!("out/.report.json.{dead}.forgelint-tmp.bak"), true);
+    temp("out/.report.json.0.forgelint-tmp", true);
+    tree.mkdir(&format!("out/.folder.{dead}.forgelint-tmp"));
+    let entries = |dir: &str| {
+        let mut names: Vec<String> = std::fs::read_dir(tree.path(dir))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    };
+    tree.run(&["--no-config", "--format", "json", "-o", "out/report.json"])
+        .expect_code(0);
+    let mut expected = vec![
+        format!(".fresh.json.{dead}.forgelint-tmp"),
+        format!(".folder.{dead}.forgelint-tmp"),
+        ".report.json.0.forgelint-tmp".to_string(),
+        format!(".report.json.{dead}.forgelint-tmp.bak"),
+        format!(".report.json.{live}.forgelint-tmp"),
+        format!(".report.json.x{dead}.forgelint-tmp"),
+        "report.json".to_string(),
+    ];
+    expected.sort();
+    assert_eq!(entries("out"), expected);
+
+    // The baseline goes through the same writer.
+    temp(&format!("base/.baseline.json.{dead}.forgelint-tmp"), true);
+    tree.run(&["--no-config", "--write-baseline", "base/baseline.json"])
+        .expect_code(0);
+    assert_eq!(entries("base"), ["baseline.json"]);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Discovery
 // ---------------------------------------------------------------------------------------------
