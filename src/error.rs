@@ -26,7 +26,7 @@ impl FileError {
         // A span must lie inside the text and on char boundaries for miette to render it.
         let span = span.map(|r| clamp_span(text, r));
         FileError {
-            source: NamedSource::new(name, text.clone()),
+            source: NamedSource::new(name, framed_text(text)),
             span,
             message: message.into(),
             label: None,
@@ -90,6 +90,30 @@ impl FileError {
     }
 }
 
+/// `text` for a code frame: every character that must not reach a terminal raw (an escape, a
+/// bidi control) replaced by a visible one of the same UTF-8 length, so spans into the text stay
+/// where they were. Line breaks and tabs are kept.
+fn framed_text(text: &Arc<str>) -> Arc<str> {
+    let raw = |at: usize, c: char| {
+        crate::escape::is_dangerous(c)
+            && !matches!(c, '\n' | '\t')
+            && !(c == '\r' && text[at + 1..].starts_with('\n'))
+    };
+    if !text.char_indices().any(|(at, c)| raw(at, c)) {
+        return text.clone();
+    }
+    let mut out = String::with_capacity(text.len());
+    for (at, c) in text.char_indices() {
+        match c.len_utf8() {
+            _ if !raw(at, c) => out.push(c),
+            2 => out.push('\u{bf}'),
+            3 => out.push('\u{fffd}'),
+            n => out.extend(std::iter::repeat_n('?', n)),
+        }
+    }
+    out.into()
+}
+
 /// The 1-based line and column (in characters) of byte `offset` of `text`.
 fn line_column(text: &str, offset: usize) -> (usize, usize) {
     let before = &text[..offset.min(text.len())];
@@ -148,9 +172,11 @@ pub fn suggest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) ->
         .map(|(_, c)| c)
 }
 
+// The message, help and label can quote the file (a key, a value) and name paths from it:
+// they are made visible where they are shown.
 impl std::fmt::Display for FileError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.message)
+        f.write_str(&crate::escape::visible(&self.message))
     }
 }
 
@@ -160,15 +186,16 @@ impl Diagnostic for FileError {
     fn help<'a>(&'a self) -> Option<Box<dyn std::fmt::Display + 'a>> {
         self.help
             .as_ref()
-            .map(|h| Box::new(h) as Box<dyn std::fmt::Display>)
+            .map(|h| Box::new(crate::escape::visible(h)) as Box<dyn std::fmt::Display>)
     }
     fn source_code(&self) -> Option<&dyn SourceCode> {
         self.span.as_ref().map(|_| &self.source as &dyn SourceCode)
     }
     fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
         let span = self.span.clone()?;
+        let label = self.label.as_deref().unwrap_or("here");
         let label = LabeledSpan::new_primary_with_span(
-            Some(self.label.clone().unwrap_or_else(|| "here".to_string())),
+            Some(crate::escape::visible(label).into_owned()),
             span,
         );
         Some(Box::new(std::iter::once(label)))
@@ -219,6 +246,20 @@ impl Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Escapes and bidi controls in a frame's text become visible characters of the same
+    /// length; line breaks, tabs and CRLF stay; spans still point at the same text.
+    #[test]
+    fn frames_show_no_raw_control_characters() {
+        let text: Arc<str> = "a\u{1b}[2J\t= 1\r\n\u{202e}b\u{85} = \"x\"\rc\u{7f}\n".into();
+        let framed = framed_text(&text);
+        assert_eq!(&*framed, "a?[2J\t= 1\r\n\u{fffd}b\u{bf} = \"x\"?c?\n");
+        assert_eq!(framed.len(), text.len());
+        let at = text.find('b').unwrap();
+        assert_eq!(&framed[at..at + 1], "b");
+        let plain: Arc<str> = "a = 1\r\n".into();
+        assert!(Arc::ptr_eq(&framed_text(&plain), &plain));
+    }
 
     #[test]
     fn without_text_keeps_the_place_and_drops_the_text() {

@@ -920,6 +920,38 @@ fn a_bad_file_named_by_the_config_outside_the_project_is_not_quoted() {
     );
 }
 
+/// Errors in the config and the files it names reach the terminal without a raw escape or
+/// bidi control, in the message, the help, the label or the code frame.
+#[test]
+fn config_errors_carry_no_raw_control_characters() {
+    let tree = Tree::new();
+    tree.valid_project("jobspec.json")
+        .write(
+            "catalog.toml",
+            "[[recipe]]\nname = \"x\"\nrequires = { core = \"\\u001b[2J\" }\n",
+        )
+        .write("policies/bad.toml", "\"\\u202e\\u009b31m\" = 1\n");
+    let raw = |text: &str| {
+        text.chars().find(|&c| {
+            (c.is_control() && c != '\n' && c != '\t')
+                || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+        })
+    };
+    for config in [
+        // Raw in a comment: TOML refuses it, with a frame of that line.
+        "# \u{1b}[2J\u{202e} comment\n[platform]\n",
+        "[severity]\n\"\\u001b[2J\" = \"off\"\n",
+        "[platform]\ncatalog = \"\\u001b[2Jnope\"\n",
+        "[platform]\ncatalog = \"catalog.toml\"\n",
+        "rules = [\"policies\"]\n",
+    ] {
+        tree.write("forgelint.toml", config);
+        let run = tree.run(&["--config", "forgelint.toml"]);
+        run.expect_code(2);
+        assert_eq!(raw(&run.stderr), None, "{config:?}:\n{}", run.stderr);
+    }
+}
+
 /// A run killed while it wrote `-o` or `--write-baseline` leaves its temporary file; the next
 /// write to that folder removes the temporaries of processes that are gone, and only those.
 #[test]
