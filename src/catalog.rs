@@ -125,7 +125,7 @@ impl Catalog {
     /// Loads a snapshot; `.json` files are JSON, anything else TOML.
     pub fn load(path: &Path) -> Result<Catalog, FileError> {
         let name = path.display().to_string();
-        let text: Arc<str> = match std::fs::read_to_string(path) {
+        let text: Arc<str> = match crate::read::read_text(path) {
             Ok(t) => t.into(),
             Err(e) => {
                 return Err(FileError::new(

@@ -216,6 +216,66 @@ fn glob(name: &str, text: &Arc<str>, p: &Spanned<String>) -> Result<Glob, FileEr
         })
 }
 
+/// What keeps `path`, named by the config, from being read as a file (or, `folder_ok`, walked
+/// as a folder), in words that follow its name: "does not exist", "is a directory", "is a FIFO,
+/// not a regular file". A device or a FIFO is refused before it is opened: reading one would
+/// never end or never start.
+fn not_readable(path: &Path, folder_ok: bool) -> Option<String> {
+    use std::os::unix::fs::FileTypeExt;
+    let kind = match std::fs::metadata(path) {
+        Ok(meta) => meta.file_type(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Some(if std::fs::symlink_metadata(path).is_ok() {
+                "is a symbolic link to nothing".to_string()
+            } else {
+                "does not exist".to_string()
+            });
+        }
+        Err(e) => return Some(format!("cannot be read: {e}")),
+    };
+    let what = if kind.is_file() || (folder_ok && kind.is_dir()) {
+        return None;
+    } else if kind.is_dir() {
+        return Some("is a directory".to_string());
+    } else if kind.is_fifo() {
+        "a FIFO"
+    } else if kind.is_socket() {
+        "a socket"
+    } else if kind.is_char_device() {
+        "a character device"
+    } else if kind.is_block_device() {
+        "a block device"
+    } else {
+        "a special file"
+    };
+    let or_folder = if folder_ok { " or folder" } else { "" };
+    Some(format!("is {what}, not a regular file{or_folder}"))
+}
+
+/// `err`, about a file the config names, as it may be shown from a config in `root` (the
+/// project): whole for a file inside it, without the file's text for one outside. In CI the
+/// config comes from the pull request, and a code frame of `/etc/passwd` or a runner's
+/// credentials must not reach a public log.
+fn shown_from(err: Error, root: &Path, what: &str) -> Error {
+    match err {
+        Error::File(e)
+            if !e.source.inner().is_empty() && !inside(Path::new(e.source.name()), root) =>
+        {
+            Error::File(Box::new(e.without_text(what, root)))
+        }
+        other => other,
+    }
+}
+
+/// Whether `file` is under `root` once both are resolved (links followed); when either cannot
+/// be resolved, it is not.
+fn inside(file: &Path, root: &Path) -> bool {
+    match (file.canonicalize(), root.canonicalize()) {
+        (Ok(file), Ok(root)) => file.starts_with(root),
+        _ => false,
+    }
+}
+
 impl Settings {
     /// Defaults with the built-in rules only (no config file).
     pub fn defaults(base_dir: PathBuf) -> Result<Settings, Error> {
@@ -252,16 +312,21 @@ impl Settings {
         let mut rules = RuleSet::builtin()?;
         for r in &raw.rules {
             let p = base_dir.join(r.get_ref());
-            if !p.exists() {
+            if let Some(problem) = not_readable(&p, true) {
                 return Err(FileError::new(
                     &name,
                     &text,
                     Some(r.span()),
-                    format!("rule path `{}` does not exist", p.display()),
+                    format!(
+                        "rule path `{}` {problem}",
+                        crate::escape::visible(&p.display().to_string())
+                    ),
                 )
                 .into());
             }
-            rules.load_path(&p)?;
+            rules
+                .load_path(&p)
+                .map_err(|e| shown_from(e, &base_dir, "rule file"))?;
         }
         for p in extra_rules {
             rules.load_path(p)?;
@@ -271,16 +336,21 @@ impl Settings {
         let catalog = match &raw.platform.catalog {
             Some(c) => {
                 let p = base_dir.join(c.get_ref());
-                if !p.is_file() {
+                if let Some(problem) = not_readable(&p, false) {
                     return Err(FileError::new(
                         &name,
                         &text,
                         Some(c.span()),
-                        format!("catalog `{}` does not exist", p.display()),
+                        format!(
+                            "catalog `{}` {problem}",
+                            crate::escape::visible(&p.display().to_string())
+                        ),
                     )
                     .into());
                 }
-                Some(Arc::new(Catalog::load(&p)?))
+                let catalog = Catalog::load(&p)
+                    .map_err(|e| shown_from(Error::from(e), &base_dir, "catalog"))?;
+                Some(Arc::new(catalog))
             }
             None => None,
         };

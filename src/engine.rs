@@ -21,6 +21,21 @@ pub const MAX_FINDINGS_PER_FILE: usize = 1000;
 /// severity (for the summary and the exit code) but not reported.
 pub const MAX_FINDINGS_HELD: usize = 1_000_000;
 
+/// The limit on findings held for the report: [`MAX_FINDINGS_HELD`]. Debug builds take a
+/// smaller one from `FORGELINT_MAX_FINDINGS_HELD`, so the tests can reach the limit without a
+/// million findings; release builds always use the constant.
+pub fn max_findings_held() -> usize {
+    if cfg!(debug_assertions) {
+        if let Some(n) = std::env::var("FORGELINT_MAX_FINDINGS_HELD")
+            .ok()
+            .and_then(|v| v.parse().ok())
+        {
+            return n;
+        }
+    }
+    MAX_FINDINGS_HELD
+}
+
 pub const INVALID_JSON: &str = "invalid-json";
 /// The id of the finding that reports a panic (a bug in forgelint) while linting a file.
 pub const INTERNAL_ERROR: &str = "internal-error";

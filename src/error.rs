@@ -26,7 +26,7 @@ impl FileError {
         // A span must lie inside the text and on char boundaries for miette to render it.
         let span = span.map(|r| clamp_span(text, r));
         FileError {
-            source: NamedSource::new(name, text.clone()),
+            source: NamedSource::new(name, framed_text(text)),
             span,
             message: message.into(),
             label: None,
@@ -42,6 +42,32 @@ impl FileError {
     pub fn with_label(mut self, label: impl Into<String>) -> FileError {
         self.label = Some(label.into());
         self
+    }
+
+    /// This error without anything of its file's text, for a file outside the project: no code
+    /// frame, and not the message either (a parser's message can quote a key or a value); the
+    /// path and the problem's line and column only. `what` names the file's role ("catalog").
+    pub fn without_text(self, what: &str, root: &std::path::Path) -> FileError {
+        let name = self.source.name().to_string();
+        // The path comes from the config: nothing in it may reach the terminal raw.
+        let shown = crate::escape::visible(&name);
+        let place = match &self.span {
+            Some(span) => {
+                let (line, column) = line_column(self.source.inner(), span.start);
+                format!("{shown}:{line}:{column}")
+            }
+            None => shown.to_string(),
+        };
+        FileError {
+            source: NamedSource::new(&name, Arc::from("")),
+            span: None,
+            message: format!("{what} {place}: not a valid {what}"),
+            label: None,
+            help: Some(format!(
+                "the file is outside the project ({}), so neither its text nor the parser's message is shown",
+                crate::escape::visible(&root.display().to_string())
+            )),
+        }
     }
 
     /// Builds an error from a `toml` parse or deserialize error, adding a did-you-mean for
@@ -62,6 +88,40 @@ impl FileError {
         out.help = help;
         out
     }
+}
+
+/// `text` for a code frame: every character that must not reach a terminal raw (an escape, a
+/// bidi control) replaced by a visible one of the same UTF-8 length, so spans into the text stay
+/// where they were. Line breaks and tabs are kept.
+fn framed_text(text: &Arc<str>) -> Arc<str> {
+    let raw = |at: usize, c: char| {
+        crate::escape::is_dangerous(c)
+            && !matches!(c, '\n' | '\t')
+            && !(c == '\r' && text[at + 1..].starts_with('\n'))
+    };
+    if !text.char_indices().any(|(at, c)| raw(at, c)) {
+        return text.clone();
+    }
+    let mut out = String::with_capacity(text.len());
+    for (at, c) in text.char_indices() {
+        match c.len_utf8() {
+            _ if !raw(at, c) => out.push(c),
+            2 => out.push('\u{bf}'),
+            3 => out.push('\u{fffd}'),
+            n => out.extend(std::iter::repeat_n('?', n)),
+        }
+    }
+    out.into()
+}
+
+/// The 1-based line and column (in characters) of byte `offset` of `text`.
+fn line_column(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset.min(text.len())];
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    (
+        before.matches('\n').count() + 1,
+        before[line_start..].chars().count() + 1,
+    )
 }
 
 fn clamp_span(text: &str, r: std::ops::Range<usize>) -> std::ops::Range<usize> {
@@ -112,9 +172,11 @@ pub fn suggest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) ->
         .map(|(_, c)| c)
 }
 
+// The message, help and label can quote the file (a key, a value) and name paths from it:
+// they are made visible where they are shown.
 impl std::fmt::Display for FileError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.message)
+        f.write_str(&crate::escape::visible(&self.message))
     }
 }
 
@@ -124,15 +186,16 @@ impl Diagnostic for FileError {
     fn help<'a>(&'a self) -> Option<Box<dyn std::fmt::Display + 'a>> {
         self.help
             .as_ref()
-            .map(|h| Box::new(h) as Box<dyn std::fmt::Display>)
+            .map(|h| Box::new(crate::escape::visible(h)) as Box<dyn std::fmt::Display>)
     }
     fn source_code(&self) -> Option<&dyn SourceCode> {
         self.span.as_ref().map(|_| &self.source as &dyn SourceCode)
     }
     fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
         let span = self.span.clone()?;
+        let label = self.label.as_deref().unwrap_or("here");
         let label = LabeledSpan::new_primary_with_span(
-            Some(self.label.clone().unwrap_or_else(|| "here".to_string())),
+            Some(crate::escape::visible(label).into_owned()),
             span,
         );
         Some(Box::new(std::iter::once(label)))
@@ -183,6 +246,42 @@ impl Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Escapes and bidi controls in a frame's text become visible characters of the same
+    /// length; line breaks, tabs and CRLF stay; spans still point at the same text.
+    #[test]
+    fn frames_show_no_raw_control_characters() {
+        let text: Arc<str> = "a\u{1b}[2J\t= 1\r\n\u{202e}b\u{85} = \"x\"\rc\u{7f}\n".into();
+        let framed = framed_text(&text);
+        assert_eq!(&*framed, "a?[2J\t= 1\r\n\u{fffd}b\u{bf} = \"x\"?c?\n");
+        assert_eq!(framed.len(), text.len());
+        let at = text.find('b').unwrap();
+        assert_eq!(&framed[at..at + 1], "b");
+        let plain: Arc<str> = "a = 1\r\n".into();
+        assert!(Arc::ptr_eq(&framed_text(&plain), &plain));
+    }
+
+    #[test]
+    fn without_text_keeps_the_place_and_drops_the_text() {
+        let text: Arc<str> = "a = 1\nsecret = \"é hunter2\"\n".into();
+        let at = text.find("hunter2").unwrap();
+        let shown = FileError::new(
+            "/elsewhere/c.toml",
+            &text,
+            Some(at..at + 7),
+            "invalid type: string \"é hunter2\"",
+        )
+        .with_help("hunter2")
+        .with_label("hunter2")
+        .without_text("catalog", std::path::Path::new("/repo"));
+        assert_eq!(
+            shown.message,
+            "catalog /elsewhere/c.toml:2:13: not a valid catalog"
+        );
+        assert!(shown.source.inner().is_empty());
+        assert_eq!((shown.span, shown.label), (None, None));
+        assert!(!shown.help.unwrap().contains("hunter2"));
+    }
 
     #[test]
     fn suggests_the_closest_known_key() {

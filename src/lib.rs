@@ -211,6 +211,18 @@ fn without_leading_dot(path: &Path) -> &Path {
     }
 }
 
+/// What the run's limit on held findings left out of the report.
+#[derive(Default)]
+struct NotHeld {
+    /// Findings by severity (note, warning, error).
+    counts: [usize; 3],
+    /// Files with findings none of which is held.
+    files: usize,
+    /// The file the limit cut through (some findings held, the rest not), if any: it counts
+    /// among the files with findings even when the baseline hides its held ones.
+    cut: Option<Arc<str>>,
+}
+
 struct FileOutcome {
     findings: Vec<Finding>,
     /// An explicitly named file that could not be read: exit 2.
@@ -450,7 +462,8 @@ fn check(args: CheckArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
     let files_seen = std::sync::atomic::AtomicUsize::new(0);
     let failed = std::sync::atomic::AtomicBool::new(false);
     let collected: std::sync::Mutex<Vec<Finding>> = std::sync::Mutex::new(Vec::new());
-    let not_held = std::sync::Mutex::new([0usize; 3]);
+    let not_held = std::sync::Mutex::new(NotHeld::default());
+    let held_limit = engine::max_findings_held();
     let keep = |outcome: FileOutcome| {
         if outcome.tool_error {
             failed.store(true, std::sync::atomic::Ordering::Relaxed);
@@ -458,12 +471,22 @@ fn check(args: CheckArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
         if !outcome.findings.is_empty() {
             if let Ok(mut all) = collected.lock() {
                 // Past the limit, findings are counted (by severity) but not kept.
-                let room = engine::MAX_FINDINGS_HELD.saturating_sub(all.len());
+                let room = held_limit.saturating_sub(all.len());
                 let mut findings = outcome.findings;
                 if findings.len() > room {
-                    if let Ok(mut counts) = not_held.lock() {
+                    if let Ok(mut not_held) = not_held.lock() {
+                        // A file's findings are contiguous: a file whose first finding is past
+                        // the cut has none held.
+                        let mut previous = room.checked_sub(1).map(|i| &findings[i].path);
+                        if previous == Some(&findings[room].path) {
+                            not_held.cut = previous.cloned();
+                        }
                         for f in &findings[room..] {
-                            counts[f.severity as usize] += 1;
+                            not_held.counts[f.severity as usize] += 1;
+                            if previous != Some(&f.path) {
+                                not_held.files += 1;
+                            }
+                            previous = Some(&f.path);
                         }
                     }
                     findings.truncate(room);
@@ -575,6 +598,7 @@ fn check(args: CheckArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
 
     // On the worker threads: an audit can hold hundreds of thousands.
     pool.install(|| sort_findings(&mut findings));
+    let not_held = not_held.into_inner().unwrap_or_else(|e| e.into_inner());
     if let Some(path) = &args.write_baseline {
         baseline::write(path, &findings, &env.cwd).map_err(|source| Error::Write {
             path: path.display().to_string(),
@@ -586,6 +610,17 @@ fn check(args: CheckArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
                 "Wrote {} findings to the baseline {}.",
                 findings.len(),
                 escape::visible(&path.display().to_string())
+            )
+            .ok();
+        }
+        let left_out: usize = not_held.counts.iter().sum();
+        if left_out > 0 {
+            // The baseline has no room to say so itself: a later run would report these as new.
+            writeln!(
+                env.stderr,
+                "warning: the baseline {} lacks {left_out} finding{} beyond the limit of {held_limit}, which a run with it will count as new.",
+                escape::visible(&path.display().to_string()),
+                if left_out == 1 { "" } else { "s" }
             )
             .ok();
         }
@@ -604,11 +639,18 @@ fn check(args: CheckArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
         files,
         elapsed: started.elapsed(),
         baseline: applied,
+        held_limit,
         ..Default::default()
     };
     summary.count(&findings);
-    let not_held = not_held.into_inner().unwrap_or_else(|e| e.into_inner());
-    summary.not_held(not_held);
+    let cut_shown = not_held
+        .cut
+        .as_ref()
+        .is_some_and(|cut| findings.iter().any(|f| f.path == *cut));
+    summary.not_held(
+        not_held.counts,
+        not_held.files + usize::from(not_held.cut.is_some() && !cut_shown),
+    );
     let ran: Vec<&rules::Rule> = base_rules.iter().map(|a| a.rule).collect();
     let input = report::ReportInput {
         findings: &findings,
@@ -666,7 +708,7 @@ fn check(args: CheckArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
     } else if args.write_baseline.is_some() {
         ExitStatus::Success
     } else if findings.iter().any(|f| f.severity >= threshold)
-        || (threshold as usize..3).any(|s| not_held[s] > 0)
+        || (threshold as usize..3).any(|s| not_held.counts[s] > 0)
     {
         ExitStatus::Failure
     } else {

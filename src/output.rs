@@ -1,8 +1,19 @@
 //! Files forgelint writes (`--output`): written to a temporary file in the same folder, then
 //! renamed over the target, so a failure leaves any old file intact.
+//!
+//! A run killed mid-write (SIGKILL, a power cut) leaves its temporary behind; the next write to
+//! the folder removes the temporaries of processes that are gone, so they cannot pile up.
 
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+const TEMP_SUFFIX: &str = ".forgelint-tmp";
+
+/// A dead process's temporary is removed only once nothing has written to it for this long: a
+/// run in another PID namespace (a container sharing the folder) has a PID this process cannot
+/// see, and its temporary is written to from the moment it is made until it is renamed.
+const STALE_AFTER: Duration = Duration::from_secs(60);
 
 fn temp_path(target: &Path) -> PathBuf {
     let name = target
@@ -10,11 +21,67 @@ fn temp_path(target: &Path) -> PathBuf {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "output".into());
     let dir = target.parent().filter(|p| !p.as_os_str().is_empty());
-    let temp = format!(".{name}.{}.forgelint-tmp", std::process::id());
+    let temp = format!(".{name}.{}{TEMP_SUFFIX}", std::process::id());
     match dir {
         Some(d) => d.join(temp),
         None => PathBuf::from(temp),
     }
+}
+
+/// Removes from `dir` the temporaries (`.NAME.PID.forgelint-tmp`, regular files) of processes
+/// that are gone and that have not been written to for [`STALE_AFTER`]. Best effort: what
+/// cannot be read or removed is left.
+fn remove_stale_temps(dir: &Path) {
+    use std::os::unix::ffi::OsStrExt;
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let now = SystemTime::now();
+    for entry in entries.flatten() {
+        let Some(pid) = temp_pid(entry.file_name().as_bytes()) else {
+            continue;
+        };
+        if pid == std::process::id() || process_exists(pid) {
+            continue;
+        }
+        // Not followed through a link: only a temporary itself is removed.
+        let Ok(meta) = entry.metadata() else { continue };
+        let idle = meta
+            .modified()
+            .ok()
+            .and_then(|m| now.duration_since(m).ok());
+        if meta.is_file() && idle.is_some_and(|idle| idle >= STALE_AFTER) {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// The PID in a temporary's name, `.NAME.PID.forgelint-tmp`.
+fn temp_pid(name: &[u8]) -> Option<u32> {
+    let rest = name
+        .strip_prefix(b".")?
+        .strip_suffix(TEMP_SUFFIX.as_bytes())?;
+    let dot = rest.iter().rposition(|&b| b == b'.').filter(|&d| d > 0)?;
+    let digits = &rest[dot + 1..];
+    if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    let pid: u32 = std::str::from_utf8(digits).ok()?.parse().ok()?;
+    // 0 is no process's PID, and kill(2) reads 0 and negative PIDs as process groups.
+    (1..=i32::MAX as u32).contains(&pid).then_some(pid)
+}
+
+/// Whether a process with `pid` exists: signal 0 is checked, not sent. EPERM means it exists
+/// (someone else's); only ESRCH means it is gone.
+fn process_exists(pid: u32) -> bool {
+    let Ok(pid) = libc::pid_t::try_from(pid) else {
+        return true;
+    };
+    // SAFETY: kill with signal 0 sends nothing; it only checks that `pid` can be signalled.
+    if unsafe { libc::kill(pid, 0) } == 0 {
+        return true;
+    }
+    std::io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
 }
 
 /// Writes `target` through `fill`, atomically. A target that is not a regular file (`-o
@@ -31,6 +98,11 @@ pub fn write_atomically(
         return w.flush();
     }
     let temp = temp_path(target);
+    remove_stale_temps(
+        temp.parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(Path::new(".")),
+    );
     let file = std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
@@ -164,6 +236,30 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&link).unwrap(), "through");
         assert_eq!(std::fs::read_to_string(&target).unwrap(), "third");
         assert_eq!(entries(), ["link.json", "out", "report.sarif"]);
+    }
+
+    #[test]
+    fn temporary_names_give_their_pid() {
+        for (name, pid) in [
+            (".report.json.4242.forgelint-tmp", Some(4242)),
+            (".a.b.c.1.forgelint-tmp", Some(1)),
+            (".report.json.0.forgelint-tmp", None),
+            (".report.json.+5.forgelint-tmp", None),
+            (".report.json.-5.forgelint-tmp", None),
+            (".report.json.2147483648.forgelint-tmp", None),
+            (".report.json.99999999999999999999.forgelint-tmp", None),
+            (".report.json..forgelint-tmp", None),
+            ("..5.forgelint-tmp", None),
+            (".5.forgelint-tmp", None),
+            ("report.json.5.forgelint-tmp", None),
+            (".report.json.5.forgelint-tmp.bak", None),
+            (".report.json.x5.forgelint-tmp", None),
+        ] {
+            assert_eq!(temp_pid(name.as_bytes()), pid, "{name}");
+        }
+        let own = format!(".r.{}{TEMP_SUFFIX}", std::process::id());
+        assert_eq!(temp_pid(own.as_bytes()), Some(std::process::id()));
+        assert!(process_exists(std::process::id()));
     }
 
     /// A named pipe (as `/dev/stdout` or a device would be) is written to, not replaced.

@@ -14,6 +14,20 @@ pub fn read_bounded(path: &Path) -> std::io::Result<Vec<u8>> {
     Ok(bytes)
 }
 
+/// Reads a file of forgelint's own (a catalog, a rule file) as UTF-8 text: at most
+/// `MAX_FILE_SIZE` bytes, and never held up by a FIFO or a device put in a file's place.
+pub fn read_text(path: &Path) -> std::io::Result<String> {
+    let bytes = read_bounded(path)?;
+    if bytes.len() as u64 > MAX_FILE_SIZE {
+        return Err(std::io::Error::other(format!(
+            "larger than {} MiB",
+            MAX_FILE_SIZE >> 20
+        )));
+    }
+    String::from_utf8(bytes)
+        .map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidData, "not valid UTF-8"))
+}
+
 /// Reads at most `MAX_FILE_SIZE + 1` bytes of a regular file into `bytes`, which is emptied
 /// first and keeps its capacity: a worker reads thousands of files into one buffer.
 pub fn read_bounded_into(path: &Path, bytes: &mut Vec<u8>) -> std::io::Result<()> {

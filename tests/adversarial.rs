@@ -1048,6 +1048,142 @@ fn wide_objects_are_fast_and_findings_are_capped_per_file() {
     assert!(rest[800].ends_with(&note(99_000)), "{}", rest[800]);
 }
 
+/// Past the run's limit on held findings (made small here through the debug builds'
+/// `FORGELINT_MAX_FINDINGS_HELD`), whole files' findings are left out of the report: the counts
+/// still cover every file and finding, and every machine format says that it is incomplete.
+#[test]
+fn findings_past_the_run_limit_are_counted_and_the_report_says_it_is_incomplete() {
+    if !cfg!(debug_assertions) {
+        eprintln!("skipped: FORGELINT_MAX_FINDINGS_HELD works in debug builds only");
+        return;
+    }
+    let tree = Tree::new();
+    // 6 files of 3 warnings and the companion's one: 19 findings in 7 files, 5 held.
+    for i in 0..6 {
+        tree.write(format!("many-{i}.jobspec.json"), unknown_keys(3));
+    }
+    let limited = Extra {
+        env: vec![("FORGELINT_MAX_FINDINGS_HELD".into(), "5".into())],
+        ..Extra::default()
+    };
+    let validator = sarif_validator();
+    let line = "Found 0 errors, 19 warnings in 7 of 7 files checked";
+    let beyond = "14 findings beyond the limit of 5 were counted but not reported";
+    for jobs in ["1", "2"] {
+        let run = |format: &str, extra: &Extra| {
+            tree.run_with(&["--no-config", "-j", jobs, "--format", format, "."], extra)
+        };
+        let json = run("json", &limited);
+        json.expect_code(0);
+        assert!(json.stderr.contains(line), "{}", json.stderr);
+        assert!(json.stderr.contains(beyond), "{}", json.stderr);
+        let doc = json.json();
+        assert_eq!(doc["findings"].as_array().unwrap().len(), 5);
+        let summary = &doc["summary"];
+        assert_eq!(summary["files"], 7, "{summary}");
+        assert_eq!(summary["files_with_findings"], 7, "{summary}");
+        assert_eq!(summary["warnings"], 19, "{summary}");
+        assert_eq!(summary["findings_not_reported"], 14, "{summary}");
+
+        let sarif = run("sarif", &limited);
+        sarif.expect_code(0);
+        let doc = assert_sarif_valid(&sarif, &validator);
+        assert_eq!(doc["runs"][0]["results"].as_array().unwrap().len(), 5);
+        let notes = doc["runs"][0]["invocations"][0]["toolExecutionNotifications"]
+            .as_array()
+            .unwrap();
+        assert!(
+            notes.iter().any(|n| n["level"] == "warning"
+                && n["message"]["text"].as_str().unwrap().contains(beyond)),
+            "{notes:?}"
+        );
+
+        let github = run("github", &limited);
+        github.expect_code(0);
+        assert_github_commands_are_ours(&github.stdout);
+        assert!(
+            github
+                .stdout
+                .lines()
+                .any(|l| l.starts_with("::warning title=forgelint::") && l.contains(beyond)),
+            "{}",
+            github.stdout
+        );
+
+        // A complete run says nothing of the kind.
+        let json = run("json", &Extra::default());
+        json.expect_code(0).expect_companion("json");
+        assert!(json.stderr.contains(line), "{}", json.stderr);
+        assert!(!json.stderr.contains("beyond the limit"), "{}", json.stderr);
+        let summary = &json.json()["summary"];
+        assert!(summary.get("findings_not_reported").is_none(), "{summary}");
+        let sarif = run("sarif", &Extra::default());
+        let doc = assert_sarif_valid(&sarif, &validator);
+        assert_eq!(
+            doc["runs"][0]["invocations"][0]["toolExecutionNotifications"],
+            serde_json::json!([])
+        );
+        let github = run("github", &Extra::default());
+        assert!(
+            !github.stdout.contains("beyond the limit"),
+            "{}",
+            github.stdout
+        );
+    }
+}
+
+/// The file the limit cuts through counts among the files with findings when the baseline
+/// hides its held findings and the rest were left out; a baseline written past the limit says
+/// that it lacks findings.
+#[test]
+fn a_file_cut_by_the_run_limit_still_counts_under_a_baseline() {
+    if !cfg!(debug_assertions) {
+        eprintln!("skipped: FORGELINT_MAX_FINDINGS_HELD works in debug builds only");
+        return;
+    }
+    let tree = Tree::new();
+    std::fs::remove_file(tree.path(COMPANION)).unwrap();
+    tree.write("many.jobspec.json", unknown_keys(3));
+    let limited = Extra {
+        env: vec![("FORGELINT_MAX_FINDINGS_HELD".into(), "2".into())],
+        ..Extra::default()
+    };
+    let written = tree.run_with(
+        &["--no-config", "--write-baseline", "baseline.json", "."],
+        &limited,
+    );
+    written.expect_code(0);
+    assert!(
+        written
+            .stderr
+            .contains("Wrote 2 findings to the baseline baseline.json.")
+            && written.stderr.contains(
+                "warning: the baseline baseline.json lacks 1 finding beyond the limit of 2"
+            ),
+        "{}",
+        written.stderr
+    );
+    let run = tree.run_with(
+        &[
+            "--no-config",
+            "--baseline",
+            "baseline.json",
+            "--format",
+            "json",
+            ".",
+        ],
+        &limited,
+    );
+    run.expect_code(0);
+    let doc = run.json();
+    assert_eq!(doc["findings"], serde_json::json!([]));
+    let summary = &doc["summary"];
+    assert_eq!(summary["files_with_findings"], 1, "{summary}");
+    assert_eq!(summary["warnings"], 1, "{summary}");
+    assert_eq!(summary["findings_not_reported"], 1, "{summary}");
+    assert_eq!(summary["baseline"]["hidden"], 2, "{summary}");
+}
+
 #[test]
 fn escapes_in_keys_are_decoded_before_keys_are_compared() {
     let tree = Tree::new();
@@ -1740,7 +1876,10 @@ fn assert_github_commands_are_ours(stdout: &str) {
         if !t.starts_with("::") {
             continue;
         }
-        if let Some(message) = t.strip_prefix("::notice title=forgelint::") {
+        if let Some(message) = ["::notice ", "::warning "]
+            .iter()
+            .find_map(|c| t.strip_prefix(c)?.strip_prefix("title=forgelint::"))
+        {
             assert!(!message.is_empty());
             continue;
         }

@@ -64,6 +64,21 @@ fn annotation(f: &Finding) -> String {
 }
 
 pub fn write(out: &mut dyn Write, input: &ReportInput<'_>) -> std::io::Result<()> {
+    write_findings(out, input)?;
+    // Findings left out by the run's limit: said last, where a reader of the log looks.
+    if let Some(note) = input.summary.beyond_limit_note() {
+        writeln!(
+            out,
+            "::warning title=forgelint::{}",
+            escape_data(&format!(
+                "{note}: the annotations and log lines above are incomplete."
+            ))
+        )?;
+    }
+    Ok(())
+}
+
+fn write_findings(out: &mut dyn Write, input: &ReportInput<'_>) -> std::io::Result<()> {
     let mut shown = [0usize; 3];
     let mut overflow: Vec<&Finding> = Vec::new();
     for f in input.findings {

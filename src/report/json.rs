@@ -136,8 +136,16 @@ struct SummaryOut {
     errors: usize,
     warnings: usize,
     notes: usize,
+    /// Findings past the run's limit: counted above, left out of `findings`. Only when some
+    /// were, so a complete run's document is as it was.
+    #[serde(skip_serializing_if = "is_zero")]
+    findings_not_reported: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
     baseline: Option<Baseline>,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 pub fn write(out: &mut dyn Write, input: &ReportInput<'_>) -> std::io::Result<()> {
@@ -148,6 +156,7 @@ pub fn write(out: &mut dyn Write, input: &ReportInput<'_>) -> std::io::Result<()
         errors: s.errors,
         warnings: s.warnings,
         notes: s.notes,
+        findings_not_reported: s.beyond_limit,
         baseline: s.baseline.map(|b| Baseline {
             hidden: b.hidden,
             stale: b.stale,

@@ -51,6 +51,8 @@ pub struct Summary {
     pub baseline: Option<crate::baseline::Applied>,
     /// Findings past the run's limit: counted above, not reported.
     pub beyond_limit: usize,
+    /// The run's limit on findings held for the report.
+    pub held_limit: usize,
 }
 
 impl Summary {
@@ -68,16 +70,34 @@ impl Summary {
         self.files_with_findings = paths.len();
     }
 
-    /// Adds the findings that were counted but not held (by severity: note, warning, error).
-    pub fn not_held(&mut self, counts: [usize; 3]) {
+    /// Adds the findings that were counted but not held (by severity: note, warning, error),
+    /// and the `files` with findings that [`Summary::count`] did not see.
+    pub fn not_held(&mut self, counts: [usize; 3], files: usize) {
         self.notes += counts[Severity::Note as usize];
         self.warnings += counts[Severity::Warning as usize];
         self.errors += counts[Severity::Error as usize];
         self.beyond_limit = counts.iter().sum();
+        self.files_with_findings += files;
+    }
+
+    /// What the limit left out, when it left out anything: "N findings beyond the limit of M
+    /// were counted but not reported" (no full stop; each format ends it its own way).
+    pub fn beyond_limit_note(&self) -> Option<String> {
+        (self.beyond_limit > 0).then(|| {
+            format!(
+                "{} beyond the limit of {} {} counted but not reported",
+                plural(self.beyond_limit, "finding"),
+                self.held_limit,
+                if self.beyond_limit == 1 {
+                    "was"
+                } else {
+                    "were"
+                }
+            )
+        })
     }
 
     pub fn line(&self) -> String {
-        let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
         let ms = self.elapsed.as_secs_f64() * 1000.0;
         let time = if ms < 1000.0 {
             format!("{ms:.1} ms")
@@ -97,14 +117,9 @@ impl Summary {
             ),
             None => String::new(),
         };
-        let baseline = if self.beyond_limit > 0 {
-            format!(
-                "{baseline} {} beyond the limit of {} were counted but not reported.",
-                plural(self.beyond_limit, "finding"),
-                crate::engine::MAX_FINDINGS_HELD
-            )
-        } else {
-            baseline
+        let baseline = match self.beyond_limit_note() {
+            Some(note) => format!("{baseline} {note}."),
+            None => baseline,
         };
         if self.errors + self.warnings + self.notes == 0 {
             return format!(
@@ -126,6 +141,11 @@ impl Summary {
             plural(self.files, "file"),
         )
     }
+}
+
+/// `n word`, with an `s` unless `n` is 1.
+fn plural(n: usize, word: &str) -> String {
+    format!("{n} {word}{}", if n == 1 { "" } else { "s" })
 }
 
 /// Where the text of a file with findings comes from when a format shows code frames.

@@ -543,6 +543,16 @@ fn write_invocations(
         w.end_object();
         w.end_object();
     }
+    // Results left out by the run's limit: a consumer must not take the log for the whole.
+    if let Some(note) = input.summary.beyond_limit_note() {
+        w.item();
+        w.begin_object();
+        w.key("level");
+        w.string("warning");
+        w.key("message");
+        write_text(&mut w, &format!("{note}: the results are incomplete."));
+        w.end_object();
+    }
     w.end_array();
     w.end_object();
     w.end_array();
@@ -739,6 +749,16 @@ mod tests {
                 n
             })
             .collect();
+        let mut notifications = notifications;
+        if input.summary.beyond_limit > 0 {
+            notifications.push(json!({
+                "level": "warning",
+                "message": { "text": format!(
+                    "{} findings beyond the limit of {} were counted but not reported: the results are incomplete.",
+                    input.summary.beyond_limit, input.summary.held_limit
+                ) },
+            }));
+        }
         let value = json!([{
             "executionSuccessful": !input.tool_error,
             "toolExecutionNotifications": notifications,
@@ -779,15 +799,23 @@ mod tests {
             ),
             finding("../up/e.json", INVALID_JSON, "cannot read the file"),
         ];
-        let summary = crate::report::Summary::default();
-        for (findings, tool_error) in [
-            (&findings[..], true),
-            (&findings[1..2], false),
-            (&[][..], false),
+        let complete = crate::report::Summary::default();
+        // Findings left out by the limit: one more notification.
+        let incomplete = crate::report::Summary {
+            beyond_limit: 12,
+            held_limit: 4,
+            ..Default::default()
+        };
+        for (findings, tool_error, summary) in [
+            (&findings[..], true, &complete),
+            (&findings[1..2], false, &complete),
+            (&[][..], false, &complete),
+            (&findings[..], false, &incomplete),
+            (&[][..], false, &incomplete),
         ] {
             let input = ReportInput {
                 findings,
-                summary: &summary,
+                summary,
                 rules: &rules,
                 cwd: Path::new("/work/repo"),
                 statistics: false,

@@ -512,7 +512,7 @@ impl RuleSet {
     /// Adds every `*.toml` rule file of `path` (a file, or a folder searched recursively).
     pub fn load_path(&mut self, path: &Path) -> Result<(), Error> {
         for file in rule_files(path)? {
-            let text = std::fs::read_to_string(&file).map_err(|source| Error::Io {
+            let text = crate::read::read_text(&file).map_err(|source| Error::Io {
                 path: file.display().to_string(),
                 source,
             })?;
