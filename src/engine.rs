@@ -8,7 +8,7 @@ use crate::diagnostic::{Finding, Locator, Related};
 use crate::json::{Document, Span};
 pub use crate::project::{mentions_starforge, project_root, DirCache, RealProject, VirtualProject};
 pub use crate::read::{read_bounded, read_bounded_into, with_file_bytes};
-use crate::rules::eval::{run_check, run_when_holding, Context, Hit, ProjectFs};
+use crate::rules::eval::{run_check, run_when_holding, Context, Hit, Hits, ProjectFs};
 use crate::rules::plan::{needs_bits, When};
 use crate::rules::{Rule, Severity};
 use crate::select::{Resolutions, SelectorTable};
@@ -265,9 +265,10 @@ fn lint_document(
         project,
         resolved,
     };
-    let mut findings = Vec::new();
-    let mut locator = Locator::new(text);
-    let mut hits: Vec<Hit> = Vec::new();
+    // Every rule's hits, capped as they come: a hostile file can make a check fail on each of
+    // a million items, and only the first MAX_FINDINGS_PER_FILE by position are reported.
+    let mut hits = Hits::new(MAX_FINDINGS_PER_FILE);
+    let mut kept = KeptHits::default();
     let missing_context = !needs_bits(platform.available());
     for active in rules {
         let rule = active.rule;
@@ -286,9 +287,15 @@ fn lint_document(
             continue;
         }
         // One rule, one finding per span (two checks of a rule can agree on a value).
-        hits.sort_by_key(|h| h.span);
-        hits.dedup_by_key(|h| h.span);
-        for hit in hits.drain(..) {
+        let (rule_hits, more) = hits.take();
+        kept.add(active, rule_hits, more);
+    }
+    let (kept, dropped) = kept.finish();
+    // Located in position order: the line index is built once, on the first finding.
+    let mut locator = Locator::new(text);
+    let mut findings: Vec<Finding> = kept
+        .into_iter()
+        .map(|(active, hit)| {
             let (span, start, end) = locator.positions(hit.span);
             let related = hit
                 .related
@@ -303,7 +310,7 @@ fn lint_document(
                     }
                 })
                 .collect();
-            findings.push(Finding {
+            Finding {
                 path: path.get().clone(),
                 rule: Arc::from(active.rule.id.as_str()),
                 severity: active.severity,
@@ -317,13 +324,10 @@ fn lint_document(
                 value_hash: crate::diagnostic::value_hash(
                     &text[span.start as usize..span.end as usize],
                 ),
-            });
-        }
-    }
-    if findings.len() > MAX_FINDINGS_PER_FILE {
-        findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
-        let dropped = findings.len() - MAX_FINDINGS_PER_FILE;
-        findings.truncate(MAX_FINDINGS_PER_FILE);
+            }
+        })
+        .collect();
+    if dropped > 0 {
         if let Some(last) = findings.last_mut() {
             last.message.push_str(&format!(
                 " ({dropped} more findings in this file not shown)"
@@ -331,6 +335,53 @@ fn lint_document(
         }
     }
     findings
+}
+
+/// The hits of a file's rules, at most [`MAX_FINDINGS_PER_FILE`] of them in the end: the first
+/// by the order findings are reported in (span, then rule id, then message). Past twice the
+/// limit the list is sorted and cut back to the limit, so memory stays bounded and the time
+/// is O(n log n) in the number of hits.
+#[derive(Default)]
+struct KeptHits<'a> {
+    hits: Vec<(Active<'a>, Hit)>,
+    dropped: usize,
+}
+
+impl<'a> KeptHits<'a> {
+    /// A rule's hits, and how many more it found that were cut.
+    fn add(&mut self, active: &Active<'a>, hits: Vec<Hit>, more: usize) {
+        self.dropped += more;
+        for hit in hits {
+            self.hits.push((*active, hit));
+            if self.hits.len() >= 2 * MAX_FINDINGS_PER_FILE {
+                self.cut();
+            }
+        }
+    }
+
+    fn cut(&mut self) {
+        self.hits.sort_by(|(ra, a), (rb, b)| {
+            (a.span.start, a.span.end, ra.rule.id.as_str(), &a.message).cmp(&(
+                b.span.start,
+                b.span.end,
+                rb.rule.id.as_str(),
+                &b.message,
+            ))
+        });
+        if self.hits.len() > MAX_FINDINGS_PER_FILE {
+            self.dropped += self.hits.len() - MAX_FINDINGS_PER_FILE;
+            self.hits.truncate(MAX_FINDINGS_PER_FILE);
+        }
+    }
+
+    /// The kept hits in report order (when any were dropped; in rule order otherwise, as the
+    /// run sorts every finding later) and how many were dropped.
+    fn finish(mut self) -> (Vec<(Active<'a>, Hit)>, usize) {
+        if self.hits.len() > MAX_FINDINGS_PER_FILE || self.dropped > 0 {
+            self.cut();
+        }
+        (self.hits, self.dropped)
+    }
 }
 
 #[cfg(test)]

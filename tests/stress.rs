@@ -7,11 +7,10 @@
 //! unfixed queue hung the first run of this test, and 17–20 of 20 runs of `-j3` and `-j8` on
 //! such a tree.
 
-use std::path::Path;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+mod common;
 
-const BIN: &str = env!("CARGO_BIN_EXE_forgelint");
+use std::path::Path;
+use std::time::Duration;
 
 /// A run that takes longer than this is taken for a hang (a run takes about 0.2 s).
 const WATCHDOG: Duration = Duration::from_secs(20);
@@ -38,40 +37,24 @@ fn make_tree(root: &Path) {
 }
 
 /// Runs forgelint on `tree` with `jobs` threads and two rules (the hand-over, not the rules,
-/// is under test), its JSON report in `out`; panics when the
-/// watchdog fires, after killing the run.
+/// is under test), its JSON report in `out`.
 fn lint(tree: &Path, jobs: usize, out: &Path) -> i32 {
-    let mut child = Command::new(BIN)
-        .args([
-            "--no-config",
-            "--select",
-            "api-version,kind",
-            "--format",
-            "json",
-            "-q",
-        ])
-        .arg("-j")
-        .arg(jobs.to_string())
-        .arg("-o")
-        .arg(out)
-        .arg(tree)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start forgelint");
-    let started = Instant::now();
-    loop {
-        if let Some(status) = child.try_wait().expect("wait for forgelint") {
-            return status.code().expect("forgelint ended by a signal");
-        }
-        if started.elapsed() > WATCHDOG {
-            child.kill().ok();
-            child.wait().ok();
-            panic!("forgelint -j{jobs} did not finish within {WATCHDOG:?}: a hang");
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    let jobs = jobs.to_string();
+    let (tree, out) = (tree.to_string_lossy(), out.to_string_lossy());
+    let args = [
+        "--no-config",
+        "--select",
+        "api-version,kind",
+        "--format",
+        "json",
+        "-q",
+        "-j",
+        &jobs,
+        "-o",
+        &out,
+        &tree,
+    ];
+    common::run_within(Path::new("."), &args, WATCHDOG).code
 }
 
 /// The report without its timing, which differs between runs.

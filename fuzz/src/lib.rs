@@ -301,13 +301,13 @@ pub fn check_findings(bytes: &[u8], findings: &[Finding]) {
             false,
         ),
     };
-    let index = LineIndex::new(prefix);
+    let mut index = LineIndex::new(prefix);
     for f in findings {
         let what = format!("{} finding {:?}", f.rule, f.message);
-        check_location(bytes, prefix, &index, f.span, f.start, f.end, &what);
+        check_location(bytes, prefix, &mut index, f.span, f.start, f.end, &what);
         for r in &f.related {
             let what = format!("related location {:?} of {what}", r.label);
-            check_location(bytes, prefix, &index, r.span, r.start, r.end, &what);
+            check_location(bytes, prefix, &mut index, r.span, r.start, r.end, &what);
         }
         if !utf8 {
             assert_eq!(&*f.rule, "invalid-json", "a rule ran on a non-UTF-8 file");
@@ -324,7 +324,7 @@ pub fn check_findings(bytes: &[u8], findings: &[Finding]) {
 fn check_location(
     bytes: &[u8],
     text: &str,
-    index: &LineIndex,
+    index: &mut LineIndex,
     span: Span,
     start: forgelint::source::Position,
     end: forgelint::source::Position,

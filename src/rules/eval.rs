@@ -8,7 +8,7 @@ use crate::select::{Match, Missing, Resolutions, Resolved};
 use std::borrow::Cow;
 
 use super::predicate::{
-    expected, node_val, predicate_operand, render_val, test, Given, Outcome, Val,
+    expected, node_val, predicate_operand, render_val, test, Given, Membership, Outcome, Val,
 };
 pub use super::predicate::{Lit, MAX_VALUE_CHARS};
 use super::{Assertion, Check, Condition, Fact, Operand, Predicate, ReportAt, Setting};
@@ -29,15 +29,7 @@ pub struct Context<'a> {
     pub resolved: &'a Resolutions,
 }
 
-/// A violation found by a check, before the engine stamps rule id and severity on it.
-#[derive(Debug, Clone)]
-pub struct Hit {
-    pub span: Span,
-    pub pointer: String,
-    pub message: String,
-    pub help: Option<String>,
-    pub related: Vec<(Span, String)>,
-}
+pub use super::hits::{Hit, Hits};
 
 /// The placeholders of one violation.
 #[derive(Debug, Default)]
@@ -316,12 +308,20 @@ fn push_path_key(out: &mut String, key: &str) {
     }
 }
 
-/// A comparable identity of a scalar, for `unique`.
-#[derive(PartialEq)]
+/// A comparable identity of a scalar, for `unique`: numbers by value (`1` and `1.0` are one,
+/// as are `0` and `-0`).
+#[derive(PartialEq, Eq, Hash)]
 enum Identity<'a> {
     Str(&'a str),
-    Num(f64),
+    Num(u64),
     Bool(bool),
+}
+
+impl Identity<'_> {
+    /// The identity of a number; none for NaN, which equals nothing.
+    fn number(value: f64) -> Option<Identity<'static>> {
+        super::predicate::number_identity(value).map(Identity::Num)
+    }
 }
 
 /// Does a predicate check without operand find nothing to report in `res`? Decided without
@@ -348,14 +348,14 @@ fn quietly_passes(check: &Check, ctx: &Context<'_>, res: Resolved<'_>) -> bool {
 }
 
 /// Runs one check on the document, appending its violations.
-pub fn run_check(check: &Check, ctx: &Context<'_>, out: &mut Vec<Hit>) {
+pub fn run_check(check: &Check, ctx: &Context<'_>, out: &mut Hits) {
     if check.when.iter().all(|c| holds(c, ctx)) {
         run_when_holding(check, ctx, out);
     }
 }
 
 /// Runs one check whose conditions are known to hold (or that has none).
-pub fn run_when_holding(check: &Check, ctx: &Context<'_>, out: &mut Vec<Hit>) {
+pub fn run_when_holding(check: &Check, ctx: &Context<'_>, out: &mut Hits) {
     match ctx.resolved.get(check.select.id) {
         Some(res) => {
             if !quietly_passes(check, ctx, res) {
@@ -366,7 +366,7 @@ pub fn run_when_holding(check: &Check, ctx: &Context<'_>, out: &mut Vec<Hit>) {
     }
 }
 
-fn assert(check: &Check, ctx: &Context<'_>, res: Resolved<'_>, out: &mut Vec<Hit>) {
+fn assert(check: &Check, ctx: &Context<'_>, res: Resolved<'_>, out: &mut Hits) {
     match &check.assertion {
         Assertion::Predicate(p) => {
             let operand = match predicate_operand(p) {
@@ -376,14 +376,24 @@ fn assert(check: &Check, ctx: &Context<'_>, res: Resolved<'_>, out: &mut Vec<Hit
                 },
                 None => None,
             };
+            let members = operand.as_ref().and_then(|g| Membership::of(p, g));
+            // The expected text is the same for every value: made once, on the first failure.
+            let mut expected_text = None;
             for m in res.found {
                 let v = node_val(ctx.doc, m.node);
-                if test(p, v, operand.as_ref()) == Outcome::Fail {
-                    report_value(check, p, operand.as_ref(), ctx, m, v, out);
+                let outcome = match &members {
+                    Some(set) => set.test(p, v),
+                    None => test(p, v, operand.as_ref()),
+                };
+                if outcome == Outcome::Fail {
+                    let expected =
+                        expected_text.get_or_insert_with(|| expected(p, operand.as_ref()));
+                    report_value(check, expected, ctx, m, v, out);
                 }
             }
             if matches!(p, Predicate::Present | Predicate::NonEmpty) && !res.missing.is_empty() {
-                report_missing(check, p, operand.as_ref(), ctx, res.missing, out);
+                let expected = expected_text.get_or_insert_with(|| expected(p, operand.as_ref()));
+                report_missing(check, expected, ctx, res.missing, out);
             }
         }
         // One value cannot repeat another.
@@ -410,16 +420,15 @@ fn assert(check: &Check, ctx: &Context<'_>, res: Resolved<'_>, out: &mut Vec<Hit
 #[inline(never)]
 fn report_value(
     check: &Check,
-    p: &Predicate,
-    operand: Option<&Given<'_>>,
+    expected: &str,
     ctx: &Context<'_>,
     m: &Match,
     v: Val<'_>,
-    out: &mut Vec<Hit>,
+    out: &mut Hits,
 ) {
     let vars = Vars {
         value: render_val(v),
-        expected: expected(p, operand),
+        expected: expected.to_string(),
         ..Vars::default()
     };
     out.push(emit_at(check, ctx, m, vars, Vec::new()));
@@ -429,17 +438,16 @@ fn report_value(
 #[inline(never)]
 fn report_missing(
     check: &Check,
-    p: &Predicate,
-    operand: Option<&Given<'_>>,
+    expected: &str,
     ctx: &Context<'_>,
     missing: &[Missing],
-    out: &mut Vec<Hit>,
+    out: &mut Hits,
 ) {
     for miss in missing {
         let pointer = check.select.missing_pointer(ctx.doc, miss);
         let vars = Vars {
             value: "missing".into(),
-            expected: expected(p, operand),
+            expected: expected.to_string(),
             path: pointer_path(&pointer),
             key: quote(check.select.missing_key(miss), MAX_VALUE_CHARS),
             pointer: pointer.clone(),
@@ -455,10 +463,10 @@ fn report_missing(
     }
 }
 
-fn assert_unique(check: &Check, ctx: &Context<'_>, res: Resolved<'_>, out: &mut Vec<Hit>) {
+fn assert_unique(check: &Check, ctx: &Context<'_>, res: Resolved<'_>, out: &mut Hits) {
     let identity = |m: &Match| match node_val(ctx.doc, m.node) {
         Val::Str(s) => Some(Identity::Str(s)),
-        Val::Num { value, .. } => Some(Identity::Num(value)),
+        Val::Num { value, .. } => Identity::number(value),
         Val::Bool(b) => Some(Identity::Bool(b)),
         _ => None,
     };
@@ -475,9 +483,9 @@ fn assert_unique(check: &Check, ctx: &Context<'_>, res: Resolved<'_>, out: &mut 
 
 /// Calls `repeat(item, first)` for each item whose key (`None`: no key, never a repeat) an
 /// earlier item has, `first` being the earliest of those. A few items are compared pairwise,
-/// with nothing allocated (a spec has a few pools and plugins); more go through a list of the
-/// keys seen.
-pub fn for_each_repeat<'m, K: PartialEq>(
+/// with nothing allocated (a spec has a few pools and plugins); more go through a hash map of
+/// the keys seen, so a million items cost a million lookups.
+pub fn for_each_repeat<'m, K: Eq + std::hash::Hash>(
     items: &'m [Match],
     key: impl Fn(&'m Match) -> Option<K>,
     mut repeat: impl FnMut(&'m Match, &'m Match),
@@ -491,12 +499,15 @@ pub fn for_each_repeat<'m, K: PartialEq>(
         }
         return;
     }
-    let mut seen: Vec<(K, &Match)> = Vec::new();
+    let mut seen: std::collections::HashMap<K, &Match> =
+        std::collections::HashMap::with_capacity(items.len());
     for m in items {
         let Some(k) = key(m) else { continue };
-        match seen.iter().find(|(seen_key, _)| *seen_key == k) {
-            Some((_, first)) => repeat(m, first),
-            None => seen.push((k, m)),
+        match seen.entry(k) {
+            std::collections::hash_map::Entry::Occupied(first) => repeat(m, first.get()),
+            std::collections::hash_map::Entry::Vacant(slot) => {
+                slot.insert(m);
+            }
         }
     }
 }
@@ -509,7 +520,7 @@ fn report_unknown_key(
     ctx: &Context<'_>,
     m: &Match,
     member: &crate::json::Member<'_>,
-    out: &mut Vec<Hit>,
+    out: &mut Hits,
 ) {
     let mut pointer = m.pointer(ctx.doc);
     crate::json::push_pointer_segment(&mut pointer, &member.key);
@@ -649,7 +660,7 @@ mod tests {
                     continue;
                 }
                 let res = resolved.get(check.select.id).expect("shared selector");
-                let mut hits = Vec::new();
+                let mut hits = super::Hits::new(1000);
                 assert(check, &ctx, res, &mut hits);
                 if step.passes(&doc, &resolved) || quietly_passes(check, &ctx, res) {
                     quiet += 1;
@@ -665,7 +676,7 @@ mod tests {
         }
     }
 
-    /// Repeats are found alike by the pairwise comparison (up to 16 items) and the list of keys
+    /// Repeats are found alike by the pairwise comparison (up to 16 items) and the map of keys
     /// seen (more): each repeat paired with the earliest item of its key, items without a key
     /// skipped.
     #[test]

@@ -2,7 +2,7 @@
 //! `function = "…"` and passes `options`; the rule stays data.
 
 use super::eval::{
-    emit, emit_at, emit_repeat, for_each_repeat, project, Context, Hit, Lit, Vars, MAX_VALUE_CHARS,
+    emit, emit_at, emit_repeat, for_each_repeat, project, Context, Hits, Lit, Vars, MAX_VALUE_CHARS,
 };
 use super::{Check, Needs, Operand, Setting};
 use crate::escape::quote;
@@ -143,7 +143,7 @@ impl Function {
         }
     }
 
-    pub fn run(&self, check: &Check, ctx: &Context<'_>, res: Resolved<'_>, out: &mut Vec<Hit>) {
+    pub fn run(&self, check: &Check, ctx: &Context<'_>, res: Resolved<'_>, out: &mut Hits) {
         let doc = ctx.doc;
         match self {
             Function::DuplicateKeys => {

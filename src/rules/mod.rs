@@ -7,6 +7,7 @@
 mod compile;
 pub mod eval;
 mod functions;
+mod hits;
 mod pattern;
 pub mod plan;
 mod predicate;

@@ -9,6 +9,28 @@ use super::{JsonType, Operand, Predicate};
 /// How long a quoted value may get in a message.
 pub const MAX_VALUE_CHARS: usize = 80;
 
+/// How many items of a list a message names before "and N more": a spec's list can hold a
+/// million items, and a message is read by a person.
+pub const MAX_LIST_ITEMS: usize = 10;
+
+/// `items` joined with ", ", the first [`MAX_LIST_ITEMS`] of them and then how many more.
+pub fn render_list(items: impl Iterator<Item = String>) -> String {
+    let mut shown = Vec::new();
+    let mut more = 0usize;
+    for item in items {
+        if shown.len() < MAX_LIST_ITEMS {
+            shown.push(item);
+        } else {
+            more += 1;
+        }
+    }
+    let mut out = shown.join(", ");
+    if more > 0 {
+        out.push_str(&format!(" and {more} more"));
+    }
+    out
+}
+
 /// A literal written in a rule file, or a value looked up from the context.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Lit {
@@ -38,7 +60,7 @@ impl Lit {
             Lit::Bool(b) => b.to_string(),
             Lit::Num(n) => format_number(*n),
             Lit::Str(s) => quote(s, MAX_VALUE_CHARS),
-            Lit::List(items) => items.iter().map(Lit::render).collect::<Vec<_>>().join(", "),
+            Lit::List(items) => render_list(items.iter().map(Lit::render)),
         }
     }
 
@@ -126,19 +148,96 @@ impl Given<'_> {
             Given::Owned(l) => l.render(),
             Given::One(v) => render_val(*v),
             Given::Range(text, _) => quote(text, MAX_VALUE_CHARS),
-            Given::Found(doc, found) => scalars(doc, found)
-                .map(|v| match v {
-                    Val::Num { value, .. } => format_number(value),
-                    other => render_val(other),
-                })
-                .collect::<Vec<_>>()
-                .join(", "),
-            Given::Strs(items) => items
-                .iter()
-                .map(|s| quote(s, MAX_VALUE_CHARS))
-                .collect::<Vec<_>>()
-                .join(", "),
+            Given::Found(doc, found) => render_list(scalars(doc, found).map(|v| match v {
+                Val::Num { value, .. } => format_number(value),
+                other => render_val(other),
+            })),
+            Given::Strs(items) => render_list(items.iter().map(|s| quote(s, MAX_VALUE_CHARS))),
         }
+    }
+}
+
+/// The items of a long `one-of` / `not-one-of` list, hashed once per check: tested item by
+/// item, a spec's million roles against its million pools would take a trillion comparisons.
+pub(crate) struct Membership<'g> {
+    strs: std::collections::HashSet<&'g str>,
+    nums: std::collections::HashSet<u64>,
+    bools: [bool; 2],
+}
+
+impl<'g> Membership<'g> {
+    /// Lists of at most this many items are searched as they are.
+    const MIN_ITEMS: usize = 16;
+
+    /// The hashed items of `operand`, for a membership predicate over a long list.
+    pub(crate) fn of<'a: 'g>(p: &Predicate, operand: &'g Given<'a>) -> Option<Membership<'g>> {
+        if !matches!(p, Predicate::OneOf(_) | Predicate::NotOneOf(_)) {
+            return None;
+        }
+        let items: Box<dyn Iterator<Item = Val<'g>> + 'g> = match operand {
+            Given::Lit(l) if l.items().len() > Self::MIN_ITEMS => {
+                Box::new(l.items().iter().map(lit_val))
+            }
+            Given::Owned(l) if l.items().len() > Self::MIN_ITEMS => {
+                Box::new(l.items().iter().map(lit_val))
+            }
+            Given::Strs(items) if items.len() > Self::MIN_ITEMS => {
+                Box::new(items.iter().map(|s| Val::Str(s)))
+            }
+            Given::Found(doc, found) if found.len() > Self::MIN_ITEMS => {
+                Box::new(scalars(doc, found))
+            }
+            _ => return None,
+        };
+        let mut set = Membership {
+            strs: std::collections::HashSet::new(),
+            nums: std::collections::HashSet::new(),
+            bools: [false; 2],
+        };
+        for item in items {
+            match item {
+                Val::Str(s) => {
+                    set.strs.insert(s);
+                }
+                Val::Num { value, .. } => {
+                    set.nums.extend(number_identity(value));
+                }
+                Val::Bool(b) => set.bools[usize::from(b)] = true,
+                _ => {}
+            }
+        }
+        Some(set)
+    }
+
+    fn contains(&self, v: Val<'_>) -> bool {
+        match v {
+            Val::Str(s) => self.strs.contains(s),
+            Val::Num { value, .. } => {
+                number_identity(value).is_some_and(|n| self.nums.contains(&n))
+            }
+            Val::Bool(b) => self.bools[usize::from(b)],
+            _ => false,
+        }
+    }
+
+    /// What [`test`] says of `v` for the membership predicate `p`.
+    pub(crate) fn test(&self, p: &Predicate, v: Val<'_>) -> Outcome {
+        match p {
+            Predicate::NotOneOf(_) => pass_if(!self.contains(v)),
+            _ => pass_if(self.contains(v)),
+        }
+    }
+}
+
+/// A number as a hashable key that equal numbers share (`0` and `-0` too); none for NaN,
+/// which equals nothing.
+pub(crate) fn number_identity(value: f64) -> Option<u64> {
+    if value.is_nan() {
+        None
+    } else if value == 0.0 {
+        Some(0)
+    } else {
+        Some(value.to_bits())
     }
 }
 
@@ -456,5 +555,99 @@ mod tests {
                 "{raw}: {got} != {expected}"
             );
         }
+    }
+
+    /// A long list hashed once answers `one-of` and `not-one-of` exactly as the item-by-item
+    /// search does, for strings, numbers (1 and 1.0, 0 and -0, infinities), booleans, and
+    /// values a list never holds (arrays, objects, null, a nested list).
+    #[test]
+    fn hashed_lists_answer_like_the_search() {
+        use super::{lit_val, test, Given, Lit, Membership, Outcome, Val};
+        use crate::rules::{Operand, Predicate};
+        let mut items: Vec<Lit> = (0..40).map(|i| Lit::Str(format!("pool-{i}"))).collect();
+        items.extend([
+            Lit::Num(1.0),
+            Lit::Num(-0.0),
+            Lit::Num(f64::INFINITY),
+            Lit::Num(2.5),
+            Lit::Bool(false),
+            Lit::List(vec![Lit::Str("nested".into())]),
+        ]);
+        let list = Lit::List(items);
+        let values = [
+            Val::Str("pool-0"),
+            Val::Str("pool-39"),
+            Val::Str("pool-40"),
+            Val::Str("nested"),
+            Val::Str(""),
+            Val::Num {
+                value: 1.0,
+                integer: true,
+                raw: Some("1"),
+            },
+            Val::Num {
+                value: 1.0,
+                integer: false,
+                raw: Some("1.0"),
+            },
+            Val::Num {
+                value: 0.0,
+                integer: true,
+                raw: Some("0"),
+            },
+            Val::Num {
+                value: f64::INFINITY,
+                integer: false,
+                raw: Some("1e999"),
+            },
+            Val::Num {
+                value: 2.0,
+                integer: true,
+                raw: Some("2"),
+            },
+            Val::Bool(false),
+            Val::Bool(true),
+            Val::Null,
+            Val::Array(0),
+            Val::Object(1),
+        ];
+        for p in [
+            Predicate::OneOf(Operand::Literal(list.clone())),
+            Predicate::NotOneOf(Operand::Literal(list.clone())),
+        ] {
+            for given in [Given::Lit(&list), Given::Owned(list.clone())] {
+                let set = Membership::of(&p, &given).expect("a long list is hashed");
+                for v in values {
+                    assert_eq!(set.test(&p, v), test(&p, v, Some(&given)), "{v:?}");
+                }
+            }
+        }
+        assert_eq!(
+            test(
+                &Predicate::OneOf(Operand::Literal(list.clone())),
+                lit_val(&Lit::Num(-0.0)),
+                Some(&Given::Lit(&list))
+            ),
+            Outcome::Pass
+        );
+        // Short lists are searched as they are.
+        let short = Lit::List(vec![Lit::Str("a".into())]);
+        let p = Predicate::OneOf(Operand::Literal(short.clone()));
+        assert!(Membership::of(&p, &Given::Lit(&short)).is_none());
+    }
+
+    #[test]
+    fn long_lists_name_ten_items_and_count_the_rest() {
+        let items = |n: usize| (0..n).map(|i| i.to_string());
+        assert_eq!(super::render_list(items(0)), "");
+        assert_eq!(super::render_list(items(3)), "0, 1, 2");
+        assert_eq!(
+            super::render_list(items(10)),
+            "0, 1, 2, 3, 4, 5, 6, 7, 8, 9"
+        );
+        assert_eq!(
+            super::render_list(items(1_000_000)),
+            "0, 1, 2, 3, 4, 5, 6, 7, 8, 9 and 999990 more"
+        );
     }
 }
