@@ -70,6 +70,20 @@ pub enum ColorChoice {
     Never,
 }
 
+/// Where the settings and rules come from: shared by every command that loads them.
+#[derive(Debug, Clone, Args, Default)]
+pub struct ConfigArgs {
+    /// Configuration file (instead of the nearest forgelint.toml; its `rules` count too)
+    #[arg(long, value_name = "FILE", conflicts_with = "no_config")]
+    pub config: Option<PathBuf>,
+    /// Ignore any forgelint.toml
+    #[arg(long)]
+    pub no_config: bool,
+    /// Extra rule files or folders (repeatable)
+    #[arg(long = "rules", value_name = "PATH")]
+    pub rules: Vec<PathBuf>,
+}
+
 #[derive(Debug, Clone, Args, Default)]
 pub struct CheckArgs {
     /// Files and directories to lint; `-` reads a spec from standard input [default: .]
@@ -83,15 +97,8 @@ pub struct CheckArgs {
     /// Counts per rule and per severity (human, concise: instead of the findings; json: beside them)
     #[arg(long)]
     pub statistics: bool,
-    /// Configuration file (instead of the nearest forgelint.toml)
-    #[arg(long, value_name = "FILE", conflicts_with = "no_config")]
-    pub config: Option<PathBuf>,
-    /// Ignore any forgelint.toml
-    #[arg(long)]
-    pub no_config: bool,
-    /// Extra rule files or folders (repeatable)
-    #[arg(long = "rules", value_name = "PATH")]
-    pub rules: Vec<PathBuf>,
+    #[command(flatten)]
+    pub config: ConfigArgs,
     /// Run only these rules (comma-separated, repeatable)
     #[arg(long, value_name = "RULE,…", value_delimiter = ',')]
     pub select: Vec<String>,
@@ -133,15 +140,8 @@ pub enum ListFormat {
 
 #[derive(Debug, Clone, Args)]
 pub struct RulesArgs {
-    /// Configuration file (its `rules` are listed too)
-    #[arg(long, value_name = "FILE", conflicts_with = "no_config")]
-    pub config: Option<PathBuf>,
-    /// Ignore any forgelint.toml
-    #[arg(long)]
-    pub no_config: bool,
-    /// Extra rule files or folders (repeatable)
-    #[arg(long = "rules", value_name = "PATH")]
-    pub rules: Vec<PathBuf>,
+    #[command(flatten)]
+    pub config: ConfigArgs,
     #[arg(long, value_enum, default_value_t)]
     pub format: ListFormat,
 }
@@ -150,13 +150,6 @@ pub struct RulesArgs {
 pub struct ExplainArgs {
     /// The rule id
     pub rule: String,
-    /// Configuration file (its `rules` can be explained too)
-    #[arg(long, value_name = "FILE", conflicts_with = "no_config")]
-    pub config: Option<PathBuf>,
-    /// Ignore any forgelint.toml
-    #[arg(long)]
-    pub no_config: bool,
-    /// Extra rule files or folders (repeatable)
-    #[arg(long = "rules", value_name = "PATH")]
-    pub rules: Vec<PathBuf>,
+    #[command(flatten)]
+    pub config: ConfigArgs,
 }

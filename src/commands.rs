@@ -15,12 +15,7 @@ fn needs_text(rule: &Rule) -> String {
 }
 
 pub fn rules(args: RulesArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
-    let settings = load_settings(
-        args.config.as_deref(),
-        args.no_config,
-        &args.rules,
-        &env.cwd,
-    )?;
+    let settings = load_settings(&args.config, &env.cwd)?;
     let rules = &settings.rules.rules;
     let io = |e| Error::Write {
         path: "standard output".into(),
@@ -75,12 +70,7 @@ pub fn rules(args: RulesArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
 }
 
 pub fn explain(args: ExplainArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
-    let settings = load_settings(
-        args.config.as_deref(),
-        args.no_config,
-        &args.rules,
-        &env.cwd,
-    )?;
+    let settings = load_settings(&args.config, &env.cwd)?;
     let Some(rule) = settings.rules.get(&args.rule) else {
         let help = crate::error::suggest(
             &args.rule,

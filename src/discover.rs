@@ -57,7 +57,7 @@ impl Options<'_> {
             Some(true) if files.exclude.is_empty() => return true,
             _ => {}
         }
-        let rel = crate::relative_to(path, &self.settings.base_dir, self.cwd);
+        let rel = crate::paths::relative_to(path, &self.settings.base_dir, self.cwd);
         // One candidate for both sets: globset prepares it (basename, extension) once.
         let candidate = globset::Candidate::new(&*rel);
         files.include.is_match_candidate(&candidate)
@@ -138,14 +138,14 @@ pub fn discover_each(
     if dedupe {
         if let Ok(mut seen) = seen.lock() {
             out.files
-                .retain(|c| seen.insert(crate::normalize(&c.path, opts.cwd)));
+                .retain(|c| seen.insert(crate::paths::normalize(&c.path, opts.cwd)));
         }
     }
     if !roots.is_empty() {
         let visit_once = |mut batch: Vec<Candidate>| {
             if dedupe {
                 if let Ok(mut seen) = seen.lock() {
-                    batch.retain(|c| seen.insert(crate::normalize(&c.path, opts.cwd)));
+                    batch.retain(|c| seen.insert(crate::paths::normalize(&c.path, opts.cwd)));
                 }
             }
             if !batch.is_empty() {

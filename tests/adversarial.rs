@@ -1413,7 +1413,14 @@ fn a_file_that_vanishes_after_discovery_cannot_be_read() {
     // run reports as an `invalid-json` finding ("cannot read the file: …").
     let tree = Tree::new();
     tree.write("gone.jobspec.json", reference());
-    let settings = forgelint::load_settings(None, true, &[], tree.root()).unwrap();
+    let settings = forgelint::load_settings(
+        &forgelint::cli::ConfigArgs {
+            no_config: true,
+            ..Default::default()
+        },
+        tree.root(),
+    )
+    .unwrap();
     let found = forgelint::discover::discover(
         &[tree.path("gone.jobspec.json"), tree.path(COMPANION)],
         &forgelint::discover::Options {

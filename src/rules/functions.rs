@@ -144,172 +144,204 @@ impl Function {
     }
 
     pub fn run(&self, check: &Check, ctx: &Context<'_>, res: Resolved<'_>, out: &mut Hits) {
-        let doc = ctx.doc;
         match self {
-            Function::DuplicateKeys => {
-                for dup in &doc.duplicates {
-                    let mut pointer = doc.pointer_of(dup.object);
-                    push_pointer_segment(&mut pointer, &dup.key);
-                    let key = quote(&dup.key, MAX_VALUE_CHARS);
-                    let vars = Vars {
-                        key: key.clone(),
-                        path: key,
-                        pointer: pointer.clone(),
-                        ..Vars::default()
-                    };
-                    out.push(emit(
-                        check,
-                        dup.second,
-                        pointer,
-                        vars,
-                        vec![(dup.first, check.related_label.clone())],
-                    ));
-                }
-            }
-            Function::GpuQuota => {
-                let project_name = project(doc);
-                let Some(quota) = ctx.platform.quota_for(project_name) else {
-                    return;
-                };
-                for m in res.found {
-                    let mut total: u128 = 0;
-                    for &pool in doc.items(m.node) {
-                        let int = |key: &str| -> Option<u128> {
-                            match doc.value(doc.get(pool, key)?) {
-                                // An integer too large for 128 bits still counts, as the
-                                // most there can be (the sum saturates).
-                                Value::Number(raw) if crate::json::is_integer_literal(raw) => {
-                                    if raw.starts_with('-') {
-                                        None
-                                    } else {
-                                        Some(raw.parse::<u128>().unwrap_or(u128::MAX))
-                                    }
-                                }
-                                _ => None,
-                            }
-                        };
-                        if let (Some(nodes), Some(gpus)) = (int("nodes"), int("gpus_per_node")) {
-                            total = total.saturating_add(nodes.saturating_mul(gpus));
-                        }
-                    }
-                    if total > quota as u128 {
-                        let total = if total == u128::MAX {
-                            format!("more than {}", u128::MAX)
-                        } else {
-                            total.to_string()
-                        };
-                        let vars = Vars {
-                            value: total.clone(),
-                            expected: format!("at most {quota}"),
-                            extra: vec![
-                                ("total", total),
-                                ("quota", quota.to_string()),
-                                (
-                                    "project",
-                                    project_name
-                                        .map(|p| quote(p, MAX_VALUE_CHARS))
-                                        .unwrap_or_else(|| "(none)".into()),
-                                ),
-                            ],
-                            ..Vars::default()
-                        };
-                        out.push(emit_at(check, ctx, m, vars, Vec::new()));
-                    }
-                }
-            }
-            Function::ImageRegistry { allowed } => {
-                let hosts: &[Lit] = match allowed {
-                    Operand::Literal(Lit::List(items)) => items,
-                    _ => &[],
-                };
-                let registries: &[String] = match allowed {
-                    Operand::Literal(_) => &[],
-                    _ => match &ctx.platform.registries {
-                        Some(r) => r,
-                        None => return,
-                    },
-                };
-                let allowed = hosts
-                    .iter()
-                    .filter_map(|l| match l {
-                        Lit::Str(s) => Some(s.as_str()),
-                        _ => None,
-                    })
-                    .chain(registries.iter().map(String::as_str));
-                for m in res.found {
-                    let Some(image) = doc.as_str(m.node) else {
-                        continue;
-                    };
-                    if image.is_empty() {
-                        continue;
-                    }
-                    let host = image_registry_host(image);
-                    if !allowed.clone().any(|a| a == host) {
-                        let list = allowed
-                            .clone()
-                            .map(|a| quote(a, MAX_VALUE_CHARS))
-                            .collect::<Vec<_>>()
-                            .join(", ");
-                        let vars = Vars {
-                            value: quote(image, MAX_VALUE_CHARS),
-                            expected: list.clone(),
-                            extra: vec![("host", quote(host, MAX_VALUE_CHARS)), ("allowed", list)],
-                            ..Vars::default()
-                        };
-                        out.push(emit_at(check, ctx, m, vars, Vec::new()));
-                    }
-                }
-            }
+            Function::DuplicateKeys => duplicate_keys(check, ctx, out),
+            Function::GpuQuota => gpu_quota(check, ctx, res, out),
+            Function::ImageRegistry { allowed } => image_registry(allowed, check, ctx, res, out),
             Function::LeafCollision { .. } if res.found.len() < 2 => {}
             Function::LeafCollision { separator } => {
-                let leaf = |m: &crate::select::Match| {
-                    let id = doc.as_str(m.node)?;
-                    Some(last_segment(id, separator)).filter(|leaf| !leaf.is_empty())
-                };
-                for_each_repeat(res.found, leaf, |m, first| {
-                    let (Some(id), Some(first_id)) = (doc.as_str(m.node), doc.as_str(first.node))
-                    else {
-                        return;
-                    };
-                    let vars = Vars {
-                        value: quote(id, MAX_VALUE_CHARS),
-                        extra: vec![
-                            ("leaf", quote(last_segment(id, separator), MAX_VALUE_CHARS)),
-                            ("other", quote(first_id, MAX_VALUE_CHARS)),
-                        ],
-                        ..Vars::default()
-                    };
-                    out.push(emit_repeat(check, ctx, m, first, vars));
-                });
+                leaf_collision(separator, check, ctx, res, out)
             }
             Function::PathEscapesRoot | Function::DirectoryMissing => {
-                for m in res.found {
-                    let Some(path) = doc.as_str(m.node) else {
-                        continue;
-                    };
-                    if path.is_empty() {
-                        continue;
-                    }
-                    let escape = path_escape(path);
-                    let fault = match self {
-                        Function::PathEscapesRoot => escape.map(str::to_string),
-                        _ if escape.is_none() && !ctx.project.dir_exists(path) => {
-                            Some(String::new())
-                        }
-                        _ => None,
-                    };
-                    if let Some(reason) = fault {
-                        let vars = Vars {
-                            value: quote(path, MAX_VALUE_CHARS),
-                            extra: vec![("reason", reason)],
-                            ..Vars::default()
-                        };
-                        out.push(emit_at(check, ctx, m, vars, Vec::new()));
-                    }
-                }
+                self.project_path(check, ctx, res, out)
             }
         }
     }
+
+    /// `path-escapes-root` and `directory-missing`: a path under the project root.
+    fn project_path(&self, check: &Check, ctx: &Context<'_>, res: Resolved<'_>, out: &mut Hits) {
+        let doc = ctx.doc;
+        for m in res.found {
+            let Some(path) = doc.as_str(m.node) else {
+                continue;
+            };
+            if path.is_empty() {
+                continue;
+            }
+            let escape = path_escape(path);
+            let fault = match self {
+                Function::PathEscapesRoot => escape.map(str::to_string),
+                _ if escape.is_none() && !ctx.project.dir_exists(path) => Some(String::new()),
+                _ => None,
+            };
+            if let Some(reason) = fault {
+                let vars = Vars {
+                    value: quote(path, MAX_VALUE_CHARS),
+                    extra: vec![("reason", reason)],
+                    ..Vars::default()
+                };
+                out.push(emit_at(check, ctx, m, vars, Vec::new()));
+            }
+        }
+    }
+}
+
+/// `duplicate-keys`: every key an object repeats, at the second, pointing at the first.
+fn duplicate_keys(check: &Check, ctx: &Context<'_>, out: &mut Hits) {
+    let doc = ctx.doc;
+    for dup in &doc.duplicates {
+        let mut pointer = doc.pointer_of(dup.object);
+        push_pointer_segment(&mut pointer, &dup.key);
+        let key = quote(&dup.key, MAX_VALUE_CHARS);
+        let vars = Vars {
+            key: key.clone(),
+            path: key,
+            pointer: pointer.clone(),
+            ..Vars::default()
+        };
+        out.push(emit(
+            check,
+            dup.second,
+            pointer,
+            vars,
+            vec![(dup.first, check.related_label.clone())],
+        ));
+    }
+}
+
+/// `gpu-quota`: Σ nodes × gpus_per_node over the pools, against the project's quota.
+fn gpu_quota(check: &Check, ctx: &Context<'_>, res: Resolved<'_>, out: &mut Hits) {
+    let doc = ctx.doc;
+    let project_name = project(doc);
+    let Some(quota) = ctx.platform.quota_for(project_name) else {
+        return;
+    };
+    for m in res.found {
+        let mut total: u128 = 0;
+        for &pool in doc.items(m.node) {
+            let int = |key: &str| -> Option<u128> {
+                match doc.value(doc.get(pool, key)?) {
+                    // An integer too large for 128 bits still counts, as the
+                    // most there can be (the sum saturates).
+                    Value::Number(raw) if crate::json::is_integer_literal(raw) => {
+                        if raw.starts_with('-') {
+                            None
+                        } else {
+                            Some(raw.parse::<u128>().unwrap_or(u128::MAX))
+                        }
+                    }
+                    _ => None,
+                }
+            };
+            if let (Some(nodes), Some(gpus)) = (int("nodes"), int("gpus_per_node")) {
+                total = total.saturating_add(nodes.saturating_mul(gpus));
+            }
+        }
+        if total > quota as u128 {
+            let total = if total == u128::MAX {
+                format!("more than {}", u128::MAX)
+            } else {
+                total.to_string()
+            };
+            let vars = Vars {
+                value: total.clone(),
+                expected: format!("at most {quota}"),
+                extra: vec![
+                    ("total", total),
+                    ("quota", quota.to_string()),
+                    (
+                        "project",
+                        project_name
+                            .map(|p| quote(p, MAX_VALUE_CHARS))
+                            .unwrap_or_else(|| "(none)".into()),
+                    ),
+                ],
+                ..Vars::default()
+            };
+            out.push(emit_at(check, ctx, m, vars, Vec::new()));
+        }
+    }
+}
+
+/// `image-registry`: the image's registry host, by docker's rule, must be allowed.
+fn image_registry(
+    allowed: &Operand,
+    check: &Check,
+    ctx: &Context<'_>,
+    res: Resolved<'_>,
+    out: &mut Hits,
+) {
+    let doc = ctx.doc;
+    let hosts: &[Lit] = match allowed {
+        Operand::Literal(Lit::List(items)) => items,
+        _ => &[],
+    };
+    let registries: &[String] = match allowed {
+        Operand::Literal(_) => &[],
+        _ => match &ctx.platform.registries {
+            Some(r) => r,
+            None => return,
+        },
+    };
+    let allowed = hosts
+        .iter()
+        .filter_map(|l| match l {
+            Lit::Str(s) => Some(s.as_str()),
+            _ => None,
+        })
+        .chain(registries.iter().map(String::as_str));
+    for m in res.found {
+        let Some(image) = doc.as_str(m.node) else {
+            continue;
+        };
+        if image.is_empty() {
+            continue;
+        }
+        let host = image_registry_host(image);
+        if !allowed.clone().any(|a| a == host) {
+            let list = allowed
+                .clone()
+                .map(|a| quote(a, MAX_VALUE_CHARS))
+                .collect::<Vec<_>>()
+                .join(", ");
+            let vars = Vars {
+                value: quote(image, MAX_VALUE_CHARS),
+                expected: list.clone(),
+                extra: vec![("host", quote(host, MAX_VALUE_CHARS)), ("allowed", list)],
+                ..Vars::default()
+            };
+            out.push(emit_at(check, ctx, m, vars, Vec::new()));
+        }
+    }
+}
+
+/// `leaf-collision`: two ids whose last segment (the folder they unpack to) is the same.
+fn leaf_collision(
+    separator: &str,
+    check: &Check,
+    ctx: &Context<'_>,
+    res: Resolved<'_>,
+    out: &mut Hits,
+) {
+    let doc = ctx.doc;
+    let leaf = |m: &crate::select::Match| {
+        let id = doc.as_str(m.node)?;
+        Some(last_segment(id, separator)).filter(|leaf| !leaf.is_empty())
+    };
+    for_each_repeat(res.found, leaf, |m, first| {
+        let (Some(id), Some(first_id)) = (doc.as_str(m.node), doc.as_str(first.node)) else {
+            return;
+        };
+        let vars = Vars {
+            value: quote(id, MAX_VALUE_CHARS),
+            extra: vec![
+                ("leaf", quote(last_segment(id, separator), MAX_VALUE_CHARS)),
+                ("other", quote(first_id, MAX_VALUE_CHARS)),
+            ],
+            ..Vars::default()
+        };
+        out.push(emit_repeat(check, ctx, m, first, vars));
+    });
 }
 
 /// What follows the last `separator` in `id` (all of `id` without one). A one-byte separator,

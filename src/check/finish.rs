@@ -1,0 +1,191 @@
+//! The finish of a run: findings sorted, the baseline written or applied, the report written,
+//! the summary printed, and the exit status decided.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use super::lint::Linted;
+use super::plan::Plan;
+use crate::diagnostic::{sort_findings, Finding};
+use crate::{baseline, escape, output, report, rules, Env, Error, ExitStatus};
+
+pub fn finish(
+    mut plan: Plan<'_>,
+    mut linted: Linted,
+    started: Instant,
+    env: &mut Env<'_>,
+) -> Result<ExitStatus, Error> {
+    // On the worker threads: an audit can hold hundreds of thousands.
+    plan.pool.install(|| sort_findings(&mut linted.findings));
+    if let Some(path) = &plan.args.write_baseline {
+        write_baseline(&plan, &linted, path, env)?;
+    }
+    let applied = plan
+        .baseline
+        .take()
+        .map(|b| b.apply(&mut linted.findings, &env.cwd));
+    let summary = summarize(&linted, applied, started);
+    let sources = FileSources {
+        stdin: linted.stdin_source.take(),
+    };
+    if write_report(&plan, &linted, &summary, &sources, env)? == Written::PipeClosed {
+        return Ok(ExitStatus::Success);
+    }
+    if !plan.args.quiet {
+        writeln!(env.stderr, "{}", summary.line()).ok();
+    }
+    let status = exit_status(&plan, &linted);
+    drop_elsewhere(linted.findings);
+    Ok(status)
+}
+
+fn write_baseline(
+    plan: &Plan<'_>,
+    linted: &Linted,
+    path: &std::path::Path,
+    env: &mut Env<'_>,
+) -> Result<(), Error> {
+    baseline::write(path, &linted.findings, &env.cwd).map_err(|source| Error::Write {
+        path: path.display().to_string(),
+        source,
+    })?;
+    let shown = escape::visible(&path.display().to_string()).into_owned();
+    if !plan.args.quiet {
+        let count = linted.findings.len();
+        writeln!(
+            env.stderr,
+            "Wrote {count} findings to the baseline {shown}."
+        )
+        .ok();
+    }
+    let left_out: usize = linted.not_held.counts.iter().sum();
+    if left_out > 0 {
+        // The baseline has no room to say so itself: a later run would report these as new.
+        writeln!(
+            env.stderr,
+            "warning: the baseline {shown} lacks {left_out} finding{} beyond the limit of {}, which a run with it will count as new.",
+            if left_out == 1 { "" } else { "s" },
+            linted.held_limit,
+        )
+        .ok();
+    }
+    Ok(())
+}
+
+fn summarize(
+    linted: &Linted,
+    baseline: Option<baseline::Applied>,
+    started: Instant,
+) -> report::Summary {
+    let mut summary = report::Summary {
+        files: linted.files,
+        elapsed: started.elapsed(),
+        baseline,
+        held_limit: linted.held_limit,
+        ..Default::default()
+    };
+    summary.count(&linted.findings);
+    let not_held = &linted.not_held;
+    let cut_shown = not_held
+        .cut
+        .as_ref()
+        .is_some_and(|cut| linted.findings.iter().any(|f| f.path == *cut));
+    summary.not_held(
+        not_held.counts,
+        not_held.files + usize::from(not_held.cut.is_some() && !cut_shown),
+    );
+    summary
+}
+
+#[derive(PartialEq)]
+enum Written {
+    Whole,
+    /// Standard output was closed by its reader (`forgelint | head`): a quiet success.
+    PipeClosed,
+}
+
+fn write_report(
+    plan: &Plan<'_>,
+    linted: &Linted,
+    summary: &report::Summary,
+    sources: &FileSources,
+    env: &mut Env<'_>,
+) -> Result<Written, Error> {
+    let ran: Vec<&rules::Rule> = plan.rules.iter().map(|a| a.rule).collect();
+    let input = report::ReportInput {
+        findings: &linted.findings,
+        summary,
+        rules: &ran,
+        cwd: &env.cwd,
+        statistics: plan.args.statistics,
+        tool_error: linted.tool_error,
+        threads: plan.threads,
+    };
+    let mut opts = report::ReportOptions {
+        format: plan.args.format,
+        color: plan.color,
+        width: env.width,
+    };
+    if let Some(path) = &plan.args.output {
+        opts.color = false;
+        output::write_atomically(path, |w| report::write(w, &input, sources, &opts)).map_err(
+            |source| Error::Write {
+                path: path.display().to_string(),
+                source,
+            },
+        )?;
+        return Ok(Written::Whole);
+    }
+    let written =
+        report::write(env.stdout, &input, sources, &opts).and_then(|_| env.stdout.flush());
+    match written {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(Written::PipeClosed),
+        Err(e) => Err(Error::Write {
+            path: "standard output".into(),
+            source: e,
+        }),
+        Ok(()) => Ok(Written::Whole),
+    }
+}
+
+fn exit_status(plan: &Plan<'_>, linted: &Linted) -> ExitStatus {
+    let threshold = plan.threshold;
+    if linted.tool_error {
+        ExitStatus::Error
+    } else if plan.args.write_baseline.is_some() {
+        ExitStatus::Success
+    } else if linted.findings.iter().any(|f| f.severity >= threshold)
+        || (threshold as usize..3).any(|s| linted.not_held.counts[s] > 0)
+    {
+        ExitStatus::Failure
+    } else {
+        ExitStatus::Success
+    }
+}
+
+/// Re-reads files for code frames; the spec read from stdin is kept in memory.
+struct FileSources {
+    stdin: Option<(Arc<str>, Arc<str>)>,
+}
+
+impl report::Sources for FileSources {
+    fn text(&self, path: &str) -> Option<Arc<str>> {
+        if let Some((name, text)) = &self.stdin {
+            if **name == *path {
+                return Some(text.clone());
+            }
+        }
+        let bytes = crate::engine::read_bounded(std::path::Path::new(path)).ok()?;
+        String::from_utf8(bytes).ok().map(Arc::from)
+    }
+}
+
+/// Frees `findings` on a thread of their own: an audit's tens of thousands of findings take
+/// milliseconds to free, and the process that is about to exit need not wait for that.
+fn drop_elsewhere(findings: Vec<Finding>) {
+    if findings.len() < 1024 {
+        return;
+    }
+    // A thread that cannot be started hands the closure back dropped: freed here, as before.
+    let _ = std::thread::Builder::new().spawn(move || drop(findings));
+}

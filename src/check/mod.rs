@@ -1,0 +1,22 @@
+//! `forgelint check` in three steps: the [`plan`] resolved once from the arguments, the
+//! [`lint`] run that turns it into findings, and the [`finish`] that reports them and decides
+//! the exit status.
+
+mod finish;
+mod lint;
+mod plan;
+
+use std::time::Instant;
+
+pub use plan::load_settings;
+
+use crate::cli::CheckArgs;
+use crate::{Env, Error, ExitStatus};
+
+pub fn check(args: CheckArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
+    let started = Instant::now();
+    let settings = load_settings(&args.config, &env.cwd)?;
+    let plan = plan::Plan::new(&args, &settings, env)?;
+    let linted = lint::run(&plan, env)?;
+    finish::finish(plan, linted, started, env)
+}

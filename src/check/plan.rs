@@ -1,0 +1,201 @@
+//! The plan of a run, resolved once from the arguments before any spec is read: settings,
+//! the rules that run and at which severity, the baseline, threads, paths, colour and the
+//! exit threshold. A bad flag, config, rule file or baseline stops the run here.
+
+use std::borrow::Cow;
+use std::path::{Path, PathBuf};
+
+use crate::baseline::Baseline;
+use crate::cli::{CheckArgs, ColorChoice, ConfigArgs, FailOn};
+use crate::config::{self, Settings};
+use crate::engine::{Active, INVALID_JSON};
+use crate::paths::relative_to;
+use crate::rules::Severity;
+use crate::{error, Env, Error};
+
+/// Loads the settings the flags ask for: `--config`, `--no-config`, or the nearest config
+/// file; `--rules` adds rule files to them.
+pub fn load_settings(flags: &ConfigArgs, cwd: &Path) -> Result<Settings, Error> {
+    let found = if flags.no_config {
+        None
+    } else {
+        flags.config.clone().or_else(|| config::find_config(cwd))
+    };
+    match found {
+        Some(path) => Settings::load(&path, &flags.rules),
+        None => {
+            let mut settings = Settings::defaults(PathBuf::from("."))?;
+            for p in &flags.rules {
+                settings.rules.load_path(p)?;
+            }
+            settings.rules.sort();
+            Ok(settings)
+        }
+    }
+}
+
+pub struct Plan<'s> {
+    pub args: &'s CheckArgs,
+    pub settings: &'s Settings,
+    /// The rules that run, each at its configured severity.
+    pub rules: Vec<Active<'s>>,
+    /// `invalid-json`, if it runs: unreadable files are reported under it.
+    pub invalid_json: Option<Active<'s>>,
+    /// Whether some rule applies to some files only: decided once, as most runs scope nothing.
+    pub scoped: bool,
+    pub baseline: Option<Baseline>,
+    pub threads: usize,
+    pub pool: rayon::ThreadPool,
+    /// Files and folders to lint, `-` left out.
+    pub paths: Vec<PathBuf>,
+    /// The name a spec read from standard input is reported by, when `-` was given.
+    pub stdin_name: Option<PathBuf>,
+    pub color: bool,
+    /// The lowest severity that fails the run.
+    pub threshold: Severity,
+}
+
+impl<'s> Plan<'s> {
+    pub fn new(
+        args: &'s CheckArgs,
+        settings: &'s Settings,
+        env: &Env<'_>,
+    ) -> Result<Plan<'s>, Error> {
+        check_rule_ids(args, settings)?;
+        let rules = active_rules(args, settings);
+        // Read before any spec: a bad baseline stops the run before the work is done.
+        let baseline = match &args.baseline {
+            Some(path) => Some(Baseline::load(path)?),
+            None => None,
+        };
+        let threads = args
+            .jobs
+            .filter(|&j| j > 0)
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .map_err(|e| Error::usage(format!("cannot start worker threads: {e}")))?;
+        let (paths, stdin_name) = paths_to_lint(args)?;
+        Ok(Plan {
+            invalid_json: rules.iter().find(|a| a.rule.id == INVALID_JSON).copied(),
+            scoped: scopes_rules(&rules, settings),
+            rules,
+            args,
+            settings,
+            baseline,
+            threads,
+            pool,
+            paths,
+            stdin_name,
+            color: match args.color {
+                ColorChoice::Always => true,
+                ColorChoice::Never => false,
+                ColorChoice::Auto => env.stdout_is_terminal && !env.no_color,
+            },
+            threshold: match args.fail_on {
+                FailOn::Error => Severity::Error,
+                FailOn::Warning => Severity::Warning,
+                FailOn::Note => Severity::Note,
+            },
+        })
+    }
+
+    /// The rules that apply to a file at `path` (per-file ignores, a rule's own `files` and
+    /// `ignores`); the relative path is made only when some rule is scoped.
+    pub fn rules_for(&self, path: &Path, cwd: &Path) -> Cow<'_, [Active<'s>]> {
+        if !self.scoped {
+            return Cow::Borrowed(&self.rules);
+        }
+        let relative = relative_to(path, &self.settings.base_dir, cwd);
+        let ignored: Vec<&str> = self
+            .settings
+            .per_file_ignores
+            .iter()
+            .filter(|(glob, _)| glob.is_match(&*relative))
+            .flat_map(|(_, ids)| ids.iter().map(String::as_str))
+            .collect();
+        Cow::Owned(
+            self.rules
+                .iter()
+                .filter(|a| !ignored.contains(&a.rule.id.as_str()) && a.rule.applies_to(&relative))
+                .copied()
+                .collect(),
+        )
+    }
+}
+
+/// Every `--select` and `--ignore` id names a rule.
+fn check_rule_ids(args: &CheckArgs, settings: &Settings) -> Result<(), Error> {
+    for id in args.select.iter().chain(&args.ignore) {
+        if settings.rules.get(id).is_none() {
+            let flag = if args.select.contains(id) {
+                "--select"
+            } else {
+                "--ignore"
+            };
+            return Err(unknown_rule_error(id, settings, flag));
+        }
+    }
+    Ok(())
+}
+
+fn unknown_rule_error(id: &str, settings: &Settings, flag: &str) -> Error {
+    let help = error::suggest(id, settings.rules.rules.iter().map(|r| r.id.as_str()))
+        .map(|s| format!("did you mean `{s}`?"))
+        .or_else(|| Some("`forgelint rules` lists every rule".to_string()));
+    Error::Usage {
+        message: format!("{flag}: unknown rule `{id}`"),
+        help,
+    }
+}
+
+/// The rules `--select`, `--ignore` and `[severity]` leave, at their severity.
+fn active_rules<'s>(args: &CheckArgs, settings: &'s Settings) -> Vec<Active<'s>> {
+    settings
+        .rules
+        .rules
+        .iter()
+        .filter(|r| args.select.is_empty() || args.select.contains(&r.id))
+        .filter(|r| !args.ignore.contains(&r.id))
+        .filter_map(|r| {
+            let severity = match settings.severity.get(&r.id) {
+                Some(None) => return None,
+                Some(Some(s)) => *s,
+                None => r.severity,
+            };
+            Some(Active { rule: r, severity })
+        })
+        .collect()
+}
+
+/// Whether some rule applies to some files only (per-file ignores, a rule's own `files` or
+/// `ignores`).
+fn scopes_rules(rules: &[Active<'_>], settings: &Settings) -> bool {
+    !settings.per_file_ignores.is_empty()
+        || rules
+            .iter()
+            .any(|a| a.rule.files.is_some() || a.rule.ignores.is_some())
+}
+
+/// The paths to lint (default `.`) without `-`, and the name of the spec on standard input
+/// when `-` is among them.
+fn paths_to_lint(args: &CheckArgs) -> Result<(Vec<PathBuf>, Option<PathBuf>), Error> {
+    let mut paths = args.paths.clone();
+    if paths.is_empty() {
+        paths.push(PathBuf::from("."));
+    }
+    let stdin_requested = paths.iter().any(|p| p == Path::new("-"));
+    paths.retain(|p| p != Path::new("-"));
+    if args.stdin_filename.is_some() && !stdin_requested {
+        return Err(Error::usage(
+            "--stdin-filename goes with `-` (read the spec from standard input)",
+        ));
+    }
+    let stdin_name = stdin_requested.then(|| {
+        args.stdin_filename
+            .clone()
+            .unwrap_or_else(|| PathBuf::from("-"))
+    });
+    Ok((paths, stdin_name))
+}
