@@ -8,7 +8,7 @@
 //! UTF-8, free of a panic message, and free of raw control, escape and bidi characters. Large
 //! inputs are generated into temporary directories by the tests themselves.
 //!
-//! Cases already covered by `tests/cli.rs` (a FIFO, socket, loop or dangling link one at a time,
+//! Cases already covered by `tests/cli/` (a FIFO, socket, loop or dangling link one at a time,
 //! an unreadable file for non-root users) and `tests/formats.rs` (a hostile value in name, owner,
 //! corpus, a role key and a top-level key) are extended here, not repeated.
 
