@@ -15,6 +15,7 @@ mod demo;
 mod discovery;
 mod exit_codes;
 mod hostile;
+mod in_process;
 mod positions;
 mod project_root;
 mod rule_files;
