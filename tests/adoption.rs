@@ -1,20 +1,8 @@
 //! Adoption features: baselines, test-rules, init, select/ignore, severity overrides.
 
-use std::path::Path;
-use std::process::{Command, Output};
+mod common;
 
-fn forgelint(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_forgelint"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .current_dir(dir)
-        .output()
-        .expect("forgelint runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
+use common::run_in;
 
 fn spec() -> serde_json::Value {
     serde_json::from_str(forgelint::rules::REFERENCE_SPEC).unwrap()
@@ -44,8 +32,8 @@ fn archive() -> tempfile::TempDir {
 fn a_baseline_hides_old_findings_and_reports_only_new_ones() {
     let dir = archive();
     let root = dir.path();
-    let out = forgelint(root, &["--write-baseline", "baseline.json"]);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let out = run_in(root, &["--write-baseline", "baseline.json"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
     let baseline = std::fs::read_to_string(root.join("baseline.json")).unwrap();
     assert!(baseline.contains("\"rule\": \"name-format\""), "{baseline}");
     assert!(
@@ -54,15 +42,15 @@ fn a_baseline_hides_old_findings_and_reports_only_new_ones() {
     );
 
     // Unchanged: nothing new.
-    let out = forgelint(
+    let out = run_in(
         root,
         &["--baseline", "baseline.json", "--format", "concise"],
     );
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+    assert_eq!(out.code, 0, "{}", out.stdout);
     assert!(
-        text(&out.stderr).contains("12 findings hidden by the baseline"),
+        out.stderr.contains("12 findings hidden by the baseline"),
         "{}",
-        text(&out.stderr)
+        out.stderr
     );
 
     // Reformat one spec (minify it, move every line) and add a new fault to another.
@@ -82,29 +70,29 @@ fn a_baseline_hides_old_findings_and_reports_only_new_ones() {
     v["metadata"]["owner"] = "".into();
     std::fs::write(&p2, serde_json::to_string_pretty(&v).unwrap()).unwrap();
 
-    let out = forgelint(
+    let out = run_in(
         root,
         &["--baseline", "baseline.json", "--format", "concise"],
     );
-    let stdout = text(&out.stdout);
-    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    let stdout = out.stdout;
+    assert_eq!(out.code, 1, "{stdout}");
     assert_eq!(stdout.lines().count(), 1, "{stdout}");
     assert!(
         stdout.contains("runs/1/jobspec.json:2:17: error[api-version]"),
         "{stdout}"
     );
-    let stderr = text(&out.stderr);
+    let stderr = out.stderr;
     assert!(
         stderr.contains("11 findings hidden by the baseline; 1 baseline entry is stale"),
         "{stderr}"
     );
 
     // The same baseline works from another directory: paths are relative to the baseline file.
-    let out = forgelint(
+    let out = run_in(
         &root.join("runs"),
         &["--baseline", "../baseline.json", "--format", "json", "."],
     );
-    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let doc: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(doc["findings"].as_array().unwrap().len(), 1);
     assert_eq!(doc["summary"]["baseline"]["hidden"], 11);
 }
@@ -117,12 +105,12 @@ fn a_bad_baseline_is_a_tool_error() {
         "{\"version\": 1, \"findings\": [{}]}",
     )
     .unwrap();
-    let out = forgelint(dir.path(), &["--baseline", "b.json"]);
-    assert_eq!(out.status.code(), Some(2));
+    let out = run_in(dir.path(), &["--baseline", "b.json"]);
+    assert_eq!(out.code, 2);
     assert!(
-        text(&out.stderr).contains("not a forgelint baseline"),
+        out.stderr.contains("not a forgelint baseline"),
         "{}",
-        text(&out.stderr)
+        out.stderr
     );
 }
 
@@ -149,33 +137,28 @@ patch = '{"metadata": {"labels": {"team": "x"}}}'
 "#,
     )
     .unwrap();
-    let out = forgelint(dir.path(), &["test-rules", "team.toml"]);
-    let stdout = text(&out.stdout);
-    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    let out = run_in(dir.path(), &["test-rules", "team.toml"]);
+    let stdout = out.stdout;
+    assert_eq!(out.code, 1, "{stdout}");
     assert!(stdout.contains("team.toml:13:1"), "{stdout}");
     assert!(stdout.contains("claims to fail but passes"), "{stdout}");
     assert!(stdout.contains("1 passed, 1 failed"), "{stdout}");
-    let builtin = forgelint(dir.path(), &["test-rules"]);
-    assert_eq!(builtin.status.code(), Some(0));
-    assert!(text(&builtin.stdout).contains(" passed, 0 failed"));
+    let builtin = run_in(dir.path(), &["test-rules"]);
+    assert_eq!(builtin.code, 0);
+    assert!(builtin.stdout.contains(" passed, 0 failed"));
 }
 
 #[test]
 fn init_writes_a_starter_config_that_loads_and_never_overwrites() {
     let dir = tempfile::tempdir().unwrap();
-    let out = forgelint(dir.path(), &["init"]);
-    assert_eq!(out.status.code(), Some(0));
+    let out = run_in(dir.path(), &["init"]);
+    assert_eq!(out.code, 0);
     let written = std::fs::read_to_string(dir.path().join("forgelint.toml")).unwrap();
     assert!(written.contains("[platform]"));
-    let check = forgelint(dir.path(), &["check", "."]);
-    assert_eq!(
-        check.status.code(),
-        Some(0),
-        "the starter config loads: {}",
-        text(&check.stderr)
-    );
-    let again = forgelint(dir.path(), &["init"]);
-    assert_eq!(again.status.code(), Some(2));
+    let check = run_in(dir.path(), &["check", "."]);
+    assert_eq!(check.code, 0, "the starter config loads: {}", check.stderr);
+    let again = run_in(dir.path(), &["init"]);
+    assert_eq!(again.code, 2);
     assert_eq!(
         std::fs::read_to_string(dir.path().join("forgelint.toml")).unwrap(),
         written
@@ -189,8 +172,8 @@ fn select_ignore_and_severity_overrides() {
     let concise = |args: &[&str]| {
         let mut all = vec!["--format", "concise"];
         all.extend_from_slice(args);
-        let out = forgelint(root, &all);
-        (out.status.code(), text(&out.stdout), text(&out.stderr))
+        let out = run_in(root, &all);
+        (Some(out.code), out.stdout, out.stderr)
     };
     let (code, out, _) = concise(&["--select", "owner-ignored"]);
     assert_eq!(code, Some(0), "warnings only");
@@ -243,7 +226,7 @@ patch = '{"metadata": {"owner": "x"}}'
 "#,
     )
     .unwrap();
-    let out = forgelint(
+    let out = run_in(
         root,
         &[
             "--rules",
@@ -254,7 +237,7 @@ patch = '{"metadata": {"owner": "x"}}'
             "concise",
         ],
     );
-    let stdout = text(&out.stdout);
+    let stdout = out.stdout;
     let files: Vec<&str> = stdout
         .lines()
         .map(|l| l.split(':').next().unwrap())
@@ -263,6 +246,6 @@ patch = '{"metadata": {"owner": "x"}}'
         files,
         ["runs/0/jobspec.json", "runs/2/jobspec.json"],
         "{stdout}{}",
-        text(&out.stderr)
+        out.stderr
     );
 }

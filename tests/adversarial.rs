@@ -8,263 +8,31 @@
 //! UTF-8, free of a panic message, and free of raw control, escape and bidi characters. Large
 //! inputs are generated into temporary directories by the tests themselves.
 //!
-//! Cases already covered by `tests/cli.rs` (a FIFO, socket, loop or dangling link one at a time,
+//! Cases already covered by `tests/cli/` (a FIFO, socket, loop or dangling link one at a time,
 //! an unreadable file for non-root users) and `tests/formats.rs` (a hostile value in name, owner,
 //! corpus, a role key and a top-level key) are extended here, not repeated.
 
-use std::ffi::OsString;
-use std::io::{BufWriter, Read, Write};
-use std::os::unix::process::CommandExt;
+mod common;
+
+use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::thread;
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, SystemTime};
 
 use serde_json::Value;
 
-const BIN: &str = env!("CARGO_BIN_EXE_forgelint");
-/// A hang is caught; a debug build on a loaded machine is not.
-const TIMEOUT: Duration = Duration::from_secs(90);
+use common::run::forbidden;
+use common::{patch, patch_first, reference, sarif_validator, Extra, Input, Run, Tree, FORMATS};
+
 const MIB: u64 = 1024 * 1024;
 const COMPANION: &str = "companion.jobspec.json";
-const FORMATS: [&str; 5] = ["human", "concise", "json", "sarif", "github"];
 
 // ---------------------------------------------------------------------------------------------
 // Running the binary
 // ---------------------------------------------------------------------------------------------
 
-#[derive(Default, Clone)]
-struct Extra {
-    env: Vec<(String, String)>,
-    /// A file fed as standard input (else /dev/null).
-    stdin: Option<PathBuf>,
-    /// A command the binary is run under (its last argument is followed by the binary's path).
-    wrapper: Vec<String>,
-    /// Measure the peak resident set size.
-    measure: bool,
-    /// A panic is expected to be caught (FORGELINT_PANIC_ON): its hook message may appear.
-    contained_panic: bool,
-    /// Instead of [`TIMEOUT`].
-    timeout: Option<Duration>,
-}
-
-#[derive(Debug)]
-struct Run {
-    args: Vec<String>,
-    code: i32,
-    stdout: String,
-    stderr: String,
-    elapsed: Duration,
-    /// Peak RSS in KiB, when measured.
-    peak_rss_kb: Option<u64>,
-}
-
-fn reader<R: Read + Send + 'static>(mut pipe: R) -> thread::JoinHandle<Vec<u8>> {
-    thread::spawn(move || {
-        let mut buf = Vec::new();
-        let _ = pipe.read_to_end(&mut buf);
-        buf
-    })
-}
-
-/// Characters no output may carry raw: C0 controls but tab and newline, DEL, C1 controls, bidi
-/// controls, and the Unicode line and paragraph separators.
-fn forbidden(c: char) -> bool {
-    (c.is_control() && c != '\n' && c != '\t')
-        || matches!(c,
-            '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}'
-            | '\u{2028}' | '\u{2029}')
-}
-
-fn vm_hwm_kb(pid: u32) -> Option<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    line.split_whitespace().nth(1)?.parse().ok()
-}
-
-/// Runs forgelint in `cwd`; fails the test on a hang, a signal, a panic message, output that is
-/// not UTF-8 or output that carries a raw control character.
-fn forgelint(cwd: &Path, args: &[&str], extra: &Extra) -> Run {
-    let time = Path::new("/usr/bin/time");
-    let time_file =
-        (extra.measure && time.exists()).then(|| tempfile::NamedTempFile::new().unwrap());
-    let mut argv: Vec<OsString> = extra.wrapper.iter().map(OsString::from).collect();
-    if let Some(f) = &time_file {
-        argv.extend([time.into(), "-v".into(), "-o".into(), f.path().into()]);
-    }
-    argv.push(BIN.into());
-    argv.extend(args.iter().map(OsString::from));
-    let mut cmd = Command::new(&argv[0]);
-    cmd.args(&argv[1..])
-        .current_dir(cwd)
-        .env("NO_COLOR", "1")
-        .env("COLUMNS", "80")
-        .env_remove("FORGELINT_PANIC_ON")
-        .env_remove("RUST_BACKTRACE")
-        .env_remove("FORCE_COLOR")
-        .env_remove("CLICOLOR_FORCE")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        // Its own process group, so the watchdog kills a wrapper and the binary alike.
-        .process_group(0);
-    for (k, v) in &extra.env {
-        cmd.env(k, v);
-    }
-    cmd.stdin(match &extra.stdin {
-        Some(p) => Stdio::from(std::fs::File::open(p).unwrap()),
-        None => Stdio::null(),
-    });
-    let started = Instant::now();
-    let mut child = cmd
-        .spawn()
-        .unwrap_or_else(|e| panic!("cannot start {argv:?}: {e}"));
-    let pid = child.id();
-    let out = reader(child.stdout.take().unwrap());
-    let err = reader(child.stderr.take().unwrap());
-    let mut polled_hwm = None;
-    let timeout = extra.timeout.unwrap_or(TIMEOUT);
-    let status = loop {
-        if extra.measure && time_file.is_none() {
-            polled_hwm = vm_hwm_kb(pid).or(polled_hwm);
-        }
-        match child.try_wait().expect("waiting for forgelint") {
-            Some(status) => break status,
-            None if started.elapsed() >= timeout => {
-                let _ = Command::new("kill")
-                    .args(["-KILL", "--", &format!("-{pid}")])
-                    .status();
-                let _ = child.wait();
-                panic!("forgelint {args:?} in {} hung ({timeout:?})", cwd.display());
-            }
-            None => thread::sleep(Duration::from_millis(5)),
-        }
-    };
-    let elapsed = started.elapsed();
-    let stdout = String::from_utf8(out.join().unwrap())
-        .unwrap_or_else(|e| panic!("forgelint {args:?}: stdout is not UTF-8: {e}"));
-    let stderr = String::from_utf8(err.join().unwrap())
-        .unwrap_or_else(|e| panic!("forgelint {args:?}: stderr is not UTF-8: {e}"));
-    let mut peak_rss_kb = polled_hwm;
-    if let Some(f) = &time_file {
-        let report = std::fs::read_to_string(f.path()).unwrap();
-        assert!(
-            !report.contains("terminated by signal"),
-            "forgelint {args:?} was killed: {report}\n{stderr}"
-        );
-        peak_rss_kb = report
-            .lines()
-            .find_map(|l| l.trim().strip_prefix("Maximum resident set size (kbytes):"))
-            .and_then(|n| n.trim().parse().ok());
-    }
-    let code = status.code().unwrap_or_else(|| {
-        panic!("forgelint {args:?} was killed by a signal: {status:?}\n{stderr}")
-    });
-    if extra.contained_panic {
-        assert_eq!(
-            stderr.matches("internal error").count(),
-            stderr.matches("FORGELINT_PANIC_ON matched").count(),
-            "forgelint {args:?}: a panic other than the test's:\n{stderr}"
-        );
-    } else {
-        assert!(
-            !stderr.contains("panicked") && !stderr.contains("internal error"),
-            "forgelint {args:?} panicked:\n{stderr}"
-        );
-    }
-    for (stream, text) in [("stdout", &stdout), ("stderr", &stderr)] {
-        if let Some((at, c)) = text.char_indices().find(|&(_, c)| forbidden(c)) {
-            let from = text[..at]
-                .char_indices()
-                .rev()
-                .nth(60)
-                .map_or(0, |(i, _)| i);
-            panic!(
-                "forgelint {args:?}: raw U+{:04X} on {stream} near {:?}",
-                c as u32,
-                &text[from..(at + 8).min(text.len())]
-            );
-        }
-    }
-    Run {
-        args: args.iter().map(|s| s.to_string()).collect(),
-        code,
-        stdout,
-        stderr,
-        elapsed,
-        peak_rss_kb,
-    }
-}
-
-/// One line of concise output: `path:line:col: severity[rule] message`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Finding {
-    path: String,
-    position: String,
-    severity: String,
-    rule: String,
-    message: String,
-}
-
 impl Run {
-    #[track_caller]
-    fn expect_code(&self, code: i32) -> &Run {
-        assert_eq!(
-            self.code, code,
-            "forgelint {:?}: unexpected exit code\n--- stdout ---\n{}\n--- stderr ---\n{}",
-            self.args, self.stdout, self.stderr
-        );
-        self
-    }
-
-    /// The findings of concise output.
-    fn concise(&self) -> Vec<Finding> {
-        self.stdout
-            .lines()
-            .map(|line| {
-                let (head, rest) = line
-                    .split_once(": ")
-                    .unwrap_or_else(|| panic!("not a concise finding: {line:?}"));
-                let mut parts = head.rsplitn(3, ':');
-                let col = parts.next().unwrap();
-                let row = parts.next().unwrap();
-                let path = parts.next().unwrap();
-                let (severity, rest) = rest.split_once('[').unwrap();
-                let (rule, message) = rest.split_once("] ").unwrap();
-                Finding {
-                    path: path.into(),
-                    position: format!("{row}:{col}"),
-                    severity: severity.into(),
-                    rule: rule.into(),
-                    message: message.into(),
-                }
-            })
-            .collect()
-    }
-
-    /// The concise findings of one file.
-    fn concise_of(&self, path: &str) -> Vec<Finding> {
-        self.concise()
-            .into_iter()
-            .filter(|f| f.path == path)
-            .collect()
-    }
-
-    fn json(&self) -> Value {
-        serde_json::from_str(&self.stdout)
-            .unwrap_or_else(|e| panic!("forgelint {:?}: not JSON: {e}\n{}", self.args, self.stdout))
-    }
-
-    /// The JSON findings of one file.
-    fn json_of(&self, path: &str) -> Vec<Value> {
-        self.json()["findings"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|f| f["path"] == path)
-            .cloned()
-            .collect()
-    }
-
     /// The companion beside the hostile input was linted, whatever the format.
     #[track_caller]
     fn expect_companion(&self, format: &str) -> &Run {
@@ -304,30 +72,11 @@ impl Run {
         );
         self
     }
-
-    /// The longest line of stdout, in characters.
-    fn longest_line(&self) -> usize {
-        self.stdout
-            .lines()
-            .map(|l| l.chars().count())
-            .max()
-            .unwrap_or(0)
-    }
 }
 
 // ---------------------------------------------------------------------------------------------
 // Trees and specs
 // ---------------------------------------------------------------------------------------------
-
-fn reference() -> String {
-    forgelint::rules::REFERENCE_SPEC.to_string()
-}
-
-#[track_caller]
-fn patch(text: &str, from: &str, to: &str) -> String {
-    assert!(text.contains(from), "{from:?} is not in the spec");
-    text.replacen(from, to, 1)
-}
 
 const HYPERPARAMS: &str = r#""hyperparams": { "policy.optimizer.kwargs.lr": 1e-6 }"#;
 const NAME: &str = r#""name": "grpo-gsm8k-0412""#;
@@ -353,52 +102,14 @@ fn nested_objects(n: usize) -> String {
     format!("{}1{}", "{\"k\":".repeat(n), "}".repeat(n))
 }
 
-/// A temporary project: `experiments/my-grpo` exists (so the reference spec is clean) and the
-/// companion spec sits at its root.
-struct Tree {
-    dir: tempfile::TempDir,
-}
-
 impl Tree {
-    fn new() -> Tree {
-        let dir = tempfile::Builder::new()
-            .prefix("forgelint-adversarial")
-            .tempdir()
-            .unwrap();
-        std::fs::create_dir_all(dir.path().join("experiments/my-grpo")).unwrap();
-        let tree = Tree { dir };
-        tree.write(COMPANION, patch(&reference(), OWNER, r#""owner": "alice""#));
+    /// A temporary project: `experiments/my-grpo` exists (so the reference spec is clean) and
+    /// the companion spec sits at its root.
+    fn with_companion() -> Tree {
+        let tree = Tree::new();
+        tree.mkdir("experiments/my-grpo")
+            .write(COMPANION, patch(&reference(), OWNER, r#""owner": "alice""#));
         tree
-    }
-
-    fn root(&self) -> &Path {
-        self.dir.path()
-    }
-
-    fn path(&self, rel: impl AsRef<Path>) -> PathBuf {
-        self.root().join(rel)
-    }
-
-    fn write(&self, rel: impl AsRef<Path>, contents: impl AsRef<[u8]>) -> &Tree {
-        let path = self.path(rel);
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).unwrap();
-        }
-        std::fs::write(&path, contents).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        self
-    }
-
-    fn symlink(&self, target: impl AsRef<Path>, rel: &str) -> &Tree {
-        std::os::unix::fs::symlink(target, self.path(rel)).unwrap();
-        self
-    }
-
-    fn run(&self, args: &[&str]) -> Run {
-        forgelint(self.root(), args, &Extra::default())
-    }
-
-    fn run_with(&self, args: &[&str], extra: &Extra) -> Run {
-        forgelint(self.root(), args, extra)
     }
 }
 
@@ -441,12 +152,6 @@ fn decoded_stdout(run: &Run, format: &str) -> String {
     text
 }
 
-fn sarif_validator() -> jsonschema::Validator {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/sarif/sarif-2.1.0.json");
-    let schema: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    jsonschema::validator_for(&schema).unwrap()
-}
-
 #[track_caller]
 fn assert_sarif_valid(run: &Run, validator: &jsonschema::Validator) -> Value {
     let doc = run.json();
@@ -484,7 +189,7 @@ fn write_padded_spec(path: &Path, size: u64) {
 
 #[test]
 fn invalid_utf8_is_invalid_json_at_the_first_bad_byte() {
-    let tree = Tree::new();
+    let tree = Tree::with_companion();
     // (file, bytes, offset of the first bad byte, the byte)
     let mid = patch(&reference(), NAME, "\"name\": \"é@BAD@\"");
     let mut mid_bytes = Vec::new();
@@ -526,7 +231,7 @@ fn invalid_utf8_is_invalid_json_at_the_first_bad_byte() {
     let run = tree.run(&["--no-config", "--format", "concise", "."]);
     run.expect_code(1).expect_companion("concise");
     for (name, bytes, offset, byte) in &cases {
-        let found = run.concise_of(name);
+        let found = run.findings_of(name);
         assert_eq!(found.len(), 1, "{name}: {found:?}");
         let f = &found[0];
         assert_eq!(f.rule, "invalid-json", "{name}");
@@ -540,7 +245,7 @@ fn invalid_utf8_is_invalid_json_at_the_first_bad_byte() {
         );
     }
     // The mid-file case by hand: line 5, `    "name": "é` is 14 UTF-16 units.
-    assert_eq!(run.concise_of("utf8-mid.jobspec.json")[0].position, "5:15");
+    assert_eq!(run.findings_of("utf8-mid.jobspec.json")[0].position, "5:15");
     for format in ["human", "json", "sarif", "github"] {
         let run = tree.run(&["--no-config", "--format", format, "."]);
         run.expect_code(1).expect_companion(format);
@@ -550,7 +255,7 @@ fn invalid_utf8_is_invalid_json_at_the_first_bad_byte() {
 
 #[test]
 fn a_lone_surrogate_escape_becomes_a_replacement_character() {
-    let tree = Tree::new();
+    let tree = Tree::with_companion();
     let spec = patch(
         &patch(&reference(), NAME, r#""name": "\ud800/x""#),
         r#""labels": { "team": "reasoning" }"#,
@@ -569,7 +274,7 @@ fn a_lone_surrogate_escape_becomes_a_replacement_character() {
         );
         match format {
             "concise" => {
-                let found = run.concise_of("surrogate.jobspec.json");
+                let found = run.findings_of("surrogate.jobspec.json");
                 let rules: Vec<&str> = found.iter().map(|f| f.rule.as_str()).collect();
                 assert_eq!(rules, ["name-format", "unknown-field"], "{found:?}");
                 assert_eq!(found[0].position, "5:13");
@@ -586,7 +291,7 @@ fn a_lone_surrogate_escape_becomes_a_replacement_character() {
 
 #[test]
 fn a_nul_byte_is_invalid_raw_and_shown_escaped_when_escaped() {
-    let tree = Tree::new();
+    let tree = Tree::with_companion();
     tree.write(
         "nul-in-string.jobspec.json",
         patch(&reference(), "\"forge/v2\"", "\"forge\0/v2\""),
@@ -602,20 +307,20 @@ fn a_nul_byte_is_invalid_raw_and_shown_escaped_when_escaped() {
     );
     let run = tree.run(&["--no-config", "--format", "concise", "."]);
     run.expect_code(1).expect_companion("concise");
-    let raw = run.concise_of("nul-in-string.jobspec.json");
+    let raw = run.findings_of("nul-in-string.jobspec.json");
     assert_eq!(raw.len(), 1, "{raw:?}");
     assert_eq!(
         (raw[0].rule.as_str(), raw[0].position.as_str()),
         ("invalid-json", "2:23")
     );
     assert!(raw[0].message.contains("U+0000"), "{}", raw[0].message);
-    let between = run.concise_of("nul-between-tokens.jobspec.json");
+    let between = run.findings_of("nul-between-tokens.jobspec.json");
     assert_eq!(
         (between[0].rule.as_str(), between[0].position.as_str()),
         ("invalid-json", "1:2")
     );
     // `\u0000` is a valid escape: the spec parses, the rules see a NUL and say so, escaped.
-    let escaped = run.concise_of("nul-escaped.jobspec.json");
+    let escaped = run.findings_of("nul-escaped.jobspec.json");
     let rules: Vec<&str> = escaped.iter().map(|f| f.rule.as_str()).collect();
     assert_eq!(rules, ["name-format", "owner-ignored"], "{escaped:?}");
     assert!(escaped[0].message.contains(r#""a\u0000b""#), "{escaped:?}");
@@ -639,7 +344,7 @@ fn a_nul_byte_is_invalid_raw_and_shown_escaped_when_escaped() {
 
 #[test]
 fn nesting_is_accepted_to_10000_containers_and_refused_beyond_in_bounded_time() {
-    let tree = Tree::new();
+    let tree = Tree::with_companion();
     // Containers in total, counting the document, `spec` and `hyperparams`.
     tree.write(
         "arrays-10000.jobspec.json",
@@ -692,7 +397,7 @@ fn nesting_is_accepted_to_10000_containers_and_refused_beyond_in_bounded_time() 
         run.elapsed
     );
     for accepted in ["arrays-10000.jobspec.json", "objects-10000.jobspec.json"] {
-        assert_eq!(run.concise_of(accepted), [], "{accepted}");
+        assert_eq!(run.findings_of(accepted), [], "{accepted}");
     }
     for refused in [
         "arrays-10001.jobspec.json",
@@ -701,7 +406,7 @@ fn nesting_is_accepted_to_10000_containers_and_refused_beyond_in_bounded_time() 
         "objects-100000.jobspec.json",
         "unclosed-100000.jobspec.json",
     ] {
-        let found = run.concise_of(refused);
+        let found = run.findings_of(refused);
         assert_eq!(found.len(), 1, "{refused}: {found:?}");
         assert_eq!(found[0].rule, "invalid-json", "{refused}");
         assert!(
@@ -714,10 +419,10 @@ fn nesting_is_accepted_to_10000_containers_and_refused_beyond_in_bounded_time() 
     let text = std::fs::read_to_string(tree.path("arrays-10001.jobspec.json")).unwrap();
     let at = text.find("\"deep\": ").unwrap() + "\"deep\": ".len() + (10_001 - 3 - 1);
     assert_eq!(
-        run.concise_of("arrays-10001.jobspec.json")[0].position,
+        run.findings_of("arrays-10001.jobspec.json")[0].position,
         line_col(text.as_bytes(), at)
     );
-    let deep = run.concise_of("deep-findings.jobspec.json");
+    let deep = run.findings_of("deep-findings.jobspec.json");
     let rules: Vec<&str> = deep.iter().map(|f| f.rule.as_str()).collect();
     assert_eq!(rules, ["unknown-field", "wrong-type"], "{deep:?}");
     assert!(deep.iter().all(|f| f.message.len() < 300), "{deep:?}");
@@ -733,7 +438,7 @@ fn nesting_is_accepted_to_10000_containers_and_refused_beyond_in_bounded_time() 
 
 #[test]
 fn a_100_mb_spec_is_refused_unparsed_in_bounded_time_and_memory() {
-    let tree = Tree::new();
+    let tree = Tree::with_companion();
     write_padded_spec(&tree.path("huge.jobspec.json"), 100 * MIB);
     for format in ["concise", "human"] {
         let run = tree.run_with(
@@ -750,7 +455,7 @@ fn a_100_mb_spec_is_refused_unparsed_in_bounded_time_and_memory() {
             run.stdout
         );
         if format == "concise" {
-            let found = run.concise_of("huge.jobspec.json");
+            let found = run.findings_of("huge.jobspec.json");
             assert_eq!(found.len(), 1, "{found:?}");
             assert_eq!(
                 (found[0].rule.as_str(), found[0].position.as_str()),
@@ -781,13 +486,13 @@ fn a_100_mb_spec_is_refused_unparsed_in_bounded_time_and_memory() {
             COMPANION,
         ],
         &Extra {
-            stdin: Some(tree.path("huge.jobspec.json")),
+            stdin: Input::File(tree.path("huge.jobspec.json")),
             measure: true,
             ..Extra::default()
         },
     );
     run.expect_code(1).expect_companion("concise");
-    let found = run.concise_of("piped.jobspec.json");
+    let found = run.findings_of("piped.jobspec.json");
     assert_eq!(found.len(), 1, "{found:?}");
     assert!(found[0].message.contains("32 MiB"), "{found:?}");
     assert!(run.elapsed < Duration::from_secs(10), "{:?}", run.elapsed);
@@ -797,7 +502,7 @@ fn a_100_mb_spec_is_refused_unparsed_in_bounded_time_and_memory() {
 
 #[test]
 fn the_size_limit_is_exactly_32_mib() {
-    let tree = Tree::new();
+    let tree = Tree::with_companion();
     write_padded_spec(&tree.path("at-limit.jobspec.json"), 32 * MIB);
     write_padded_spec(&tree.path("over-limit.jobspec.json"), 32 * MIB + 1);
     let run = tree.run_with(
@@ -808,8 +513,12 @@ fn the_size_limit_is_exactly_32_mib() {
         },
     );
     run.expect_code(1).expect_companion("concise");
-    assert_eq!(run.concise_of("at-limit.jobspec.json"), [], "parsed, clean");
-    let over = run.concise_of("over-limit.jobspec.json");
+    assert_eq!(
+        run.findings_of("at-limit.jobspec.json"),
+        [],
+        "parsed, clean"
+    );
+    let over = run.findings_of("over-limit.jobspec.json");
     assert_eq!(over.len(), 1, "{over:?}");
     assert!(over[0].message.contains("32 MiB"), "{over:?}");
     assert!(run.elapsed < Duration::from_secs(30), "{:?}", run.elapsed);
@@ -821,7 +530,7 @@ fn the_size_limit_is_exactly_32_mib() {
 
 #[test]
 fn a_10_mb_string_is_linted_and_its_message_truncated() {
-    let tree = Tree::new();
+    let tree = Tree::with_companion();
     let long = "b".repeat(10 * MIB as usize);
     tree.write(
         "long.jobspec.json",
@@ -871,7 +580,7 @@ const QUOTA_CONFIG: &str = "[platform]\ngpu-quota = 64\n";
 
 #[test]
 fn extreme_numbers_get_sensible_verdicts() {
-    let tree = Tree::new();
+    let tree = Tree::with_companion();
     tree.write("forgelint.toml", QUOTA_CONFIG)
         .write(
             "types.jobspec.json",
@@ -957,7 +666,7 @@ fn gpus_per_node_beyond_128_bits_still_exceeds_the_quota() {
     // Input: one pool with nodes 1 and gpus_per_node 10^40 (an integer literal), gpu-quota 64.
     // Expected: gpu-quota fires (wrong-type does not: it is an integer ≥ 0).
     // Actual: no finding at all; `raw.parse::<u128>()` fails and the pool counts as 0 GPUs.
-    let tree = Tree::new();
+    let tree = Tree::with_companion();
     let beyond = format!("1{}", "0".repeat(40));
     tree.write("forgelint.toml", QUOTA_CONFIG).write(
         "beyond.jobspec.json",
@@ -965,7 +674,7 @@ fn gpus_per_node_beyond_128_bits_still_exceeds_the_quota() {
     );
     let run = tree.run(&["--config", "forgelint.toml", "--format", "concise", "."]);
     run.expect_companion("concise");
-    let found = run.concise_of("beyond.jobspec.json");
+    let found = run.findings_of("beyond.jobspec.json");
     let rules: Vec<&str> = found.iter().map(|f| f.rule.as_str()).collect();
     assert_eq!(rules, ["gpu-quota"], "{found:?}");
     run.expect_code(1);
@@ -973,12 +682,13 @@ fn gpus_per_node_beyond_128_bits_still_exceeds_the_quota() {
 
 fn unknown_keys(n: usize) -> String {
     let keys: String = (0..n).map(|i| format!("\"u{i:06}\": {i},\n")).collect();
-    patch(&reference(), "{\n", &format!("{{\n{keys}"))
+    // The document's opening brace: the first `{` and newline of several.
+    patch_first(&reference(), "{\n", &format!("{{\n{keys}"))
 }
 
 #[test]
 fn wide_objects_are_fast_and_findings_are_capped_per_file() {
-    let tree = Tree::new();
+    let tree = Tree::with_companion();
     let keys: Vec<String> = (0..100_000).map(|i| format!("\"k{i:06}\": {i}")).collect();
     tree.write(
         "hyperparams.jobspec.json",
@@ -1057,7 +767,7 @@ fn findings_past_the_run_limit_are_counted_and_the_report_says_it_is_incomplete(
         eprintln!("skipped: FORGELINT_MAX_FINDINGS_HELD works in debug builds only");
         return;
     }
-    let tree = Tree::new();
+    let tree = Tree::with_companion();
     // 6 files of 3 warnings and the companion's one: 19 findings in 7 files, 5 held.
     for i in 0..6 {
         tree.write(format!("many-{i}.jobspec.json"), unknown_keys(3));
@@ -1141,7 +851,7 @@ fn a_file_cut_by_the_run_limit_still_counts_under_a_baseline() {
         eprintln!("skipped: FORGELINT_MAX_FINDINGS_HELD works in debug builds only");
         return;
     }
-    let tree = Tree::new();
+    let tree = Tree::with_companion();
     std::fs::remove_file(tree.path(COMPANION)).unwrap();
     tree.write("many.jobspec.json", unknown_keys(3));
     let limited = Extra {
@@ -1186,7 +896,7 @@ fn a_file_cut_by_the_run_limit_still_counts_under_a_baseline() {
 
 #[test]
 fn escapes_in_keys_are_decoded_before_keys_are_compared() {
-    let tree = Tree::new();
+    let tree = Tree::with_companion();
     let escapes = [
         r#"a\"b"#,
         r#"a\\b"#,
@@ -1300,7 +1010,7 @@ fn escapes_in_keys_are_decoded_before_keys_are_compared() {
 #[test]
 fn special_files_are_findings_and_the_other_files_are_still_linted() {
     use std::os::unix::fs::PermissionsExt;
-    let tree = Tree::new();
+    let tree = Tree::with_companion();
     tree.write("dir/jobspec.json/inner.txt", "not a spec")
         .symlink("loop.jobspec.json", "loop.jobspec.json")
         .symlink("nowhere/jobspec.json", "dangling.jobspec.json")
@@ -1346,7 +1056,7 @@ fn special_files_are_findings_and_the_other_files_are_still_linted() {
     let check = |run: &Run| {
         run.expect_companion("concise");
         for (file, says) in &expected {
-            let found = run.concise_of(file);
+            let found = run.findings_of(file);
             assert_eq!(found.len(), 1, "{file}: {found:?}\n{}", run.stdout);
             assert_eq!(
                 (found[0].rule.as_str(), found[0].position.as_str()),
@@ -1360,15 +1070,15 @@ fn special_files_are_findings_and_the_other_files_are_still_linted() {
             );
         }
         assert!(
-            !run.concise_of("loop.jobspec.json")[0]
+            !run.findings_of("loop.jobspec.json")[0]
                 .message
                 .contains("dangling"),
             "a loop is not dangling"
         );
         if !locked {
-            assert_eq!(run.concise_of("locked.jobspec.json"), []);
+            assert_eq!(run.findings_of("locked.jobspec.json"), []);
         }
-        let mut paths: Vec<String> = run.concise().into_iter().map(|f| f.path).collect();
+        let mut paths: Vec<String> = run.findings().into_iter().map(|f| f.path).collect();
         paths.dedup();
         let mut want: Vec<&str> = expected.iter().map(|(f, _)| *f).collect();
         want.push(COMPANION);
@@ -1411,7 +1121,7 @@ fn special_files_are_findings_and_the_other_files_are_still_linted() {
 fn a_file_that_vanishes_after_discovery_cannot_be_read() {
     // The library's read of a path discovered and then removed: a NotFound error, which the
     // run reports as an `invalid-json` finding ("cannot read the file: …").
-    let tree = Tree::new();
+    let tree = Tree::with_companion();
     tree.write("gone.jobspec.json", reference());
     let settings = forgelint::load_settings(
         &forgelint::cli::ConfigArgs {
@@ -1446,7 +1156,7 @@ fn a_file_that_vanishes_after_discovery_cannot_be_read() {
 fn reading_what_replaced_a_regular_file_names_it_and_a_reused_buffer_holds_only_the_new_file() {
     // The read path checks the file type only when a read looks unusual (an error, no bytes,
     // no end): each of those outcomes must still say "not a regular file".
-    let tree = Tree::new();
+    let tree = Tree::with_companion();
     tree.write("big.json", "x".repeat(40_000))
         .write("small.json", "{}")
         .write("empty.json", "");
@@ -1490,7 +1200,7 @@ fn reading_what_replaced_a_regular_file_names_it_and_a_reused_buffer_holds_only_
 /// Many clean specs under `specs/`, and a thread that does `act` to each, from the last, paced so
 /// that it overtakes the linting (which reads in path order) after the walk has listed them.
 fn race(n: usize, spec: &str, act: fn(&Path)) -> (Tree, thread::JoinHandle<()>) {
-    let tree = Tree::new();
+    let tree = Tree::with_companion();
     for i in 0..n {
         tree.write(format!("specs/s{i:05}.jobspec.json"), spec);
     }
@@ -1515,7 +1225,7 @@ fn files_that_vanish_mid_run_are_findings_not_crashes() {
     // Walked files that vanished are findings, not tool errors.
     assert!(run.code == 0 || run.code == 1, "{run:?}");
     run.expect_companion("concise");
-    for f in run.concise() {
+    for f in run.findings() {
         if f.path == COMPANION {
             continue;
         }
@@ -1532,7 +1242,7 @@ fn files_that_vanish_mid_run_are_findings_not_crashes() {
     }
     eprintln!(
         "{} of 2000 specs vanished between discovery and reading",
-        run.concise().len() - 1
+        run.findings().len() - 1
     );
     // Human output reads a file again for its code frame: one that is gone by then is shown
     // without a frame.
@@ -1579,7 +1289,7 @@ fn a_panic_on_one_file_is_an_internal_error_finding_and_the_run_goes_on() {
         eprintln!("skipped: FORGELINT_PANIC_ON works in debug builds only");
         return;
     }
-    let tree = Tree::new();
+    let tree = Tree::with_companion();
     tree.write("sub/boom.jobspec.json", reference()).write(
         "other.jobspec.json",
         patch(&reference(), NAME, r#""name": "a/b""#),
@@ -1605,7 +1315,7 @@ fn a_panic_on_one_file_is_an_internal_error_finding_and_the_run_goes_on() {
         );
         match format {
             "concise" => {
-                let found = run.concise_of("sub/boom.jobspec.json");
+                let found = run.findings_of("sub/boom.jobspec.json");
                 assert_eq!(found.len(), 1, "{found:?}");
                 assert_eq!(
                     (found[0].rule.as_str(), found[0].severity.as_str()),
@@ -1694,7 +1404,7 @@ fn snapshot(root: &Path) -> Vec<(PathBuf, Vec<u8>, SystemTime, u32)> {
 }
 
 fn lost_tree() -> Tree {
-    let tree = Tree::new();
+    let tree = Tree::with_companion();
     tree.write("clean.jobspec.json", reference())
         .write(
             "faulty.jobspec.json",
@@ -1840,7 +1550,7 @@ fn a_failed_write_says_write() {
     // Input: `--output notes.txt/report.json` where notes.txt is a file.
     // Expected: "cannot write notes.txt/report.json: Not a directory".
     // Actual: "cannot read notes.txt/report.json: Not a directory" (Error::Io is used for both).
-    let tree = Tree::new();
+    let tree = Tree::with_companion();
     tree.write("notes.txt", "notes\n");
     for flag in ["--output", "--write-baseline"] {
         let run = tree.run(&["--no-config", flag, "notes.txt/report.json", "."]);
@@ -1959,7 +1669,7 @@ fn hostile_spec() -> String {
 
 #[test]
 fn no_value_or_file_name_injects_a_command_or_an_escape_in_any_format() {
-    let tree = Tree::new();
+    let tree = Tree::with_companion();
     tree.write("forgelint.toml", "[platform]\nregistries = [\"nvcr.io\"]\n")
         .write("hostile.jobspec.json", hostile_spec())
         .write(format!("{HOSTILE_DIR}/{HOSTILE_FILE}"), hostile_spec())
@@ -2000,7 +1710,7 @@ fn no_value_or_file_name_injects_a_command_or_an_escape_in_any_format() {
         match format {
             "concise" => {
                 // Each place the value was put is a finding that shows it, escaped.
-                let found = run.concise_of("hostile.jobspec.json");
+                let found = run.findings_of("hostile.jobspec.json");
                 for rule in rules {
                     let f = found
                         .iter()
@@ -2063,7 +1773,7 @@ fn no_value_or_file_name_injects_a_command_or_an_escape_in_any_format() {
             COMPANION,
         ],
         &Extra {
-            stdin: Some(tree.path("hostile.jobspec.json")),
+            stdin: Input::File(tree.path("hostile.jobspec.json")),
             ..Extra::default()
         },
     );
@@ -2075,7 +1785,7 @@ fn no_value_or_file_name_injects_a_command_or_an_escape_in_any_format() {
 #[test]
 fn a_file_name_that_is_not_utf8_is_shown_lossily() {
     use std::os::unix::ffi::OsStrExt;
-    let tree = Tree::new();
+    let tree = Tree::with_companion();
     let name = std::ffi::OsStr::from_bytes(b"bad\xff\x1b[2J.jobspec.json");
     tree.write(name, patch(&reference(), NAME, r#""name": "a/b""#));
     for format in FORMATS {

@@ -1,26 +1,18 @@
 //! Every output format × a few fixtures, snapshotted; SARIF validated against the official
 //! schema and GitHub's ingestion rules; a hostile spec pushed through every format.
 
+mod common;
+
 use std::path::Path;
-use std::process::Command;
+
+use common::{manifest_dir, run_in, sarif_validator, FORMATS};
 
 const DIR: &str = "tests/fixtures/formats";
-const FORMATS: [&str; 5] = ["human", "concise", "json", "sarif", "github"];
 const FIXTURES: [&str; 5] = ["clean", "violations", "invalid", "non-ascii", "multi-line"];
 
 fn forgelint(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_forgelint"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .env("COLUMNS", "80")
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("forgelint runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8(out.stdout).expect("stdout is UTF-8"),
-        String::from_utf8(out.stderr).expect("stderr is UTF-8"),
-    )
+    let run = run_in(manifest_dir(), args);
+    (run.code, run.stdout, run.stderr)
 }
 
 fn lint(fixture: &str, format: &str) -> (i32, String) {
@@ -35,14 +27,6 @@ fn normalize(s: &str) -> String {
     let root = format!("file://{}", env!("CARGO_MANIFEST_DIR"));
     s.replace(&root, "file://[ROOT]")
         .replace(env!("CARGO_PKG_VERSION"), "[VERSION]")
-}
-
-fn sarif_validator() -> jsonschema::Validator {
-    let schema: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string("tests/data/sarif/sarif-2.1.0.json").unwrap(),
-    )
-    .unwrap();
-    jsonschema::validator_for(&schema).expect("the SARIF schema compiles")
 }
 
 /// What GitHub code scanning needs beyond the schema.
@@ -158,13 +142,9 @@ fn fingerprints_do_not_change_when_lines_move() {
     let a = dir.path().join("a.jobspec.json");
     std::fs::write(&a, &base).unwrap();
     let fingerprints = |path: &Path| {
-        let out = Command::new(env!("CARGO_BIN_EXE_forgelint"))
-            .args(["--no-config", "--format", "sarif"])
-            .arg(path)
-            .current_dir(dir.path())
-            .output()
-            .unwrap();
-        let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let path = path.to_str().expect("UTF-8 temp path");
+        let out = run_in(dir.path(), &["--no-config", "--format", "sarif", path]);
+        let doc: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
         doc["runs"][0]["results"]
             .as_array()
             .unwrap()
@@ -194,12 +174,8 @@ fn a_path_with_a_space_is_percent_encoded_and_still_valid() {
     let sub = dir.path().join("my specs");
     std::fs::create_dir(&sub).unwrap();
     std::fs::write(sub.join("jobspec.json"), "{\"apiVersion\": 1}").unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_forgelint"))
-        .args(["--no-config", "--format", "sarif", "."])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
-    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let out = run_in(dir.path(), &["--no-config", "--format", "sarif", "."]);
+    let doc: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
     let uri = &doc["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]
         ["uri"];
     assert_eq!(uri, "my%20specs/jobspec.json");
@@ -277,14 +253,12 @@ fn no_format_lets_a_hostile_value_through() {
     let text = text.replacen("\"labels\"", "\"labels\u{202e}\u{9b}\"", 1);
     std::fs::write(dir.path().join("jobspec.json"), &text).unwrap();
     for format in FORMATS {
-        let out = Command::new(env!("CARGO_BIN_EXE_forgelint"))
-            .args(["--no-config", "--color", "never", "--format", format, "."])
-            .current_dir(dir.path())
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(1), "{format}");
-        for (stream, bytes) in [("stdout", &out.stdout), ("stderr", &out.stderr)] {
-            let s = String::from_utf8(bytes.clone()).unwrap();
+        let out = run_in(
+            dir.path(),
+            &["--no-config", "--color", "never", "--format", format, "."],
+        );
+        assert_eq!(out.code, 1, "{format}");
+        for (stream, s) in [("stdout", &out.stdout), ("stderr", &out.stderr)] {
             for bad in ['\u{1b}', '\u{7}', '\u{9b}', '\u{202e}', '\r'] {
                 assert!(
                     !s.contains(bad),
@@ -302,7 +276,7 @@ fn no_format_lets_a_hostile_value_through() {
                 }
             }
         }
-        let stdout = String::from_utf8(out.stdout).unwrap();
+        let stdout = out.stdout;
         // Still recognisable: the escaped value appears.
         assert!(stdout.contains("injected"), "{format} dropped the value");
     }

@@ -1,50 +1,16 @@
-//! Shared by the test binaries: running the built binary under a watchdog.
-#![allow(dead_code)]
+//! The harness every test binary shares: running the built binary under a watchdog ([`run`]),
+//! temporary project trees ([`tree`]) and the reference spec with its patches ([`spec`]).
+//!
+//! A test binary includes it with `mod common;` (or, from a folder such as `tests/cli/`,
+//! `#[path = "../common/mod.rs"] mod common;`) and uses what it needs.
+#![allow(dead_code, unused_imports)]
 
-use std::path::Path;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+pub mod run;
+pub mod spec;
+pub mod tree;
 
-pub const BIN: &str = env!("CARGO_BIN_EXE_forgelint");
-
-/// What a run of the binary left.
-pub struct Run {
-    pub code: i32,
-    pub stdout: String,
-    pub stderr: String,
-}
-
-/// Runs forgelint with `args` in `cwd`, stdin empty; panics, after killing it, if it runs
-/// longer than `watchdog` (a hang or a superlinear check, not a timing: the bound is generous).
-pub fn run_within(cwd: &Path, args: &[&str], watchdog: Duration) -> Run {
-    let out = tempfile::tempdir().expect("a temporary folder");
-    let (stdout_path, stderr_path) = (out.path().join("stdout"), out.path().join("stderr"));
-    let mut child = Command::new(BIN)
-        .args(args)
-        .current_dir(cwd)
-        .stdin(Stdio::null())
-        .stdout(std::fs::File::create(&stdout_path).expect("stdout file"))
-        .stderr(std::fs::File::create(&stderr_path).expect("stderr file"))
-        .spawn()
-        .expect("start forgelint");
-    let started = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait for forgelint") {
-            break status;
-        }
-        if started.elapsed() > watchdog {
-            child.kill().ok();
-            child.wait().ok();
-            panic!("forgelint {args:?} did not finish within {watchdog:?}");
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    };
-    let read = |path: &Path| {
-        String::from_utf8_lossy(&std::fs::read(path).unwrap_or_default()).into_owned()
-    };
-    Run {
-        code: status.code().expect("forgelint ended by a signal"),
-        stdout: read(&stdout_path),
-        stderr: read(&stderr_path),
-    }
-}
+pub use run::{
+    forgelint, run_full, run_in, run_within, scrub_time, Extra, Finding, Input, Run, BIN,
+};
+pub use spec::{manifest_dir, patch, patch_first, reference, sarif_validator, FORMATS};
+pub use tree::Tree;

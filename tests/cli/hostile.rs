@@ -1,0 +1,169 @@
+//! Hostile and awkward content: nothing reaches the terminal raw, and code frames show what
+//! they point at.
+
+use super::*;
+
+#[test]
+fn human_output_of_a_minified_spec_shows_a_window() {
+    let spec = minify(&patch(
+        &patch(
+            &patch(&reference(), r#""owner": """#, r#""owner": "alice""#),
+            r#""git_dirty": false"#,
+            r#""git_dirty": true"#,
+        ),
+        "\"hyperparams\": {",
+        &format!("\"hyperparams\": {{\"blob\": \"{}\", ", "z".repeat(5000)),
+    ));
+    // A long value on a pretty-printed line is windowed too.
+    let long = patch(
+        &reference(),
+        r#""owner": """#,
+        &format!("\"owner\": \"{}\"", "é".repeat(5000)),
+    );
+    let tree = Tree::new();
+    tree.mkdir("experiments/my-grpo")
+        .write("min.jobspec.json", &spec)
+        .write("long.jobspec.json", &long);
+    let run = tree.run(&["--no-config"]);
+    run.expect_code(0);
+    assert!(run.stdout.contains("min.jobspec.json:1:"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("1 │ …"),
+        "the window starts with an ellipsis:\n{}",
+        run.stdout
+    );
+    for line in run.stdout.lines() {
+        assert!(
+            line.chars().count() <= 200,
+            "a {}-character line:\n{line}",
+            line.chars().count()
+        );
+    }
+    let frames = run.stdout.matches("╭─[").count();
+    assert_eq!(frames, 3, "owner-ignored ×2, git-dirty:\n{}", run.stdout);
+}
+
+#[test]
+fn hostile_values_never_reach_the_terminal_raw() {
+    let spec = patch(
+        &patch(
+            &patch(
+                &reference(),
+                r#""name": "grpo-gsm8k-0412""#,
+                r#""name": "grpo\u001b[2J""#,
+            ),
+            r#""owner": """#,
+            "\"owner\": \"\\u001b]8;;x\\u0007click\\u001b]8;;\\u0007\", \"\u{202e}evil\": 1",
+        ),
+        r#""corpus": "alice/handbook@v1""#,
+        "\"corpus\": \"/mnt/\u{202e}raw/\\u202eescaped\"",
+    );
+    let tree = Tree::new();
+    tree.mkdir("experiments/my-grpo")
+        .write("hostile.jobspec.json", &spec)
+        // Raw control characters: invalid JSON, but the code frame shows the line.
+        .write(
+            "raw.jobspec.json",
+            "{\n  \"apiVersion\": \"forge/v2\u{1b}[2J\u{7}\",\n  \"kind\": 1\n}\n",
+        )
+        // A hostile file name.
+        .write("evil\u{1b}[2J\u{202e}.jobspec.json", warning_only_spec());
+    let forbidden = ['\u{1b}', '\u{7}', '\u{202e}', '\u{9b}'];
+    for format in ["human", "concise"] {
+        let run = tree.run(&["--no-config", "--format", format]);
+        run.expect_code(1);
+        for (stream, text) in [("stdout", &run.stdout), ("stderr", &run.stderr)] {
+            for c in forbidden {
+                assert!(
+                    !text.contains(c),
+                    "--format {format}: raw U+{:04X} on {stream}:\n{text}",
+                    c as u32
+                );
+            }
+        }
+        let out = &run.stdout;
+        // The values are still there, escaped.
+        for shown in [
+            r#""grpo\u001b[2J""#,
+            r#"\u001b]8;;x\u0007click\u001b]8;;\u0007"#,
+            r#"/mnt/\u202eraw/\u202eescaped"#,
+            "evil\\u001b[2J\\u202e.jobspec.json",
+        ] {
+            assert!(
+                out.contains(shown),
+                "--format {format}: {shown} not shown in\n{out}"
+            );
+        }
+        assert!(out.contains("evil"), "the bidi key is named: {out}");
+        let rules = [
+            "name-format",
+            "owner-ignored",
+            "unknown-field",
+            "corpus-host-path",
+            "invalid-json",
+        ];
+        for rule in rules {
+            assert!(
+                out.contains(&format!("[{rule}]")),
+                "--format {format}: no {rule} in\n{out}"
+            );
+        }
+        if format == "human" {
+            assert!(
+                out.contains("forge/v2␛[2J␇"),
+                "the frame shows pictures:\n{out}"
+            );
+        }
+    }
+}
+
+#[test]
+fn each_code_frame_is_headed_by_a_position_it_shows() {
+    let second = r#"{
+        "id": "bob/opsd-patch",
+        "version": "0.9.0",
+        "digest": "sha256:1a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f9"
+      }
+    ]"#;
+    let spec = patch(
+        &reference(),
+        "\n      }\n    ]",
+        &format!("\n      }},\n      {second}"),
+    );
+    let tree = Tree::new();
+    tree.mkdir("experiments/my-grpo")
+        .write("jobspec.json", &spec);
+    let run = tree.run(&["--no-config"]);
+    run.expect_code(1);
+    assert!(
+        run.stdout.contains("[plugin-leaf-collision]"),
+        "{}",
+        run.stdout
+    );
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    let mut frames = 0;
+    for (i, line) in lines.iter().enumerate() {
+        let Some(header) = line.split("╭─[").nth(1) else {
+            continue;
+        };
+        frames += 1;
+        let mut parts = header.trim_end_matches(']').rsplitn(3, ':');
+        let _col = parts.next();
+        let row: u32 = parts.next().unwrap().parse().unwrap();
+        let shown: Vec<u32> = lines[i + 1..]
+            .iter()
+            .take_while(|l| !l.contains('╰'))
+            .filter_map(|l| l.split('│').next()?.trim().parse().ok())
+            .collect();
+        assert!(
+            shown.contains(&row),
+            "the frame headed {line:?} shows lines {shown:?}:\n{}",
+            run.stdout
+        );
+    }
+    assert_eq!(
+        frames, 2,
+        "the collision and the other plugin:\n{}",
+        run.stdout
+    );
+}
