@@ -9,7 +9,7 @@
 
 use std::sync::Arc;
 
-use regex_syntax::hir::{Class, Hir, HirKind, Look};
+use regex_syntax::hir::{Class, ClassUnicodeRange, Hir, HirKind, Look};
 
 /// A compiled regular expression, with a copy per worker thread. A `regex::Regex` serves the
 /// thread that used it first from a fast path and every other thread through a shared pool of
@@ -72,9 +72,10 @@ impl Pattern {
 
     pub fn is_match(&self, text: &str) -> bool {
         if let Some(runs) = &self.0.runs {
-            // The runs' sets hold ASCII bytes only, so a match they find is the regex's too
-            // (what the runs consumed is ASCII); a miss is final only for ASCII text, which
-            // is tested after the runs, as most texts match.
+            // A match the runs find is the regex's too: each byte a run takes is ASCII and in
+            // its class, and a "contains" branch skips only runs whose class holds every
+            // character. A miss is final only for ASCII text, which is tested after the runs,
+            // as most texts match.
             if runs.is_match(text.as_bytes()) {
                 return true;
             }
@@ -128,7 +129,8 @@ struct ByteSet([bool; 256]);
 impl ByteSet {
     const EMPTY: ByteSet = ByteSet([false; 256]);
 
-    /// The ASCII bytes of a class (the text is ASCII when the set is used).
+    /// The ASCII bytes of a class. A run of it stops at a byte past 0x7F, so on other text it
+    /// takes only what the class holds (and a miss there is left to the regex).
     fn ascii_of(class: &Class) -> ByteSet {
         let mut set = ByteSet::EMPTY;
         let mut add = |start: u32, end: u32| {
@@ -147,10 +149,6 @@ impl ByteSet {
         let mut set = ByteSet::EMPTY;
         set.0[b as usize] = true;
         set
-    }
-
-    fn is_all_ascii(&self) -> bool {
-        self.0[..0x80].iter().all(|&b| b)
     }
 
     fn overlaps(&self, other: &ByteSet) -> bool {
@@ -196,6 +194,39 @@ struct Run {
     set: ByteSet,
     min: u32,
     max: u32,
+    /// The class holds every character, not only the ASCII ones of `set`: only such a run may
+    /// be skipped over text the set says nothing about (a "contains" branch).
+    every_char: bool,
+}
+
+impl Run {
+    fn of_class(class: &Class, min: u32, max: Option<u32>) -> Run {
+        Run {
+            set: ByteSet::ascii_of(class),
+            min,
+            max: max.unwrap_or(u32::MAX),
+            every_char: holds_every_char(class),
+        }
+    }
+
+    fn of_byte(b: u8, min: u32, max: Option<u32>) -> Run {
+        Run {
+            set: ByteSet::byte(b),
+            min,
+            max: max.unwrap_or(u32::MAX),
+            every_char: false,
+        }
+    }
+}
+
+/// `(?s:.)`, `[\s\S]`, `\p{Any}`: a set of all 128 ASCII bytes is not enough (`[\x00-\x7F]`).
+fn holds_every_char(class: &Class) -> bool {
+    match class {
+        // Ranges are kept sorted and merged: every character is one range.
+        Class::Unicode(c) => c.ranges() == [ClassUnicodeRange::new('\0', char::MAX)],
+        // A byte class of a UTF-8 pattern holds ASCII bytes only.
+        Class::Bytes(_) => false,
+    }
 }
 
 /// One alternative for the text after the head.
@@ -247,33 +278,17 @@ fn flatten(hir: &Hir, out: &mut Vec<Part>) -> Option<()> {
                 if !b.is_ascii() {
                     return None;
                 }
-                out.push(run_part(Run {
-                    set: ByteSet::byte(b),
-                    min: 1,
-                    max: 1,
-                }));
+                out.push(run_part(Run::of_byte(b, 1, Some(1))));
             }
         }
-        HirKind::Class(class) => out.push(run_part(Run {
-            set: ByteSet::ascii_of(class),
-            min: 1,
-            max: 1,
-        })),
+        HirKind::Class(class) => out.push(run_part(Run::of_class(class, 1, Some(1)))),
         HirKind::Look(Look::Start) => out.push(Part::Start),
         HirKind::Look(Look::End) => out.push(Part::End),
         HirKind::Look(_) => return None,
         HirKind::Repetition(rep) => match rep.sub.kind() {
-            HirKind::Class(class) => out.push(run_part(Run {
-                set: ByteSet::ascii_of(class),
-                min: rep.min,
-                max: rep.max.unwrap_or(u32::MAX),
-            })),
+            HirKind::Class(class) => out.push(run_part(Run::of_class(class, rep.min, rep.max))),
             HirKind::Literal(lit) if lit.0.len() == 1 && lit.0[0].is_ascii() => {
-                out.push(run_part(Run {
-                    set: ByteSet::byte(lit.0[0]),
-                    min: rep.min,
-                    max: rep.max.unwrap_or(u32::MAX),
-                }))
+                out.push(run_part(Run::of_byte(lit.0[0], rep.min, rep.max)))
             }
             // `(group)?`: the group or nothing.
             _ if rep.min == 0 && rep.max == Some(1) => {
@@ -322,7 +337,7 @@ fn branch_of(parts: &[Part], end_after: bool) -> Option<Branch> {
     let (runs, end) = runs_then_end(parts)?;
     // `(?s:.)*[set](?s:.)*`, with or without the end anchor.
     if let [any_before, one, any_after] = runs.as_slice() {
-        let is_any_star = |r: &Run| r.min == 0 && r.max == u32::MAX && r.set.is_all_ascii();
+        let is_any_star = |r: &Run| r.min == 0 && r.max == u32::MAX && r.every_char;
         if is_any_star(any_before) && is_any_star(any_after) && one.min == 1 && one.max == 1 {
             return Some(Branch::Contains(Box::new(one.set.clone())));
         }
@@ -364,7 +379,7 @@ fn greedy_is_exact(runs: &[Run], tail: &ByteSet) -> bool {
 
 impl Runs {
     /// The run form of `hir`, when there is one that gives exactly the regex's answers on
-    /// ASCII text.
+    /// ASCII text, and only matches of the regex on other text.
     pub fn from_hir(hir: &Hir) -> Option<Runs> {
         let mut parts = Vec::new();
         flatten(hir, &mut parts)?;
@@ -447,7 +462,8 @@ impl Runs {
         })
     }
 
-    /// Matches ASCII `text`.
+    /// The regex's answer on ASCII `text`; on other text a match is the regex's too, a miss
+    /// may not be.
     pub fn is_match(&self, text: &[u8]) -> bool {
         let at = if self.anchored {
             // `same_key` compares a short prefix without a call to `memcmp`.

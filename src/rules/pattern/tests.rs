@@ -98,6 +98,20 @@ const PATTERNS: &[&str] = &[
     r"^a|b",
     r"(?s)^.{2}$",
     r"^\.\.?$",
+    // Classes that hold every ASCII byte, or more, but not every character, around one byte,
+    // then true "any character" spellings; classes past 0x7F, case folding past ASCII, `\z`.
+    r"^(?:none|[\x00-\x7F]*-[\x00-\x7F]*)$",
+    r"^(?:x|(?-u:[\x00-\x7F])*-(?-u:[\x00-\x7F])*)",
+    r"^(?:x|[\x00-\x{FFFF}]*-[\x00-\x{FFFF}]*)$",
+    r"^(?:x|[^é]*-[^é]*)$",
+    r"^(?:x|.*-.*)$",
+    r"^(?:x|[\s\S]*-\p{Any}*)$",
+    r"(?s)^(?:x|.*-.*)$",
+    r"[\x00-\x7F]",
+    r"[a-é]+",
+    r"^[a-é]+$",
+    r"(?i)^k+$",
+    r"^a\z",
 ];
 
 /// Small random texts over the characters the patterns care about (some not ASCII: the
@@ -194,6 +208,10 @@ fn the_built_in_patterns_take_the_fast_path_and_unsafe_shapes_do_not() {
         format!("^x(?:{})$", alternatives.join("|"))
     };
     assert!(pattern(&branches(3)).has_fast_path());
+    // Around one byte, only classes of every character are skipped over.
+    for p in [r"^(?:x|[\s\S]*-\p{Any}*)$", r"(?s)^(?:x|.*-.*)$"] {
+        assert!(pattern(p).has_fast_path(), "{p}");
+    }
     let many_branches = branches(20);
     for p in [
         long_literal.as_str(),
@@ -205,6 +223,9 @@ fn the_built_in_patterns_take_the_fast_path_and_unsafe_shapes_do_not() {
         r"^(ab)+$",
         r"ab",
         r"^é",
+        r"^(?:none|[\x00-\x7F]*-[\x00-\x7F]*)$",
+        r"^(?:x|[\x00-\x{FFFF}]*-[\x00-\x{FFFF}]*)$",
+        r"^(?:x|.*-.*)$",
     ] {
         assert!(!pattern(p).has_fast_path(), "{p}");
     }
@@ -217,4 +238,15 @@ fn non_ascii_text_goes_to_the_regex() {
     assert!(p.is_match("naïve"));
     assert!(!p.is_match("a\u{85}b"), "U+0085 is a control character");
     assert!(!p.is_match("a\u{2028}b"), "U+2028 is white space");
+}
+
+/// `[\x00-\x7F]*` holds every ASCII byte but no other character: it is not `(?s:.)*`, and the
+/// run matcher must not read `^(?:…|[\x00-\x7F]*-[\x00-\x7F]*)$` as "has a `-`".
+#[test]
+fn an_ascii_star_is_not_any_character() {
+    let p = pattern(r"^(?:none|[\x00-\x7F]*-[\x00-\x7F]*)$");
+    assert!(!p.regex().is_match("héllo-world"));
+    assert!(!p.is_match("héllo-world"));
+    assert!(p.is_match("hello-world"));
+    assert!(p.is_match("none"));
 }
