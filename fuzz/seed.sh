@@ -37,7 +37,7 @@ copy lint_spec "${specs[@]}" "${suite[@]}"
 copy rule_file "${rules[@]}"
 
 # The saved regressions of each target (tests/data/fuzz-regressions/<target>-<short-name>).
-for t in json_parse lint_spec rule_file selector pattern; do
+for t in json_parse lint_spec rule_file selector pattern pattern_shapes; do
     copy "$t" "$root"/tests/data/fuzz-regressions/"$t"-*
 done
 
@@ -73,6 +73,6 @@ grep -ho "matches = '[^']*'" "$root"/rules/*.toml | sed "s/.*matches = '//; s/'\
         done
     done
 
-for t in json_parse lint_spec rule_file selector pattern; do
+for t in json_parse lint_spec rule_file selector pattern pattern_shapes; do
     echo "$t: $(find "corpus/$t" -type f | wc -l) files"
 done

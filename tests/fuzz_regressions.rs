@@ -17,7 +17,7 @@ mod props;
 type Check = fn(&[u8]);
 
 /// The fuzz targets, each with its check as it calls it on the raw input bytes.
-const TARGETS: [(&str, Check); 5] = [
+const TARGETS: [(&str, Check); 6] = [
     ("json_parse", props::check_json_parse),
     ("lint_spec", props::check_lint_spec),
     ("rule_file", |b| {
@@ -27,6 +27,7 @@ const TARGETS: [(&str, Check); 5] = [
         props::check_selector(&String::from_utf8_lossy(b))
     }),
     ("pattern", props::check_pattern),
+    ("pattern_shapes", props::check_pattern_shapes),
 ];
 
 /// Inputs of bugs not fixed yet, skipped by the replay; each would have an ignored test below.
@@ -104,6 +105,11 @@ fn selector_inputs_hold() {
 #[test]
 fn pattern_inputs_hold() {
     replay("pattern");
+}
+
+#[test]
+fn pattern_shapes_inputs_hold() {
+    replay("pattern_shapes");
 }
 
 #[test]
@@ -193,4 +199,26 @@ fn bug_template_error_span_after_escape_fuzzed() {
     let text = String::from_utf8_lossy(&bytes);
     assert!(text.contains(r#"message = "erved for project \"rlhfempty i"#));
     props::check_rule_file(&text);
+}
+
+/// Found by the property test `tests/pattern_shapes.rs` (fixed since): the run matcher read a
+/// "contains" branch around a class that holds every ASCII byte, or more, as "any character",
+/// and said yes where the regex says no. Each input pins the decoding of its pattern and text.
+#[test]
+fn bug_star_of_ascii_class_taken_for_any_character() {
+    for (name, class, text) in [
+        ("ascii-star-is-not-any", r"[\x00-\x7F]", "é-"),
+        ("byte-class-star-is-not-any", r"(?-u:[\x00-\x7F])", "é-"),
+        ("bmp-star-is-not-any", r"[\x00-\x{FFFF}]", "😀-"),
+        ("negated-class-star-is-not-any", "[^é]", "é-"),
+    ] {
+        let bytes = read(&format!("pattern_shapes-{name}"));
+        let pattern = format!("^(?:a|{class}*-{class}*)$");
+        assert_eq!(
+            props::decode_pattern_shape(&bytes),
+            (pattern.clone(), text.to_string())
+        );
+        assert!(!regex::Regex::new(&pattern).unwrap().is_match(text));
+        props::check_pattern_shapes(&bytes);
+    }
 }

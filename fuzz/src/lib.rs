@@ -605,3 +605,11 @@ pub fn check_pattern(bytes: &[u8]) {
         pattern.has_fast_path()
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// pattern_shapes
+
+// Its own file: the property test `tests/pattern_shapes.rs` includes it alone.
+#[path = "pattern_shapes.rs"]
+mod pattern_shapes;
+pub use pattern_shapes::{check_pattern_shapes, decode as decode_pattern_shape};

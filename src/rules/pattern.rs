@@ -9,7 +9,7 @@
 
 use std::sync::Arc;
 
-use regex_syntax::hir::{Class, Hir, HirKind, Look};
+use regex_syntax::hir::{Class, ClassUnicodeRange, Hir, HirKind, Look};
 
 /// A compiled regular expression, with a copy per worker thread. A `regex::Regex` serves the
 /// thread that used it first from a fast path and every other thread through a shared pool of
@@ -72,9 +72,10 @@ impl Pattern {
 
     pub fn is_match(&self, text: &str) -> bool {
         if let Some(runs) = &self.0.runs {
-            // The runs' sets hold ASCII bytes only, so a match they find is the regex's too
-            // (what the runs consumed is ASCII); a miss is final only for ASCII text, which
-            // is tested after the runs, as most texts match.
+            // A match the runs find is the regex's too: each byte a run takes is ASCII and in
+            // its class, and a "contains" branch skips only runs whose class holds every
+            // character. A miss is final only for ASCII text, which is tested after the runs,
+            // as most texts match.
             if runs.is_match(text.as_bytes()) {
                 return true;
             }
@@ -128,7 +129,8 @@ struct ByteSet([bool; 256]);
 impl ByteSet {
     const EMPTY: ByteSet = ByteSet([false; 256]);
 
-    /// The ASCII bytes of a class (the text is ASCII when the set is used).
+    /// The ASCII bytes of a class. A run of it stops at a byte past 0x7F, so on other text it
+    /// takes only what the class holds (and a miss there is left to the regex).
     fn ascii_of(class: &Class) -> ByteSet {
         let mut set = ByteSet::EMPTY;
         let mut add = |start: u32, end: u32| {
@@ -147,10 +149,6 @@ impl ByteSet {
         let mut set = ByteSet::EMPTY;
         set.0[b as usize] = true;
         set
-    }
-
-    fn is_all_ascii(&self) -> bool {
-        self.0[..0x80].iter().all(|&b| b)
     }
 
     fn overlaps(&self, other: &ByteSet) -> bool {
@@ -196,6 +194,39 @@ struct Run {
     set: ByteSet,
     min: u32,
     max: u32,
+    /// The class holds every character, not only the ASCII ones of `set`: only such a run may
+    /// be skipped over text the set says nothing about (a "contains" branch).
+    every_char: bool,
+}
+
+impl Run {
+    fn of_class(class: &Class, min: u32, max: Option<u32>) -> Run {
+        Run {
+            set: ByteSet::ascii_of(class),
+            min,
+            max: max.unwrap_or(u32::MAX),
+            every_char: holds_every_char(class),
+        }
+    }
+
+    fn of_byte(b: u8, min: u32, max: Option<u32>) -> Run {
+        Run {
+            set: ByteSet::byte(b),
+            min,
+            max: max.unwrap_or(u32::MAX),
+            every_char: false,
+        }
+    }
+}
+
+/// `(?s:.)`, `[\s\S]`, `\p{Any}`: a set of all 128 ASCII bytes is not enough (`[\x00-\x7F]`).
+fn holds_every_char(class: &Class) -> bool {
+    match class {
+        // Ranges are kept sorted and merged: every character is one range.
+        Class::Unicode(c) => c.ranges() == [ClassUnicodeRange::new('\0', char::MAX)],
+        // A byte class of a UTF-8 pattern holds ASCII bytes only.
+        Class::Bytes(_) => false,
+    }
 }
 
 /// One alternative for the text after the head.
@@ -247,33 +278,17 @@ fn flatten(hir: &Hir, out: &mut Vec<Part>) -> Option<()> {
                 if !b.is_ascii() {
                     return None;
                 }
-                out.push(run_part(Run {
-                    set: ByteSet::byte(b),
-                    min: 1,
-                    max: 1,
-                }));
+                out.push(run_part(Run::of_byte(b, 1, Some(1))));
             }
         }
-        HirKind::Class(class) => out.push(run_part(Run {
-            set: ByteSet::ascii_of(class),
-            min: 1,
-            max: 1,
-        })),
+        HirKind::Class(class) => out.push(run_part(Run::of_class(class, 1, Some(1)))),
         HirKind::Look(Look::Start) => out.push(Part::Start),
         HirKind::Look(Look::End) => out.push(Part::End),
         HirKind::Look(_) => return None,
         HirKind::Repetition(rep) => match rep.sub.kind() {
-            HirKind::Class(class) => out.push(run_part(Run {
-                set: ByteSet::ascii_of(class),
-                min: rep.min,
-                max: rep.max.unwrap_or(u32::MAX),
-            })),
+            HirKind::Class(class) => out.push(run_part(Run::of_class(class, rep.min, rep.max))),
             HirKind::Literal(lit) if lit.0.len() == 1 && lit.0[0].is_ascii() => {
-                out.push(run_part(Run {
-                    set: ByteSet::byte(lit.0[0]),
-                    min: rep.min,
-                    max: rep.max.unwrap_or(u32::MAX),
-                }))
+                out.push(run_part(Run::of_byte(lit.0[0], rep.min, rep.max)))
             }
             // `(group)?`: the group or nothing.
             _ if rep.min == 0 && rep.max == Some(1) => {
@@ -322,7 +337,7 @@ fn branch_of(parts: &[Part], end_after: bool) -> Option<Branch> {
     let (runs, end) = runs_then_end(parts)?;
     // `(?s:.)*[set](?s:.)*`, with or without the end anchor.
     if let [any_before, one, any_after] = runs.as_slice() {
-        let is_any_star = |r: &Run| r.min == 0 && r.max == u32::MAX && r.set.is_all_ascii();
+        let is_any_star = |r: &Run| r.min == 0 && r.max == u32::MAX && r.every_char;
         if is_any_star(any_before) && is_any_star(any_after) && one.min == 1 && one.max == 1 {
             return Some(Branch::Contains(Box::new(one.set.clone())));
         }
@@ -364,7 +379,7 @@ fn greedy_is_exact(runs: &[Run], tail: &ByteSet) -> bool {
 
 impl Runs {
     /// The run form of `hir`, when there is one that gives exactly the regex's answers on
-    /// ASCII text.
+    /// ASCII text, and only matches of the regex on other text.
     pub fn from_hir(hir: &Hir) -> Option<Runs> {
         let mut parts = Vec::new();
         flatten(hir, &mut parts)?;
@@ -447,7 +462,8 @@ impl Runs {
         })
     }
 
-    /// Matches ASCII `text`.
+    /// The regex's answer on ASCII `text`; on other text a match is the regex's too, a miss
+    /// may not be.
     pub fn is_match(&self, text: &[u8]) -> bool {
         let at = if self.anchored {
             // `same_key` compares a short prefix without a call to `memcmp`.
@@ -504,225 +520,4 @@ fn take_runs(runs: &[Run], text: &[u8], mut at: usize) -> Option<usize> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn pattern(p: &str) -> Pattern {
-        Pattern::new(regex::Regex::new(p).unwrap())
-    }
-
-    /// Every pattern of the built-in rules compiles (they are compiled on first use, where a
-    /// failure would be a crash), and each one takes the run matcher.
-    #[test]
-    fn builtin_patterns_compile() {
-        fn patterns(value: &toml::Value, out: &mut Vec<String>) {
-            match value {
-                toml::Value::Table(table) => {
-                    for (key, v) in table {
-                        match (key.as_str(), v) {
-                            ("matches" | "not-matches", toml::Value::String(p)) => {
-                                out.push(p.clone())
-                            }
-                            _ => patterns(v, out),
-                        }
-                    }
-                }
-                toml::Value::Array(items) => items.iter().for_each(|v| patterns(v, out)),
-                _ => {}
-            }
-        }
-        let mut found = Vec::new();
-        for (name, text) in crate::rules::BUILTIN {
-            let value: toml::Value = toml::from_str(text).unwrap_or_else(|e| panic!("{name}: {e}"));
-            patterns(&value, &mut found);
-        }
-        assert!(found.len() >= 7, "patterns found: {found:?}");
-        for source in &found {
-            let deferred = Pattern::deferred(source);
-            assert!(deferred.has_fast_path(), "{source}");
-            assert!(build_regex(source).is_ok(), "{source}");
-            assert_eq!(deferred.regex().as_str(), source.as_str());
-        }
-    }
-
-    /// A deferred pattern answers as a compiled one, on ASCII and non-ASCII text alike, and its
-    /// clones share the regex once it is built.
-    #[test]
-    fn deferred_patterns_match_like_compiled_ones() {
-        for source in PATTERNS {
-            let deferred = Pattern::deferred(source);
-            let clone = deferred.clone();
-            let compiled = pattern(source);
-            for text in [
-                "",
-                "sha256:",
-                "alice/handbook@v1",
-                "run/a/b@step=3",
-                "é/ü",
-                "a b\u{7f}",
-            ] {
-                assert_eq!(
-                    deferred.is_match(text),
-                    compiled.is_match(text),
-                    "{source} on {text:?}"
-                );
-            }
-            assert!(std::ptr::eq(deferred.regex(), clone.regex()));
-        }
-    }
-
-    /// First the built-in rules' seven patterns and a digest's positive form (all eight take
-    /// the run matcher), then shapes around them.
-    const PATTERNS: &[&str] = &[
-        "^sha256:",
-        r"^sha256:(?:[0-9a-f]{0,63}|[0-9a-f]{65,}|(?s:.)*[^0-9a-f](?s:.)*)$",
-        r"^sha256:[0-9a-f]{64}$",
-        r"^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*(@[A-Za-z0-9][A-Za-z0-9._+-]*)?$",
-        r"^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$",
-        r"^run/[^/@\s\p{Cc}]+/[^/@\s\p{Cc}]+(@step=[0-9]+)?$",
-        r"[/@\s\p{Cc}]",
-        r"^(/|\\|\./|\.\\|\.\./|\.\.\\|\.\.?$|~|(?i:file:)|[A-Za-z]:[\\/])",
-        r"^a{2,3}b?$",
-        r"^a{2,3}$",
-        r"^[ab]{1,3}c",
-        r"^x(a|ab|)$",
-        r"^(?:ab|a)b?$",
-        r"^.*$",
-        r"^[a-c]*[c-e]$",
-        r"^(?i)ab$",
-        r"^é",
-        r"\bword\b",
-        r"^(?m)a$",
-        r"^(ab)+$",
-        r"a",
-        r"ab",
-        r"a+",
-        r"a*",
-        r"",
-        r"^",
-        r"$",
-        r"^$",
-        r"^a|b",
-        r"(?s)^.{2}$",
-        r"^\.\.?$",
-    ];
-
-    /// Small random texts over the characters the patterns care about (some not ASCII: the
-    /// runs are tried on any text), plus digests of every length around 64.
-    fn texts() -> Vec<String> {
-        let alphabet: Vec<char> = "sha256:0f9aAbBcCeEx/@.\\-_~+ \n\t\x01\x7frunstep=FiLe"
-            .chars()
-            .chain(['é', '\u{85}', '\u{2028}', '\u{212A}', 'ſ', '\u{1F600}'])
-            .collect();
-        let mut texts = vec![String::new()];
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        for _ in 0..20_000 {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            let len = (seed % 12) as usize;
-            let mut s = String::new();
-            let mut x = seed;
-            for _ in 0..len {
-                x = x
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
-                s.push(alphabet[(x >> 33) as usize % alphabet.len()]);
-            }
-            texts.push(s.clone());
-            texts.push(format!("sha256:{s}"));
-            texts.push(format!("run/{s}"));
-        }
-        for n in 60..70 {
-            let hex: String = "0123456789abcdef".chars().cycle().take(n).collect();
-            texts.push(format!("sha256:{hex}"));
-            texts.push(format!("sha256:{}X", &hex[..n - 1]));
-            texts.push(format!("sha256:{}", hex.to_uppercase()));
-        }
-        // One byte out of the set at every place of a long run (in and after 8-byte chunks).
-        let hex: String = "0123456789abcdef".chars().cycle().take(64).collect();
-        for at in 0..64 {
-            texts.push(format!("sha256:{}g{}", &hex[..at], &hex[at + 1..]));
-            texts.push(format!("{}/x{}", &hex[..at], &hex[at..]));
-        }
-        texts.extend(
-            [
-                "alice/gsm8k-8@v2",
-                "alice/gsm8k@",
-                "a/b@c@d",
-                "run/a/b@step=12",
-                "run/a/b@step=",
-                "run/a/b/c",
-                "..",
-                ".",
-                "...",
-                "file:x",
-                "FILE:",
-                "C:\\x",
-                "C:/x",
-                "xab",
-                "xa",
-                "x",
-                "abb",
-            ]
-            .map(String::from),
-        );
-        texts
-    }
-
-    #[test]
-    fn the_fast_path_agrees_with_the_regex_on_every_text() {
-        let texts = texts();
-        for p in PATTERNS {
-            let pattern = pattern(p);
-            for text in &texts {
-                assert_eq!(
-                    pattern.is_match(text),
-                    pattern.regex().is_match(text),
-                    "pattern {p:?} on {text:?} (fast path: {})",
-                    pattern.has_fast_path()
-                );
-            }
-        }
-    }
-
-    #[test]
-    fn the_built_in_patterns_take_the_fast_path_and_unsafe_shapes_do_not() {
-        for p in &PATTERNS[..8] {
-            assert!(pattern(p).has_fast_path(), "{p}");
-        }
-        // Greedy runs could miss a match here, or the shape is not runs at all.
-        let long_literal = format!("^{}$", "ab".repeat(200));
-        // Alternatives with different first letters (no common prefix for the parser to lift).
-        let branches = |n: u8| {
-            let alternatives: Vec<String> = (b'a'..b'a' + n)
-                .map(|c| format!("{}[0-9]*", c as char))
-                .collect();
-            format!("^x(?:{})$", alternatives.join("|"))
-        };
-        assert!(pattern(&branches(3)).has_fast_path());
-        let many_branches = branches(20);
-        for p in [
-            long_literal.as_str(),
-            many_branches.as_str(),
-            r"^[a-c]*[c-e]$",
-            r"^(?:ab|a)b?$",
-            r"\bword\b",
-            r"^(?m)a$",
-            r"^(ab)+$",
-            r"ab",
-            r"^é",
-        ] {
-            assert!(!pattern(p).has_fast_path(), "{p}");
-        }
-    }
-
-    #[test]
-    fn non_ascii_text_goes_to_the_regex() {
-        let p = pattern(r"^[^/@\s\p{Cc}]+$");
-        assert!(p.has_fast_path());
-        assert!(p.is_match("naïve"));
-        assert!(!p.is_match("a\u{85}b"), "U+0085 is a control character");
-        assert!(!p.is_match("a\u{2028}b"), "U+2028 is white space");
-    }
-}
+mod tests;
