@@ -31,6 +31,14 @@ pub enum Command {
     TestRules(TestRulesArgs),
     /// Write a commented starter forgelint.toml in the current directory
     Init,
+    /// Print a shell completion script (bash, zsh, fish, powershell, elvish)
+    Completions(CompletionsArgs),
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct CompletionsArgs {
+    /// The shell to complete for
+    pub shell: clap_complete::Shell,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -94,7 +102,8 @@ pub struct CheckArgs {
     /// Write the report to FILE (atomically) instead of standard output
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
-    /// Counts per rule and per severity (human, concise: instead of the findings; json: beside them)
+    /// Counts per rule and per severity (human, concise: instead of the findings; json: beside
+    /// them; not with sarif or github)
     #[arg(long)]
     pub statistics: bool,
     #[command(flatten)]
@@ -114,6 +123,9 @@ pub struct CheckArgs {
     /// Lowest severity that makes the exit code 1
     #[arg(long, value_enum, default_value_t)]
     pub fail_on: FailOn,
+    /// Exit 0 even with findings at or above --fail-on (2 still says the tool could not run)
+    #[arg(long)]
+    pub exit_zero: bool,
     /// The file name to report (and to find the project root by) for a spec read from `-`
     #[arg(long, value_name = "NAME")]
     pub stdin_filename: Option<PathBuf>,

@@ -1,6 +1,6 @@
 //! `forgelint rules` and `forgelint explain`.
 
-use crate::cli::{ExplainArgs, ListFormat, RulesArgs, TestRulesArgs};
+use crate::cli::{CompletionsArgs, ExplainArgs, ListFormat, RulesArgs, TestRulesArgs};
 use crate::escape::visible;
 use crate::rules::{CaseSource, Rule};
 use crate::{load_settings, Env, Error, ExitStatus};
@@ -302,5 +302,20 @@ pub fn init(env: &mut Env<'_>) -> Result<ExitStatus, Error> {
         }
     })?;
     writeln!(env.stderr, "Wrote {}.", path.display()).ok();
+    Ok(ExitStatus::Success)
+}
+
+/// `forgelint completions SHELL`: the completion script for the whole command line.
+pub fn completions(args: CompletionsArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
+    let mut command = <crate::cli::Cli as clap::CommandFactory>::command();
+    let mut script = Vec::new();
+    clap_complete::generate(args.shell, &mut command, "forgelint", &mut script);
+    env.stdout
+        .write_all(&script)
+        .and_then(|_| env.stdout.flush())
+        .map_err(|source| Error::Write {
+            path: "standard output".into(),
+            source,
+        })?;
     Ok(ExitStatus::Success)
 }

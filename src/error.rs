@@ -214,13 +214,16 @@ pub enum Error {
         #[help]
         help: Option<String>,
     },
-    #[error("cannot write {path}: {source}")]
+    // The cause is the error's source, which the report prints below the message: naming it
+    // in the message too printed it twice. The path may come from a hostile config or file
+    // name, so it is shown escaped.
+    #[error("cannot write {}", crate::escape::visible(.path))]
     Write {
         path: String,
         #[source]
         source: std::io::Error,
     },
-    #[error("cannot read {path}: {source}")]
+    #[error("cannot read {}", crate::escape::visible(.path))]
     Io {
         path: String,
         #[source]

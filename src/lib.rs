@@ -73,6 +73,7 @@ pub fn run(cli: Cli, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
         Some(Command::Explain(args)) => commands::explain(args, env),
         Some(Command::TestRules(args)) => commands::test_rules(args, env),
         Some(Command::Init) => commands::init(env),
+        Some(Command::Completions(args)) => commands::completions(args, env),
         None => check(cli.check, env),
     }
 }

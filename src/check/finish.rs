@@ -24,14 +24,19 @@ pub fn finish(
         .baseline
         .take()
         .map(|b| b.apply(&mut linted.findings, &env.cwd));
-    let summary = summarize(&linted, applied, started);
+    let mut summary = summarize(&linted, applied, started);
+    summary.incomplete = linted.tool_error;
     let sources = FileSources {
         stdin: linted.stdin_source.take(),
     };
-    if write_report(&plan, &linted, &summary, &sources, env)? == Written::PipeClosed {
+    // Writing a baseline reports what it wrote; a report goes only to the -o file asked for.
+    let baseline_only = plan.args.write_baseline.is_some() && plan.args.output.is_none();
+    if !baseline_only
+        && write_report(&plan, &linted, &summary, &sources, env)? == Written::PipeClosed
+    {
         return Ok(ExitStatus::Success);
     }
-    if !plan.args.quiet {
+    if !plan.args.quiet && plan.args.write_baseline.is_none() {
         writeln!(env.stderr, "{}", summary.line()).ok();
     }
     let status = exit_status(&plan, &linted);
@@ -52,9 +57,15 @@ fn write_baseline(
     let shown = escape::visible(&path.display().to_string()).into_owned();
     if !plan.args.quiet {
         let count = linted.findings.len();
+        // Sorted by path: a file's findings are together.
+        let mut paths: Vec<&str> = linted.findings.iter().map(|f| &*f.path).collect();
+        paths.dedup();
         writeln!(
             env.stderr,
-            "Wrote {count} findings to the baseline {shown}."
+            "Wrote {count} finding{} in {} file{} to the baseline {shown}; a run with --baseline {shown} reports only findings not in it.",
+            if count == 1 { "" } else { "s" },
+            paths.len(),
+            if paths.len() == 1 { "" } else { "s" },
         )
         .ok();
     }
@@ -152,7 +163,7 @@ fn exit_status(plan: &Plan<'_>, linted: &Linted) -> ExitStatus {
     let threshold = plan.threshold;
     if linted.tool_error {
         ExitStatus::Error
-    } else if plan.args.write_baseline.is_some() {
+    } else if plan.args.write_baseline.is_some() || plan.args.exit_zero {
         ExitStatus::Success
     } else if linted.findings.iter().any(|f| f.severity >= threshold)
         || (threshold as usize..3).any(|s| linted.not_held.counts[s] > 0)

@@ -62,6 +62,7 @@ impl<'s> Plan<'s> {
         env: &Env<'_>,
     ) -> Result<Plan<'s>, Error> {
         check_rule_ids(args, settings)?;
+        check_statistics_format(args)?;
         let rules = active_rules(args, settings);
         // Read before any spec: a bad baseline stops the run before the work is done.
         let baseline = match &args.baseline {
@@ -125,6 +126,18 @@ impl<'s> Plan<'s> {
     }
 }
 
+/// `--statistics` has a place in human, concise and JSON output only.
+fn check_statistics_format(args: &CheckArgs) -> Result<(), Error> {
+    use crate::cli::OutputFormat;
+    if args.statistics && matches!(args.format, OutputFormat::Sarif | OutputFormat::Github) {
+        return Err(Error::Usage {
+            message: "--statistics goes with --format human, concise or json".into(),
+            help: Some("SARIF and GitHub annotations have no place for counts per rule; run a second time with --format json --statistics".into()),
+        });
+    }
+    Ok(())
+}
+
 /// Every `--select` and `--ignore` id names a rule.
 fn check_rule_ids(args: &CheckArgs, settings: &Settings) -> Result<(), Error> {
     for id in args.select.iter().chain(&args.ignore) {
@@ -185,6 +198,9 @@ fn paths_to_lint(args: &CheckArgs) -> Result<(Vec<PathBuf>, Option<PathBuf>), Er
     if paths.is_empty() {
         paths.push(PathBuf::from("."));
     }
+    if let Some(first) = args.paths.first() {
+        check_not_a_misspelt_command(first)?;
+    }
     let stdin_requested = paths.iter().any(|p| p == Path::new("-"));
     paths.retain(|p| p != Path::new("-"));
     if args.stdin_filename.is_some() && !stdin_requested {
@@ -198,4 +214,33 @@ fn paths_to_lint(args: &CheckArgs) -> Result<(Vec<PathBuf>, Option<PathBuf>), Er
             .unwrap_or_else(|| PathBuf::from("-"))
     });
     Ok((paths, stdin_name))
+}
+
+/// The commands a first argument could be a misspelling of.
+const COMMANDS: [&str; 6] = [
+    "check",
+    "rules",
+    "explain",
+    "test-rules",
+    "init",
+    "completions",
+];
+
+/// A first path that does not exist and is close to a command's name (`explian`) is taken
+/// for a misspelt command, not reported as a missing file.
+fn check_not_a_misspelt_command(first: &Path) -> Result<(), Error> {
+    let Some(word) = first.to_str() else {
+        return Ok(());
+    };
+    let plain = !word.is_empty() && word.bytes().all(|b| b.is_ascii_alphabetic() || b == b'-');
+    if !plain || first.symlink_metadata().is_ok() {
+        return Ok(());
+    }
+    match error::suggest(word, COMMANDS.iter().copied()) {
+        Some(command) => Err(Error::Usage {
+            message: format!("`{word}` is neither a file nor a command"),
+            help: Some(format!("did you mean `forgelint {command}`?")),
+        }),
+        None => Ok(()),
+    }
 }

@@ -293,6 +293,9 @@ impl HumanRenderer {
         let handler = GraphicalReportHandler::new_themed(theme)
             .with_width(opts.width)
             .with_links(opts.color)
+            .with_word_separator(textwrap::WordSeparator::AsciiSpace)
+            .with_word_splitter(textwrap::WordSplitter::NoHyphenation)
+            .with_break_words(false)
             .without_primary_span_start()
             .with_context_lines(1);
         HumanRenderer { handler }

@@ -53,6 +53,8 @@ pub struct Summary {
     pub beyond_limit: usize,
     /// The run's limit on findings held for the report.
     pub held_limit: usize,
+    /// Some path could not be linted (exit 2): the line must not say "All clear".
+    pub incomplete: bool,
 }
 
 impl Summary {
@@ -121,6 +123,12 @@ impl Summary {
             Some(note) => format!("{baseline} {note}."),
             None => baseline,
         };
+        if self.errors + self.warnings + self.notes == 0 && self.incomplete {
+            return format!(
+                "No findings in {} checked, but not every path could be linted: see the errors above ({time}).{baseline}",
+                plural(self.files, "file")
+            );
+        }
         if self.errors + self.warnings + self.notes == 0 {
             return format!(
                 "All clear: {} checked, no findings ({time}).{baseline}",

@@ -1,0 +1,171 @@
+//! A command line that forgives typos and says what happened: a misspelt command, flags that
+//! cannot go together, `--exit-zero`, `--write-baseline`'s own output, completions, causes
+//! said once, and values never broken across lines.
+
+use super::*;
+
+#[test]
+fn a_misspelt_command_is_named_not_taken_for_two_missing_files() {
+    let tree = Tree::new();
+    let run = tree.run(&["explian", "gpu-quota"]);
+    run.expect_code(2);
+    assert!(
+        run.stderr
+            .contains("`explian` is neither a file nor a command"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("did you mean `forgelint explain`?"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("All clear"), "{}", run.stderr);
+    // A file of that name is linted as asked.
+    tree.write("explian", "{}");
+    let run = tree.run(&["--no-config", "--format", "concise", "explian"]);
+    run.expect_code(1);
+    assert!(run.stdout.contains("explian:1:1"), "{}", run.stdout);
+}
+
+#[test]
+fn a_run_with_errors_never_says_all_clear() {
+    let tree = Tree::new();
+    tree.valid_project("jobspec.json");
+    let run = tree.run(&["--no-config", "jobspec.json", "missing.jobspec.json"]);
+    run.expect_code(2);
+    assert!(!run.stderr.contains("All clear"), "{}", run.stderr);
+    assert!(
+        scrub_time(&run.stderr).contains(
+            "No findings in 1 file checked, but not every path could be linted: see the errors above (TIME)."
+        ),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn statistics_are_refused_where_the_format_has_no_place_for_them() {
+    let tree = Tree::new();
+    tree.valid_project("jobspec.json");
+    for format in ["sarif", "github"] {
+        let run = tree.run(&["--no-config", "--statistics", "--format", format]);
+        run.expect_code(2);
+        assert!(
+            run.stderr
+                .contains("--statistics goes with --format human, concise or json"),
+            "{format}: {}",
+            run.stderr
+        );
+        assert_eq!(run.stdout, "", "{format}");
+    }
+    for format in ["human", "concise", "json"] {
+        tree.run(&["--no-config", "--statistics", "--format", format])
+            .expect_code(0);
+    }
+}
+
+#[test]
+fn exit_zero_keeps_findings_but_not_tool_errors() {
+    let tree = Tree::new();
+    tree.mkdir("experiments/my-grpo")
+        .write("jobspec.json", error_spec());
+    let run = tree.run(&["--no-config", "--exit-zero", "--format", "concise"]);
+    run.expect_code(0);
+    assert_eq!(run.rules(), ["api-version"]);
+    assert!(
+        scrub_time(&run.stderr).starts_with("Found 1 error"),
+        "{}",
+        run.stderr
+    );
+    tree.run(&["--no-config", "--exit-zero", "missing.json"])
+        .expect_code(2);
+}
+
+#[test]
+fn writing_a_baseline_says_what_it_wrote_and_prints_no_report() {
+    let tree = Tree::new();
+    tree.mkdir("experiments/my-grpo")
+        .write("jobspec.json", error_spec());
+    let run = tree.run(&["--no-config", "--write-baseline", "baseline.json"]);
+    run.expect_code(0);
+    assert_eq!(run.stdout, "");
+    assert_eq!(
+        run.stderr,
+        "Wrote 1 finding in 1 file to the baseline baseline.json; a run with --baseline baseline.json reports only findings not in it.\n"
+    );
+    assert!(tree.path("baseline.json").is_file());
+    // With -o the report is written there as well.
+    let run = tree.run(&[
+        "--no-config",
+        "--write-baseline",
+        "b2.json",
+        "--format",
+        "json",
+        "-o",
+        "report.json",
+    ]);
+    run.expect_code(0);
+    assert!(std::fs::read_to_string(tree.path("report.json"))
+        .unwrap()
+        .contains("api-version"));
+}
+
+#[test]
+fn completions_for_every_shell() {
+    let tree = Tree::new();
+    for (shell, marker) in [
+        ("bash", "complete -F"),
+        ("zsh", "#compdef forgelint"),
+        ("fish", "complete -c forgelint"),
+        ("powershell", "Register-ArgumentCompleter"),
+        ("elvish", "edit:completion"),
+    ] {
+        let run = tree.run(&["completions", shell]);
+        run.expect_code(0);
+        assert!(run.stdout.contains(marker), "{shell}: {}", run.stdout);
+        assert!(run.stdout.contains("--fail-on"), "{shell}");
+    }
+    tree.run(&["completions", "tcsh"]).expect_code(2);
+}
+
+#[test]
+fn a_read_error_says_its_cause_once() {
+    let tree = Tree::new();
+    let run = tree.run(&["--config", "missing.toml", "."]);
+    run.expect_code(2);
+    assert!(
+        run.stderr.contains("cannot read missing.toml"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(
+        run.stderr.matches("No such file or directory").count(),
+        1,
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn human_output_never_breaks_inside_a_value() {
+    let tree = Tree::new();
+    // The message wraps at 80 columns; before, it broke after the `/` or a `-` of the value.
+    let value = "run/grpo-gsm8k-0401-with-a-longer-name/checkpoint@step=latest";
+    let spec = patch(
+        &reference(),
+        r#""init_from": "run/grpo-gsm8k-0401/checkpoint@step=1200""#,
+        &format!(r#""init_from": "{value}""#),
+    );
+    tree.mkdir("experiments/my-grpo")
+        .write("jobspec.json", spec);
+    let run = tree.run(&["--no-config"]);
+    run.expect_code(1);
+    assert!(run.stdout.contains("init-from-format"), "{}", run.stdout);
+    let whole = format!("\"{value}\"");
+    assert!(
+        run.stdout.lines().any(|l| l.contains(&whole)),
+        "the value is broken across lines:\n{}",
+        run.stdout
+    );
+}
