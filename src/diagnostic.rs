@@ -6,6 +6,12 @@ use crate::json::Span;
 use crate::rules::Severity;
 use crate::source::{LineIndex, Position};
 
+/// The id of the finding for a file that is not JSON (or cannot be read). Reports treat it
+/// apart from rule findings, so it lives with the finding, not the engine that makes it.
+pub const INVALID_JSON: &str = "invalid-json";
+/// The id of the finding that reports a panic (a bug in forgelint) while linting a file.
+pub const INTERNAL_ERROR: &str = "internal-error";
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Related {
     pub span: Span,

@@ -24,6 +24,7 @@ pub mod escape;
 pub mod handoff;
 pub mod json;
 pub mod output;
+pub mod platform;
 pub mod project;
 pub mod read;
 pub mod report;

@@ -16,8 +16,7 @@ use serde_json::{json, Value};
 use super::jsonwriter::{decimal, write_number, write_string, JsonWriter, Skeleton};
 use super::pretty::{write_array_with, ArrayWriter, ObjectWriter};
 use super::ReportInput;
-use crate::diagnostic::{fnv1a, Finding};
-use crate::engine::{INTERNAL_ERROR, INVALID_JSON};
+use crate::diagnostic::{fnv1a, Finding, INTERNAL_ERROR, INVALID_JSON};
 use crate::rules::{Rule, Severity};
 
 pub const SCHEMA_URI: &str = "https://json.schemastore.org/sarif-2.1.0.json";

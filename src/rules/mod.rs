@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::error::{Error, FileError};
+pub use crate::platform::Needs;
 use crate::select::{Selector, SelectorTable};
 pub use compile::compile_rule;
 pub use eval::{Hit, Lit};
@@ -52,37 +53,6 @@ impl Severity {
 impl std::fmt::Display for Severity {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())
-    }
-}
-
-/// Context a check needs from the configuration before it can run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Needs {
-    pub catalog: bool,
-    pub registries: bool,
-    pub quota: bool,
-}
-
-impl Needs {
-    pub fn union(self, other: Needs) -> Needs {
-        Needs {
-            catalog: self.catalog || other.catalog,
-            registries: self.registries || other.registries,
-            quota: self.quota || other.quota,
-        }
-    }
-    pub fn names(self) -> Vec<&'static str> {
-        let mut out = Vec::new();
-        if self.catalog {
-            out.push("catalog");
-        }
-        if self.registries {
-            out.push("registries");
-        }
-        if self.quota {
-            out.push("quota");
-        }
-        out
     }
 }
 
