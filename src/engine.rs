@@ -1,4 +1,5 @@
-//! Linting one file: read it (bounded), parse once, run the effective rules, stamp identity.
+//! Linting one file's bytes: parse once, run the effective rules, stamp identity. Reading the
+//! file (bounded in size) is `read.rs`'s; its entry points are re-exported here.
 
 use std::path::Path;
 use std::sync::Arc;

@@ -10,6 +10,7 @@
 // Output goes through the `Env` streams (tests run in-process), never straight to the terminal.
 #![warn(clippy::print_stdout, clippy::print_stderr)]
 
+pub mod atomic_write;
 pub mod baseline;
 pub mod cases;
 pub mod catalog;
@@ -23,7 +24,6 @@ pub mod error;
 pub mod escape;
 pub mod handoff;
 pub mod json;
-pub mod output;
 pub mod platform;
 pub mod project;
 pub mod read;
@@ -670,12 +670,11 @@ fn check(args: CheckArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
     match &args.output {
         Some(path) => {
             opts.color = false;
-            output::write_atomically(path, |w| report::write(w, &input, &sources, &opts)).map_err(
-                |source| Error::Write {
+            atomic_write::write_atomically(path, |w| report::write(w, &input, &sources, &opts))
+                .map_err(|source| Error::Write {
                     path: path.display().to_string(),
                     source,
-                },
-            )?;
+                })?;
         }
         None => {
             let written =

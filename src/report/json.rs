@@ -5,8 +5,8 @@ use std::io::Write;
 
 use serde::Serialize as DeriveSerialize;
 
+use super::chunked::{write_array_with, ObjectWriter};
 use super::jsonwriter::{write_number, write_string, JsonWriter, Skeleton};
-use super::pretty::{write_array_with, ObjectWriter};
 use super::{statistics, ReportInput};
 use crate::diagnostic::Finding;
 use crate::json::Span;

@@ -13,8 +13,8 @@ use std::path::{Component, Path};
 use serde::Serialize;
 use serde_json::{json, Value};
 
+use super::chunked::{write_array_with, ArrayWriter, ObjectWriter};
 use super::jsonwriter::{decimal, write_number, write_string, JsonWriter, Skeleton};
-use super::pretty::{write_array_with, ArrayWriter, ObjectWriter};
 use super::ReportInput;
 use crate::diagnostic::{fnv1a, Finding, INTERNAL_ERROR, INVALID_JSON};
 use crate::rules::{Rule, Severity};
