@@ -13,8 +13,10 @@ use std::path::{Component, Path};
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use super::chunked::{write_array_with, ArrayWriter, ObjectWriter};
-use super::jsonwriter::{decimal, write_number, write_string, JsonWriter, Skeleton};
+use super::chunked::write_array_with;
+use super::jsonwriter::{
+    decimal, write_number, write_string, ArrayWriter, JsonWriter, ObjectWriter, Skeleton,
+};
 use super::ReportInput;
 use crate::diagnostic::{fnv1a, Finding, Fnv, INTERNAL_ERROR, INVALID_JSON};
 use crate::rules::{Rule, Severity};
@@ -698,7 +700,7 @@ mod tests {
             properties: f.help.as_deref().map(|help| HelpProperty { help }),
         };
         let mut out = Vec::new();
-        crate::escape::write_json_at(&mut out, level, &result).unwrap();
+        crate::report::jsonwriter::write_json_at(&mut out, level, &result).unwrap();
         String::from_utf8(out).unwrap()
     }
 
@@ -745,7 +747,7 @@ mod tests {
             "toolExecutionNotifications": notifications,
         }]);
         let mut out = Vec::new();
-        crate::escape::write_json_at(&mut out, level, &value).unwrap();
+        crate::report::jsonwriter::write_json_at(&mut out, level, &value).unwrap();
         String::from_utf8(out).unwrap()
     }
 
