@@ -449,7 +449,7 @@ impl Compiler<'_> {
                 .collect::<Result<Vec<_>>>()?,
             None => Vec::new(),
         };
-        let needs = assertion_needs(&assertion);
+        let needs = super::plan::assertion_needs(&assertion);
         Ok(Check {
             select,
             when,
@@ -595,47 +595,6 @@ fn source_offset(raw: &str, offset: usize) -> usize {
     i.min(raw.len())
 }
 
-fn operand_needs(op: &Operand) -> Needs {
-    match op {
-        Operand::Fact(_) => Needs {
-            catalog: true,
-            ..Needs::default()
-        },
-        Operand::Setting(Setting::Registries) => Needs {
-            registries: true,
-            ..Needs::default()
-        },
-        Operand::Setting(Setting::GpuQuota) => Needs {
-            quota: true,
-            ..Needs::default()
-        },
-        _ => Needs::default(),
-    }
-}
-
-fn assertion_needs(a: &Assertion) -> Needs {
-    match a {
-        Assertion::Predicate(p) => super::predicate::predicate_operand(p)
-            .map(operand_needs)
-            .unwrap_or_default(),
-        Assertion::Function(f) => f.needs(),
-        _ => Needs::default(),
-    }
-}
-
-/// Catalog facts in top-level `when` conditions: without a catalog they can never hold.
-fn when_needs(when: &[Condition]) -> Needs {
-    let mut needs = Needs::default();
-    for c in when {
-        if let Condition::Fact(_, p) = c {
-            if !matches!(p, Predicate::Absent | Predicate::Empty) {
-                needs.catalog = true;
-            }
-        }
-    }
-    needs
-}
-
 /// Applies a JSON merge patch (RFC 7386) to `base`; returns the patched document, pretty-printed.
 pub fn apply_patch(base: &str, patch: &str) -> std::result::Result<String, String> {
     fn merge(target: &mut serde_json::Value, patch: &serde_json::Value) {
@@ -751,17 +710,7 @@ fn compile(
         Some(h) => Some(c.template(h, &COMMON_VARS)?),
         None => None,
     };
-    // A rule needs a context when every check needs it (a check that can run without it makes
-    // the rule useful anyway).
-    let needs = checks
-        .iter()
-        .map(|ch| ch.needs.union(when_needs(&ch.when)))
-        .reduce(|a, b| Needs {
-            catalog: a.catalog && b.catalog,
-            registries: a.registries && b.registries,
-            quota: a.quota && b.quota,
-        })
-        .unwrap_or_default();
+    let needs = super::plan::rule_needs(&checks);
     let mut cases = Vec::new();
     for (i, case) in raw.valid.iter().enumerate() {
         cases.push(c.case(case, true, i)?);
