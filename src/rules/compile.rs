@@ -6,20 +6,20 @@ use std::sync::Arc;
 
 use toml::Spanned;
 
+use super::cases::cases_start;
 use super::eval::Lit;
 use super::functions::Function;
-use super::schema::{RawCase, RawClause, RawRule};
+use super::schema::{RawClause, RawRule};
 use super::template::Template;
 use super::*;
-use crate::catalog::Catalog;
 use crate::error::FileError;
 
 /// Placeholders every check can use in its message.
 pub const COMMON_VARS: [&str; 5] = ["value", "expected", "path", "key", "pointer"];
 
-struct Compiler<'a> {
-    name: &'a str,
-    text: &'a Arc<str>,
+pub(super) struct Compiler<'a> {
+    pub(super) name: &'a str,
+    pub(super) text: &'a Arc<str>,
     /// A built-in rule: its patterns are known to compile (a test compiles them), so they are
     /// compiled on first use instead of at start-up.
     builtin: bool,
@@ -28,7 +28,7 @@ struct Compiler<'a> {
 type Result<T> = std::result::Result<T, Box<FileError>>;
 
 impl Compiler<'_> {
-    fn err(&self, span: Range<usize>, message: impl Into<String>) -> Box<FileError> {
+    pub(super) fn err(&self, span: Range<usize>, message: impl Into<String>) -> Box<FileError> {
         Box::new(FileError::new(self.name, self.text, Some(span), message))
     }
 
@@ -464,66 +464,6 @@ impl Compiler<'_> {
             needs,
         })
     }
-
-    fn case(&self, raw: &Spanned<RawCase>, valid: bool, index: usize) -> Result<Case> {
-        let c = raw.get_ref();
-        // The document is built when a case runs, not here: a rule file's cases are compiled
-        // with it on every run that loads it, and are needed only by `test-rules`.
-        let source = match (&c.patch, &c.document) {
-            (Some(_), Some(d)) => {
-                return Err(self.err(d.span(), "a case takes `patch` or `document`, not both"))
-            }
-            (None, Some(d)) => CaseSource::Document(d.get_ref().clone()),
-            (Some(p), None) => CaseSource::Patch(p.get_ref().clone()),
-            (None, None) => CaseSource::Reference,
-        };
-        for e in &c.edit {
-            if e.get_ref().0.is_empty() {
-                return Err(self.err(e.span(), "the text to replace is empty"));
-            }
-        }
-        if valid && (c.at.is_some() || c.count.is_some()) {
-            return Err(self.err(
-                raw.span(),
-                "`at` and `count` describe the finding of an [[invalid]] case",
-            ));
-        }
-        let catalog = if c.no_catalog {
-            Some(None)
-        } else if let Some(recipes) = &c.catalog {
-            let catalog = Catalog::from_raw(recipes.clone(), |_, m| {
-                FileError::new(self.name, self.text, Some(raw.span()), m)
-            })
-            .map_err(Box::new)?;
-            Some(Some(Arc::new(catalog)))
-        } else {
-            None
-        };
-        Ok(Case {
-            name: c.name.clone().unwrap_or_else(|| {
-                format!(
-                    "{} case {}",
-                    if valid { "valid" } else { "invalid" },
-                    index + 1
-                )
-            }),
-            valid,
-            span: raw.span(),
-            source,
-            edits: c.edit.iter().map(|e| e.get_ref().clone()).collect(),
-            at: c.at.clone(),
-            count: c.count,
-            also: c.also.clone(),
-            context: CaseContext {
-                kind: c.kind.clone(),
-                catalog,
-                registries: c.registries.clone(),
-                gpu_quota: c.gpu_quota,
-                project_quota: c.project_quota.clone(),
-                dirs: c.dirs.clone(),
-            },
-        })
-    }
 }
 
 /// Where byte `offset` of the decoded value of the TOML string literal `raw` lies in `raw`.
@@ -595,32 +535,6 @@ fn source_offset(raw: &str, offset: usize) -> usize {
     i.min(raw.len())
 }
 
-/// Applies a JSON merge patch (RFC 7386) to `base`; returns the patched document, pretty-printed.
-pub fn apply_patch(base: &str, patch: &str) -> std::result::Result<String, String> {
-    fn merge(target: &mut serde_json::Value, patch: &serde_json::Value) {
-        match patch {
-            serde_json::Value::Object(p) => {
-                if !target.is_object() {
-                    *target = serde_json::Value::Object(Default::default());
-                }
-                let t = target.as_object_mut().expect("an object");
-                for (k, v) in p {
-                    if v.is_null() {
-                        t.remove(k);
-                    } else {
-                        merge(t.entry(k.clone()).or_insert(serde_json::Value::Null), v);
-                    }
-                }
-            }
-            other => *target = other.clone(),
-        }
-    }
-    let mut doc: serde_json::Value = serde_json::from_str(base).map_err(|e| e.to_string())?;
-    let patch: serde_json::Value = serde_json::from_str(patch).map_err(|e| e.to_string())?;
-    merge(&mut doc, &patch);
-    serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())
-}
-
 /// Compiles one rule file. A built-in rule's cases (`[[valid]]`, `[[invalid]]`, 40% of its
 /// text) are compiled only when asked for ([`Rule::cases`]): a lint never reads them.
 pub fn compile_rule(
@@ -631,26 +545,7 @@ pub fn compile_rule(
     compile(name, text, builtin, !builtin)
 }
 
-/// Where a built-in rule file's cases begin: its first `[[valid]]` or `[[invalid]]` line. A
-/// built-in file has nothing else after it (a test holds them to that), so the text before it
-/// is the whole rule without its cases, with the same offsets.
-pub fn cases_start(text: &str) -> usize {
-    let mut at = 0;
-    for line in text.split_inclusive('\n') {
-        if line.starts_with("[[valid]]") || line.starts_with("[[invalid]]") {
-            return at;
-        }
-        at += line.len();
-    }
-    text.len()
-}
-
-/// A built-in rule's cases, compiled from its whole text.
-pub fn builtin_cases(origin: &Origin) -> std::result::Result<Vec<Case>, Box<FileError>> {
-    compile(&origin.name, origin.text.clone(), true, true).map(|rule| rule.cases().to_vec())
-}
-
-fn compile(
+pub(super) fn compile(
     name: &str,
     text: Arc<str>,
     builtin: bool,
@@ -770,60 +665,7 @@ fn compile(
 
 #[cfg(test)]
 mod tests {
-    use super::{cases_start, compile, source_offset};
-
-    /// A built-in rule file has only its cases after the first case, so the rule compiled
-    /// without them is the whole rule; its cases, compiled on demand, are the file's.
-    #[test]
-    fn builtin_cases_come_last_and_compile_on_demand() {
-        let mut deferred_cases = 0;
-        for (name, text) in crate::rules::BUILTIN {
-            let start = cases_start(text);
-            let tail: toml::Table = toml::from_str(&text[start..])
-                .unwrap_or_else(|e| panic!("{name}: the cases do not parse alone: {e}"));
-            assert!(
-                tail.keys().all(|k| k == "valid" || k == "invalid"),
-                "{name}: something other than cases follows the first case: {:?}",
-                tail.keys().collect::<Vec<_>>()
-            );
-            let whole = compile(name, (*text).into(), true, true).unwrap();
-            let lean = compile(name, (*text).into(), true, false).unwrap();
-            assert_eq!(lean.checks.len(), whole.checks.len(), "{name}");
-            assert_eq!(lean.summary, whole.summary, "{name}");
-            assert_eq!(lean.cases.get().map(Vec::len), None, "{name}");
-            let loaded = super::compile_rule(name, (*text).into(), true).unwrap();
-            assert!(
-                loaded.cases.get().is_none(),
-                "{name}: cases compiled on load"
-            );
-            let names = |cases: &[crate::rules::Case]| -> Vec<(String, bool)> {
-                cases.iter().map(|c| (c.name.clone(), c.valid)).collect()
-            };
-            assert_eq!(names(lean.cases()), names(whole.cases()), "{name}");
-            assert_eq!(
-                whole.cases().len(),
-                tail.values()
-                    .map(|v| v.as_array().map_or(0, Vec::len))
-                    .sum::<usize>(),
-                "{name}"
-            );
-            deferred_cases += lean.cases().len();
-        }
-        assert!(deferred_cases >= 100, "{deferred_cases}");
-    }
-
-    #[test]
-    fn cases_start_at_the_first_case_line() {
-        assert_eq!(
-            cases_start("id = 1\n[[check]]\n[[valid]]\nname = 'x'\n"),
-            17
-        );
-        assert_eq!(cases_start("id = 1\n[[invalid]]\n[[valid]]\n"), 7);
-        assert_eq!(cases_start("[[valid]]\n"), 0);
-        // Not at a line's start, or no cases at all: the whole text.
-        assert_eq!(cases_start("x = '[[valid]]'\n"), 16);
-        assert_eq!(cases_start("id = 1"), 6);
-    }
+    use super::source_offset;
 
     fn at(raw: &str, offset: usize) -> &str {
         let i = source_offset(raw, offset);
