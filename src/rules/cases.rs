@@ -3,11 +3,12 @@
 //! are compiled only when asked for. Running them is `crate::cases`'s: the runner lints with
 //! the engine, which sits above the rules.
 
+use std::ops::Range;
 use std::sync::Arc;
 
+use serde::Deserialize;
 use toml::Spanned;
 
-use super::compile::{compile, Compiler};
 use super::schema::RawCase;
 use super::{Origin, REFERENCE_SPEC};
 use crate::catalog::Catalog;
@@ -71,72 +72,98 @@ pub struct CaseContext {
     pub dirs: Option<Vec<String>>,
 }
 
-impl Compiler<'_> {
-    /// Compiles one case of the rule file; `index` numbers it among the cases of its kind.
-    pub(super) fn case(
-        &self,
-        raw: &Spanned<RawCase>,
-        valid: bool,
-        index: usize,
-    ) -> Result<Case, Box<FileError>> {
-        let c = raw.get_ref();
-        // The document is built when a case runs, not here: a rule file's cases are compiled
-        // with it on every run that loads it, and are needed only by `test-rules`.
-        let source = match (&c.patch, &c.document) {
-            (Some(_), Some(d)) => {
-                return Err(self.err(d.span(), "a case takes `patch` or `document`, not both"))
-            }
-            (None, Some(d)) => CaseSource::Document(d.get_ref().clone()),
-            (Some(p), None) => CaseSource::Patch(p.get_ref().clone()),
-            (None, None) => CaseSource::Reference,
-        };
-        for e in &c.edit {
-            if e.get_ref().0.is_empty() {
-                return Err(self.err(e.span(), "the text to replace is empty"));
-            }
-        }
-        if valid && (c.at.is_some() || c.count.is_some()) {
-            return Err(self.err(
-                raw.span(),
-                "`at` and `count` describe the finding of an [[invalid]] case",
-            ));
-        }
-        let catalog = if c.no_catalog {
-            Some(None)
-        } else if let Some(recipes) = &c.catalog {
-            let catalog = Catalog::from_raw(recipes.clone(), |_, m| {
-                FileError::new(self.name, self.text, Some(raw.span()), m)
-            })
-            .map_err(Box::new)?;
-            Some(Some(Arc::new(catalog)))
-        } else {
-            None
-        };
-        Ok(Case {
-            name: c.name.clone().unwrap_or_else(|| {
-                format!(
-                    "{} case {}",
-                    if valid { "valid" } else { "invalid" },
-                    index + 1
-                )
-            }),
-            valid,
-            span: raw.span(),
-            source,
-            edits: c.edit.iter().map(|e| e.get_ref().clone()).collect(),
-            at: c.at.clone(),
-            count: c.count,
-            also: c.also.clone(),
-            context: CaseContext {
-                kind: c.kind.clone(),
-                catalog,
-                registries: c.registries.clone(),
-                gpu_quota: c.gpu_quota,
-                project_quota: c.project_quota.clone(),
-                dirs: c.dirs.clone(),
-            },
-        })
+/// Compiles the cases of rule file `name` (whose text is `text`): `valid` and `invalid` as parsed
+/// from the text from byte `offset` on, so their spans count from there.
+pub(super) fn compile_cases(
+    name: &str,
+    text: &Arc<str>,
+    offset: usize,
+    valid: &[Spanned<RawCase>],
+    invalid: &[Spanned<RawCase>],
+) -> Result<Vec<Case>, Box<FileError>> {
+    let mut cases = Vec::with_capacity(valid.len() + invalid.len());
+    for (i, case) in valid.iter().enumerate() {
+        cases.push(compile_case(name, text, offset, case, true, i)?);
     }
+    for (i, case) in invalid.iter().enumerate() {
+        cases.push(compile_case(name, text, offset, case, false, i)?);
+    }
+    Ok(cases)
+}
+
+/// One case; `index` numbers it among the cases of its kind.
+fn compile_case(
+    name: &str,
+    text: &Arc<str>,
+    offset: usize,
+    raw: &Spanned<RawCase>,
+    valid: bool,
+    index: usize,
+) -> Result<Case, Box<FileError>> {
+    let shift = |span: Range<usize>| span.start + offset..span.end + offset;
+    let err = |span: Range<usize>, message: &str| {
+        Box::new(FileError::new(name, text, Some(shift(span)), message))
+    };
+    let c = raw.get_ref();
+    // The document is built when a case runs, not here: a rule file's cases are compiled
+    // with it on every run that loads it, and are needed only by `test-rules`.
+    let source = match (&c.patch, &c.document) {
+        (Some(_), Some(d)) => {
+            return Err(err(
+                d.span(),
+                "a case takes `patch` or `document`, not both",
+            ))
+        }
+        (None, Some(d)) => CaseSource::Document(d.get_ref().clone()),
+        (Some(p), None) => CaseSource::Patch(p.get_ref().clone()),
+        (None, None) => CaseSource::Reference,
+    };
+    for e in &c.edit {
+        if e.get_ref().0.is_empty() {
+            return Err(err(e.span(), "the text to replace is empty"));
+        }
+    }
+    if valid && (c.at.is_some() || c.count.is_some()) {
+        return Err(err(
+            raw.span(),
+            "`at` and `count` describe the finding of an [[invalid]] case",
+        ));
+    }
+    let catalog = if c.no_catalog {
+        Some(None)
+    } else if let Some(recipes) = &c.catalog {
+        let catalog = Catalog::from_raw(recipes.clone(), |_, m| {
+            FileError::new(name, text, Some(shift(raw.span())), m)
+        })
+        .map_err(Box::new)?;
+        Some(Some(Arc::new(catalog)))
+    } else {
+        None
+    };
+    Ok(Case {
+        name: c.name.clone().unwrap_or_else(|| {
+            format!(
+                "{} case {}",
+                if valid { "valid" } else { "invalid" },
+                index + 1
+            )
+        }),
+        valid,
+        span: shift(raw.span()),
+        source,
+        edits: c.edit.iter().map(|e| e.get_ref().clone()).collect(),
+        at: c.at.clone(),
+        count: c.count,
+        also: c.also.clone(),
+        context: CaseContext {
+            kind: c.kind.clone(),
+            catalog,
+            registries: c.registries.clone(),
+            gpu_quota: c.gpu_quota,
+            project_quota: c.project_quota.clone(),
+            dirs: c.dirs.clone(),
+        },
+    })
 }
 
 /// Applies a JSON merge patch (RFC 7386) to `base`; returns the patched document, pretty-printed.
@@ -179,9 +206,25 @@ pub fn cases_start(text: &str) -> usize {
     text.len()
 }
 
-/// A built-in rule's cases, compiled from its whole text.
+/// A built-in rule's cases, compiled from its text from [`cases_start`] on (a built-in file has
+/// nothing else there).
 pub fn builtin_cases(origin: &Origin) -> Result<Vec<Case>, Box<FileError>> {
-    compile(&origin.name, origin.text.clone(), true, true).map(|rule| rule.cases().to_vec())
+    // The rest of the file was compiled with the rule; only the cases are read here.
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct RawCases {
+        #[serde(default)]
+        valid: Vec<Spanned<RawCase>>,
+        #[serde(default)]
+        invalid: Vec<Spanned<RawCase>>,
+    }
+    let (name, text) = (&origin.name, &origin.text);
+    let start = cases_start(text);
+    let raw: RawCases = toml::from_str(&text[start..]).map_err(|e| {
+        let span = e.span().map(|s| s.start + start..s.end + start);
+        Box::new(FileError::new(name, text, span, e.message().trim()))
+    })?;
+    compile_cases(name, text, start, &raw.valid, &raw.invalid)
 }
 
 #[cfg(test)]
@@ -213,10 +256,12 @@ mod tests {
                 loaded.cases.get().is_none(),
                 "{name}: cases compiled on load"
             );
-            let names = |cases: &[crate::rules::Case]| -> Vec<(String, bool)> {
-                cases.iter().map(|c| (c.name.clone(), c.valid)).collect()
-            };
-            assert_eq!(names(lean.cases()), names(whole.cases()), "{name}");
+            // Compiled from the cases alone, they are what the whole file gives, spans included.
+            assert_eq!(
+                format!("{:?}", lean.cases()),
+                format!("{:?}", whole.cases()),
+                "{name}"
+            );
             assert_eq!(
                 whole.cases().len(),
                 tail.values()

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use toml::Spanned;
 
-use super::cases::cases_start;
+use super::cases::{cases_start, compile_cases};
 use super::eval::Lit;
 use super::functions::Function;
 use super::schema::{RawClause, RawRule};
@@ -17,9 +17,9 @@ use crate::error::FileError;
 /// Placeholders every check can use in its message.
 pub const COMMON_VARS: [&str; 5] = ["value", "expected", "path", "key", "pointer"];
 
-pub(super) struct Compiler<'a> {
-    pub(super) name: &'a str,
-    pub(super) text: &'a Arc<str>,
+struct Compiler<'a> {
+    name: &'a str,
+    text: &'a Arc<str>,
     /// A built-in rule: its patterns are known to compile (a test compiles them), so they are
     /// compiled on first use instead of at start-up.
     builtin: bool,
@@ -28,7 +28,7 @@ pub(super) struct Compiler<'a> {
 type Result<T> = std::result::Result<T, Box<FileError>>;
 
 impl Compiler<'_> {
-    pub(super) fn err(&self, span: Range<usize>, message: impl Into<String>) -> Box<FileError> {
+    fn err(&self, span: Range<usize>, message: impl Into<String>) -> Box<FileError> {
         Box::new(FileError::new(self.name, self.text, Some(span), message))
     }
 
@@ -606,13 +606,7 @@ pub(super) fn compile(
         None => None,
     };
     let needs = super::plan::rule_needs(&checks);
-    let mut cases = Vec::new();
-    for (i, case) in raw.valid.iter().enumerate() {
-        cases.push(c.case(case, true, i)?);
-    }
-    for (i, case) in raw.invalid.iter().enumerate() {
-        cases.push(c.case(case, false, i)?);
-    }
+    let cases = compile_cases(name, &text, 0, &raw.valid, &raw.invalid)?;
     let globs = |patterns: &[Spanned<String>]| -> Result<Option<globset::GlobSet>> {
         if patterns.is_empty() {
             return Ok(None);
