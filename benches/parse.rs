@@ -11,8 +11,8 @@ use divan::counter::BytesCount;
 use divan::{black_box, Bencher};
 use forgelint::cases::{REFERENCE_DIRS, REFERENCE_GPU_QUOTA, REFERENCE_REGISTRIES};
 use forgelint::catalog::Catalog;
-use forgelint::config::Platform;
 use forgelint::engine::{lint_bytes, Active, VirtualProject};
+use forgelint::platform::Platform;
 use forgelint::rules::{RuleSet, REFERENCE_CATALOG, REFERENCE_SPEC};
 
 fn main() {

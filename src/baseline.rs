@@ -90,7 +90,7 @@ pub fn write(file: &Path, findings: &[Finding], cwd: &Path) -> std::io::Result<(
         version: VERSION,
         findings: entries,
     };
-    crate::output::write_atomically(file, |w| {
+    crate::atomic_write::write_atomically(file, |w| {
         serde_json::to_writer_pretty(&mut *w, &doc).map_err(std::io::Error::other)?;
         writeln!(w)
     })

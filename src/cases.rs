@@ -7,9 +7,9 @@
 use std::sync::{Arc, OnceLock};
 
 use crate::catalog::Catalog;
-use crate::config::Platform;
 use crate::diagnostic::Finding;
 use crate::engine::{lint_bytes, Active, VirtualProject};
+use crate::platform::Platform;
 use crate::rules::{Case, Rule, RuleSet, REFERENCE_CATALOG};
 
 /// The reference context's registries allowlist.
@@ -39,7 +39,7 @@ pub fn case_platform(case: &Case) -> Platform {
         kind: c
             .kind
             .clone()
-            .unwrap_or_else(|| crate::config::DEFAULT_KIND.into()),
+            .unwrap_or_else(|| crate::platform::DEFAULT_KIND.into()),
         catalog: match &c.catalog {
             Some(catalog) => catalog.clone(),
             None => Some(reference_catalog()),

@@ -1,9 +1,11 @@
 //! `forgelint rules` and `forgelint explain`.
 
+use crate::check::load_settings;
 use crate::cli::{CompletionsArgs, ExplainArgs, ListFormat, RulesArgs, TestRulesArgs};
+use crate::error::Error;
 use crate::escape::visible;
+use crate::process::{Env, ExitStatus};
 use crate::rules::{CaseSource, Rule};
-use crate::{load_settings, Env, Error, ExitStatus};
 
 fn needs_text(rule: &Rule) -> String {
     let names = rule.needs.names();

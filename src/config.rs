@@ -10,11 +10,11 @@ use toml::Spanned;
 
 use crate::catalog::Catalog;
 use crate::error::{Error, FileError};
+use crate::platform::{Platform, DEFAULT_KIND};
 use crate::rules::{RuleSet, Severity};
 
 pub const CONFIG_NAMES: [&str; 2] = ["forgelint.toml", ".forgelint.toml"];
 pub const DEFAULT_INCLUDE: [&str; 2] = ["**/jobspec.json", "**/*.jobspec.json"];
-pub const DEFAULT_KIND: &str = "TrainingJob";
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
@@ -48,53 +48,6 @@ struct RawPlatform {
     gpu_quota: Option<u64>,
     #[serde(default)]
     project_quota: BTreeMap<String, u64>,
-}
-
-/// What the platform is like: the context that lets context-dependent rules run.
-#[derive(Debug, Clone)]
-pub struct Platform {
-    pub kind: String,
-    pub catalog: Option<Arc<Catalog>>,
-    pub registries: Option<Vec<String>>,
-    pub gpu_quota: Option<u64>,
-    pub project_quota: BTreeMap<String, u64>,
-}
-
-impl Default for Platform {
-    fn default() -> Platform {
-        Platform {
-            kind: DEFAULT_KIND.to_string(),
-            catalog: None,
-            registries: None,
-            gpu_quota: None,
-            project_quota: BTreeMap::new(),
-        }
-    }
-}
-
-impl Platform {
-    /// The GPU quota of `project`: its own entry, else the default for every project.
-    pub fn quota_for(&self, project: Option<&str>) -> Option<u64> {
-        project
-            .and_then(|p| self.project_quota.get(p).copied())
-            .or(self.gpu_quota)
-    }
-
-    pub fn has(&self, needs: crate::rules::Needs) -> bool {
-        let available = self.available();
-        (!needs.catalog || available.catalog)
-            && (!needs.registries || available.registries)
-            && (!needs.quota || available.quota)
-    }
-
-    /// The context this configuration provides.
-    pub fn available(&self) -> crate::rules::Needs {
-        crate::rules::Needs {
-            catalog: self.catalog.is_some(),
-            registries: self.registries.is_some(),
-            quota: self.gpu_quota.is_some() || !self.project_quota.is_empty(),
-        }
-    }
 }
 
 /// `[files]` compiled.

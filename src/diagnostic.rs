@@ -8,6 +8,12 @@ use crate::json::Span;
 use crate::rules::Severity;
 use crate::source::{LineIndex, Position};
 
+/// The id of the finding for a file that is not JSON (or cannot be read). Reports treat it
+/// apart from rule findings, so it lives with the finding, not the engine that makes it.
+pub const INVALID_JSON: &str = "invalid-json";
+/// The id of the finding that reports a panic (a bug in forgelint) while linting a file.
+pub const INTERNAL_ERROR: &str = "internal-error";
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Related {
     pub span: Span,
@@ -86,27 +92,55 @@ impl<'a> Locator<'a> {
     }
 }
 
-/// FNV-1a, 64 bits, over `parts` (each followed by a NUL): stable across versions and platforms,
-/// unlike std's hasher, so it can be stored in baselines and SARIF fingerprints.
-pub fn fnv1a(parts: &[&str]) -> u64 {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for part in parts {
-        for b in part.bytes().chain(std::iter::once(0)) {
-            hash ^= b as u64;
-            hash = hash.wrapping_mul(0x0100_0000_01b3);
+/// FNV-1a, 64 bits: stable across versions and platforms, unlike std's hasher, so it can be
+/// stored in baselines and SARIF fingerprints; and cheap on short keys, so it also hashes maps
+/// keyed by our own short strings (as a [`std::hash::Hasher`]).
+#[derive(Clone, Copy)]
+pub struct Fnv(u64);
+
+impl Default for Fnv {
+    fn default() -> Fnv {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Fnv {
+    #[inline]
+    pub fn byte(&mut self, b: u8) {
+        self.0 ^= u64::from(b);
+        self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
+    }
+}
+
+impl std::hash::Hasher for Fnv {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.byte(b);
         }
     }
-    hash
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// [`Fnv`] over `parts`, each followed by a NUL.
+pub fn fnv1a(parts: &[&str]) -> u64 {
+    let mut hash = Fnv::default();
+    for part in parts {
+        for b in part.bytes().chain(std::iter::once(0)) {
+            hash.byte(b);
+        }
+    }
+    hash.0
 }
 
 /// Hash of a JSON value's text without the whitespace between tokens: [`fnv1a`] of the minified
 /// text, computed as it is read (no copy).
 pub fn value_hash(json_text: &str) -> u64 {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    let mut add = |b: u8| {
-        hash ^= b as u64;
-        hash = hash.wrapping_mul(0x0100_0000_01b3);
-    };
+    let mut hash = Fnv::default();
+    let mut add = |b: u8| hash.byte(b);
     let (mut in_string, mut escaped) = (false, false);
     for b in json_text.bytes() {
         if in_string {
@@ -123,7 +157,7 @@ pub fn value_hash(json_text: &str) -> u64 {
         }
     }
     add(0);
-    hash
+    hash.0
 }
 
 /// Sorts findings by [`Finding::sort_key`], stably.

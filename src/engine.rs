@@ -1,11 +1,13 @@
-//! Linting one file: read it (bounded), parse once, run the effective rules, stamp identity.
+//! Linting one file's bytes: parse once, run the effective rules, stamp identity. Reading the
+//! file (bounded in size) is `read.rs`'s; its entry points are re-exported here.
 
 use std::path::Path;
 use std::sync::Arc;
 
-use crate::config::Platform;
 use crate::diagnostic::{Finding, Locator, Related};
+pub use crate::diagnostic::{INTERNAL_ERROR, INVALID_JSON};
 use crate::json::{Document, Span};
+use crate::platform::Platform;
 pub use crate::project::{mentions_starforge, project_root, DirCache, RealProject, VirtualProject};
 pub use crate::read::{read_bounded, read_bounded_into, with_file_bytes};
 use crate::rules::eval::{run_check, run_when_holding, Context, Hit, Hits, ProjectFs};
@@ -35,10 +37,6 @@ pub fn max_findings_held() -> usize {
     }
     MAX_FINDINGS_HELD
 }
-
-pub const INVALID_JSON: &str = "invalid-json";
-/// The id of the finding that reports a panic (a bug in forgelint) while linting a file.
-pub const INTERNAL_ERROR: &str = "internal-error";
 
 /// The finding for a panic caught while linting `path`.
 pub fn internal_error(path: &Arc<str>, payload: &(dyn std::any::Any + Send)) -> Finding {

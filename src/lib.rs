@@ -11,6 +11,7 @@
 // Output goes through the `Env` streams (tests run in-process), never straight to the terminal.
 #![warn(clippy::print_stdout, clippy::print_stderr)]
 
+pub mod atomic_write;
 pub mod baseline;
 pub mod cases;
 pub mod catalog;
@@ -25,8 +26,9 @@ pub mod error;
 pub mod escape;
 pub mod handoff;
 pub mod json;
-pub mod output;
 pub mod paths;
+pub mod platform;
+pub mod process;
 pub mod project;
 pub mod read;
 pub mod report;
@@ -34,37 +36,11 @@ pub mod rules;
 pub mod select;
 pub mod source;
 
-use std::io::{Read, Write};
-use std::path::PathBuf;
-
 use check::check;
 pub use check::load_settings;
 use cli::{Cli, Command};
 pub use error::Error;
-
-/// How a run ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ExitStatus {
-    /// No finding at or above `--fail-on`.
-    Success = 0,
-    /// Findings at or above `--fail-on`.
-    Failure = 1,
-    /// The tool could not do its job.
-    Error = 2,
-}
-
-/// The process's surroundings, injectable so tests run in-process.
-pub struct Env<'a> {
-    pub stdout: &'a mut dyn Write,
-    pub stderr: &'a mut dyn Write,
-    pub stdin: &'a mut dyn Read,
-    pub stdout_is_terminal: bool,
-    /// `NO_COLOR` is set (to anything non-empty).
-    pub no_color: bool,
-    pub cwd: PathBuf,
-    /// Terminal width for code frames.
-    pub width: usize,
-}
+pub use process::{Env, ExitStatus};
 
 pub fn run(cli: Cli, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
     match cli.command {

@@ -10,10 +10,10 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
 
 use forgelint::catalog::Catalog;
-use forgelint::config::Platform;
 use forgelint::diagnostic::Finding;
 use forgelint::engine::{lint_bytes, Active, VirtualProject};
 use forgelint::json::{self, Document, NodeId, Span, Value};
+use forgelint::platform::Platform;
 use forgelint::rules::{compile_rule, Pattern, Rule, RuleSet, REFERENCE_CATALOG};
 use forgelint::select::{Selector, SelectorTable};
 use forgelint::source::LineIndex;

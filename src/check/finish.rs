@@ -7,7 +7,9 @@ use std::time::Instant;
 use super::lint::Linted;
 use super::plan::Plan;
 use crate::diagnostic::{sort_findings, Finding};
-use crate::{baseline, escape, output, report, rules, Env, Error, ExitStatus};
+use crate::error::Error;
+use crate::process::{Env, ExitStatus};
+use crate::{atomic_write, baseline, escape, report, rules};
 
 pub fn finish(
     mut plan: Plan<'_>,
@@ -139,12 +141,11 @@ fn write_report(
     };
     if let Some(path) = &plan.args.output {
         opts.color = false;
-        output::write_atomically(path, |w| report::write(w, &input, sources, &opts)).map_err(
-            |source| Error::Write {
+        atomic_write::write_atomically(path, |w| report::write(w, &input, sources, &opts))
+            .map_err(|source| Error::Write {
                 path: path.display().to_string(),
                 source,
-            },
-        )?;
+            })?;
         return Ok(Written::Whole);
     }
     let written =

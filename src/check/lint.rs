@@ -13,7 +13,9 @@ use super::plan::Plan;
 use crate::diagnostic::Finding;
 use crate::discover::{self, Candidate};
 use crate::engine::{self, DirCache, FileName, RealProject};
-use crate::{escape, handoff, Env, Error};
+use crate::error::Error;
+use crate::process::Env;
+use crate::{escape, handoff};
 
 /// What the run's limit on held findings left out of the report.
 #[derive(Default)]

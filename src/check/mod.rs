@@ -11,7 +11,8 @@ use std::time::Instant;
 pub use plan::load_settings;
 
 use crate::cli::CheckArgs;
-use crate::{Env, Error, ExitStatus};
+use crate::error::Error;
+use crate::process::{Env, ExitStatus};
 
 pub fn check(args: CheckArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
     let started = Instant::now();

@@ -9,9 +9,11 @@ use crate::baseline::Baseline;
 use crate::cli::{CheckArgs, ColorChoice, ConfigArgs, FailOn};
 use crate::config::{self, Settings};
 use crate::engine::{Active, INVALID_JSON};
+use crate::error;
+use crate::error::Error;
 use crate::paths::relative_to;
+use crate::process::Env;
 use crate::rules::Severity;
-use crate::{error, Env, Error};
 
 /// Loads the settings the flags ask for: `--config`, `--no-config`, or the nearest config
 /// file; `--rules` adds rule files to them.

@@ -20,7 +20,7 @@ pub fn line(f: &Finding) -> String {
 
 /// The findings one per line; a long list is rendered on `threads` threads.
 pub fn write(out: &mut dyn Write, findings: &[Finding], threads: usize) -> std::io::Result<()> {
-    super::pretty::write_in_chunks(out, findings.len(), threads, |_: &mut (), buf, i| {
+    super::chunked::write_in_chunks(out, findings.len(), threads, |_: &mut (), buf, i| {
         writeln!(buf, "{}", line(&findings[i]))
     })
 }

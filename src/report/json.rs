@@ -5,8 +5,8 @@ use std::io::Write;
 
 use serde::Serialize as DeriveSerialize;
 
-use super::jsonwriter::{write_number, write_string, JsonWriter, Skeleton};
-use super::pretty::{write_array_with, ObjectWriter};
+use super::chunked::write_array_with;
+use super::jsonwriter::{write_number, write_string, JsonWriter, ObjectWriter, Skeleton};
 use super::{statistics, ReportInput};
 use crate::diagnostic::Finding;
 use crate::json::Span;
@@ -317,7 +317,8 @@ mod tests {
                 let mut direct = Vec::new();
                 write_finding(&mut direct, &FindingShape::new(level), &f);
                 let mut serde = Vec::new();
-                crate::escape::write_json_at(&mut serde, level, &FindingOut::from(&f)).unwrap();
+                crate::report::jsonwriter::write_json_at(&mut serde, level, &FindingOut::from(&f))
+                    .unwrap();
                 assert_eq!(
                     String::from_utf8(direct).unwrap(),
                     String::from_utf8(serde).unwrap()

@@ -1,9 +1,16 @@
-//! A direct writer of pretty JSON for the elements of long reports (one per finding).
+//! The JSON writer of reports: pretty JSON in serde_json's two-space layout and escapes, with
+//! every [`is_dangerous`] character escaped too, so JSON and SARIF output are inert on a
+//! terminal whatever a linted file held. One string and number writer serves three ways in:
 //!
-//! It writes byte for byte what [`crate::escape::write_json_at`] writes for the same value —
-//! serde_json's two-space layout and escapes, with every [`is_dangerous`] character escaped
-//! too — without serde's token-by-token calls: a finding is most of a report's cost once there
-//! are thousands of them.
+//! - any serializable value, through serde ([`SafeJsonFormatter`], [`write_json_at`]);
+//! - the elements of long reports (one per finding), written directly ([`JsonWriter`], with a
+//!   [`Skeleton`] for their shared shape), without serde's token-by-token calls: a finding is
+//!   most of a report's cost once there are thousands of them;
+//! - a document assembled field by field ([`ObjectWriter`], [`ArrayWriter`]).
+//!
+//! All three write the same bytes for the same value (tests hold them to it).
+
+use std::io::Write;
 
 use crate::escape::is_dangerous;
 
@@ -82,8 +89,8 @@ impl<'b> JsonWriter<'b> {
     }
 
     fn newline_indent(&mut self) {
-        self.out.push(b'\n');
-        self.out.extend(std::iter::repeat_n(b' ', 2 * self.level));
+        // Writing to a `Vec` cannot fail.
+        let _ = write_newline_indent(self.out, self.level);
     }
 
     fn open(&mut self, bracket: u8) {
@@ -282,10 +289,272 @@ fn write_escaped(out: &mut Vec<u8>, s: &str) {
     out.extend_from_slice(&bytes[plain..]);
 }
 
+/// A pretty JSON formatter (two-space indent, byte-identical to serde_json's
+/// `PrettyFormatter`) that also writes every [`is_dangerous`] character as a `\uXXXX` escape
+/// (serde_json escapes only C0 controls). It can start at any nesting level, so a part of a
+/// document rendered on its own (see [`write_json_at`]) matches the same part rendered in place.
+#[derive(Default)]
+pub struct SafeJsonFormatter {
+    /// Nesting level of the line being written.
+    level: usize,
+    /// The container being closed had a value (serde_json's `has_value`).
+    has_value: bool,
+}
+
+impl SafeJsonFormatter {
+    /// A formatter for a value that sits at nesting `level` of a document.
+    pub fn at_level(level: usize) -> SafeJsonFormatter {
+        SafeJsonFormatter {
+            level,
+            has_value: false,
+        }
+    }
+}
+
+/// A line break and the indentation of nesting `level`, in one write.
+pub fn write_newline_indent<W: ?Sized + std::io::Write>(
+    writer: &mut W,
+    level: usize,
+) -> std::io::Result<()> {
+    const SPACES: &[u8; 129] = &{
+        let mut line = [b' '; 129];
+        line[0] = b'\n';
+        line
+    };
+    let width = 2 * level;
+    if width < SPACES.len() {
+        return writer.write_all(&SPACES[..width + 1]);
+    }
+    writer.write_all(b"\n")?;
+    for _ in 0..level {
+        writer.write_all(b"  ")?;
+    }
+    Ok(())
+}
+
+impl SafeJsonFormatter {
+    fn open<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        bracket: &[u8],
+    ) -> std::io::Result<()> {
+        self.level += 1;
+        self.has_value = false;
+        w.write_all(bracket)
+    }
+
+    fn close<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        bracket: &[u8],
+    ) -> std::io::Result<()> {
+        self.level -= 1;
+        if self.has_value {
+            write_newline_indent(w, self.level)?;
+        }
+        w.write_all(bracket)
+    }
+
+    /// Before an array item or an object key: a comma after the first, then a new line.
+    fn next_line<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        if !first {
+            w.write_all(b",")?;
+        }
+        write_newline_indent(w, self.level)
+    }
+}
+
+impl serde_json::ser::Formatter for SafeJsonFormatter {
+    fn begin_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.open(w, b"[")
+    }
+
+    fn end_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.close(w, b"]")
+    }
+
+    fn begin_array_value<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        self.next_line(w, first)
+    }
+
+    fn end_array_value<W: ?Sized + std::io::Write>(&mut self, _: &mut W) -> std::io::Result<()> {
+        self.has_value = true;
+        Ok(())
+    }
+
+    fn begin_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.open(w, b"{")
+    }
+
+    fn end_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.close(w, b"}")
+    }
+
+    fn begin_object_key<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        self.next_line(w, first)
+    }
+
+    fn begin_object_value<W: ?Sized + std::io::Write>(
+        &mut self,
+        writer: &mut W,
+    ) -> std::io::Result<()> {
+        writer.write_all(b": ")
+    }
+
+    fn end_object_value<W: ?Sized + std::io::Write>(&mut self, _: &mut W) -> std::io::Result<()> {
+        self.has_value = true;
+        Ok(())
+    }
+
+    fn write_string_fragment<W: ?Sized + std::io::Write>(
+        &mut self,
+        writer: &mut W,
+        fragment: &str,
+    ) -> std::io::Result<()> {
+        // serde_json has escaped quotes, backslashes and C0 controls already: a fragment holds
+        // none, so the shared escaper adds only the escapes of the other dangerous characters.
+        if is_plain(fragment.as_bytes()) {
+            return writer.write_all(fragment.as_bytes());
+        }
+        let mut escaped = Vec::with_capacity(fragment.len() + 8);
+        write_escaped(&mut escaped, fragment);
+        writer.write_all(&escaped)
+    }
+}
+
+/// Writes `value` as pretty JSON with [`SafeJsonFormatter`], streaming: the whole document at
+/// once, which the tests compare reports assembled from parts with.
+#[cfg(test)]
+pub fn write_json<T: serde::Serialize + ?Sized>(
+    out: &mut dyn std::io::Write,
+    value: &T,
+) -> std::io::Result<()> {
+    // serde_json writes a token at a time: a concrete buffer in front of the `dyn` writer keeps
+    // those small writes out of virtual calls.
+    let mut buffered = std::io::BufWriter::with_capacity(64 * 1024, out);
+    write_json_at(&mut buffered, 0, value)?;
+    std::io::Write::flush(&mut buffered)
+}
+
+/// Writes `value` as [`write_json`] would where it sits at nesting `level` of a document.
+pub fn write_json_at<W: std::io::Write, T: serde::Serialize + ?Sized>(
+    out: &mut W,
+    level: usize,
+    value: &T,
+) -> std::io::Result<()> {
+    let mut ser = serde_json::Serializer::with_formatter(out, SafeJsonFormatter::at_level(level));
+    value.serialize(&mut ser).map_err(std::io::Error::other)
+}
+
+/// An open object or array at nesting `level`: what comes before each of its entries, and its
+/// end, as the streaming writer writes them.
+struct Open<'w, W: Write> {
+    out: &'w mut W,
+    level: usize,
+    first: bool,
+    close: &'static [u8],
+}
+
+impl<'w, W: Write> Open<'w, W> {
+    fn begin(out: &'w mut W, level: usize, brackets: &'static [u8; 2]) -> std::io::Result<Self> {
+        out.write_all(&brackets[..1])?;
+        Ok(Open {
+            out,
+            level,
+            first: true,
+            close: &brackets[1..],
+        })
+    }
+
+    /// Starts an entry; returns the writer and the entry's nesting level.
+    fn entry(&mut self) -> std::io::Result<(&mut W, usize)> {
+        if !self.first {
+            self.out.write_all(b",")?;
+        }
+        self.first = false;
+        write_newline_indent(self.out, self.level + 1)?;
+        Ok((self.out, self.level + 1))
+    }
+
+    fn end(self) -> std::io::Result<()> {
+        if !self.first {
+            write_newline_indent(self.out, self.level)?;
+        }
+        self.out.write_all(self.close)
+    }
+}
+
+/// An object at nesting `level`, written field by field.
+pub struct ObjectWriter<'w, W: Write>(Open<'w, W>);
+
+impl<'w, W: Write> ObjectWriter<'w, W> {
+    pub fn begin(out: &'w mut W, level: usize) -> std::io::Result<Self> {
+        Open::begin(out, level, b"{}").map(ObjectWriter)
+    }
+
+    /// A field whose value `write` writes, given the writer and the value's nesting level.
+    pub fn field(
+        &mut self,
+        key: &str,
+        write: impl FnOnce(&mut W, usize) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
+        let (out, level) = self.0.entry()?;
+        write_json_at(out, level, key)?;
+        out.write_all(b": ")?;
+        write(out, level)
+    }
+
+    /// A field with a serializable value.
+    pub fn value<T: serde::Serialize + ?Sized>(
+        &mut self,
+        key: &str,
+        value: &T,
+    ) -> std::io::Result<()> {
+        self.field(key, |out, level| write_json_at(out, level, value))
+    }
+
+    pub fn end(self) -> std::io::Result<()> {
+        self.0.end()
+    }
+}
+
+/// An array at nesting `level`, written element by element.
+pub struct ArrayWriter<'w, W: Write>(Open<'w, W>);
+
+impl<'w, W: Write> ArrayWriter<'w, W> {
+    pub fn begin(out: &'w mut W, level: usize) -> std::io::Result<Self> {
+        Open::begin(out, level, b"[]").map(ArrayWriter)
+    }
+
+    /// An element that `write` writes, given the writer and the element's nesting level.
+    pub fn element(
+        &mut self,
+        write: impl FnOnce(&mut W, usize) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
+        let (out, level) = self.0.entry()?;
+        write(out, level)
+    }
+
+    pub fn end(self) -> std::io::Result<()> {
+        self.0.end()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::escape::write_json_at;
 
     /// The word-at-a-time test agrees with the table for every byte value at every place of
     /// strings of 0 to 24 bytes.

@@ -1,11 +1,11 @@
 //! Reporters: one function per output format behind one `match`.
 
+mod chunked;
 pub mod concise;
 pub mod github;
 pub mod human;
 pub mod json;
 mod jsonwriter;
-mod pretty;
 pub mod sarif;
 pub mod statistics;
 

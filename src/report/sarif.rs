@@ -13,11 +13,12 @@ use std::path::{Component, Path};
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use super::jsonwriter::{decimal, write_number, write_string, JsonWriter, Skeleton};
-use super::pretty::{write_array_with, ArrayWriter, ObjectWriter};
+use super::chunked::write_array_with;
+use super::jsonwriter::{
+    decimal, write_number, write_string, ArrayWriter, JsonWriter, ObjectWriter, Skeleton,
+};
 use super::ReportInput;
-use crate::diagnostic::{fnv1a, Finding};
-use crate::engine::{INTERNAL_ERROR, INVALID_JSON};
+use crate::diagnostic::{fnv1a, Finding, Fnv, INTERNAL_ERROR, INVALID_JSON};
 use crate::rules::{Rule, Severity};
 
 pub const SCHEMA_URI: &str = "https://json.schemastore.org/sarif-2.1.0.json";
@@ -385,24 +386,6 @@ fn fingerprint_text(hash: u64, occurrence: usize, out: &mut [u8; 37]) -> usize {
 /// ours, and SipHash was a tenth of the cost of rendering a result.
 type RuleIndex<'a> = HashMap<&'a str, usize, std::hash::BuildHasherDefault<Fnv>>;
 
-#[derive(Default)]
-struct Fnv(u64);
-
-impl std::hash::Hasher for Fnv {
-    fn write(&mut self, bytes: &[u8]) {
-        let mut hash = self.0 ^ 0xcbf2_9ce4_8422_2325;
-        for &b in bytes {
-            hash ^= u64::from(b);
-            hash = hash.wrapping_mul(0x0100_0000_01b3);
-        }
-        self.0 = hash ^ 0xcbf2_9ce4_8422_2325;
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
 /// Writes one result, as serde would write the log's shape of it (a test holds the two to the
 /// same bytes).
 fn write_result_json(
@@ -717,7 +700,7 @@ mod tests {
             properties: f.help.as_deref().map(|help| HelpProperty { help }),
         };
         let mut out = Vec::new();
-        crate::escape::write_json_at(&mut out, level, &result).unwrap();
+        crate::report::jsonwriter::write_json_at(&mut out, level, &result).unwrap();
         String::from_utf8(out).unwrap()
     }
 
@@ -764,7 +747,7 @@ mod tests {
             "toolExecutionNotifications": notifications,
         }]);
         let mut out = Vec::new();
-        crate::escape::write_json_at(&mut out, level, &value).unwrap();
+        crate::report::jsonwriter::write_json_at(&mut out, level, &value).unwrap();
         String::from_utf8(out).unwrap()
     }
 

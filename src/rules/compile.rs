@@ -6,12 +6,12 @@ use std::sync::Arc;
 
 use toml::Spanned;
 
+use super::cases::{cases_start, compile_cases};
 use super::eval::Lit;
 use super::functions::Function;
-use super::schema::{RawCase, RawClause, RawRule};
+use super::schema::{RawClause, RawRule};
 use super::template::Template;
 use super::*;
-use crate::catalog::Catalog;
 use crate::error::FileError;
 
 /// Placeholders every check can use in its message.
@@ -449,7 +449,7 @@ impl Compiler<'_> {
                 .collect::<Result<Vec<_>>>()?,
             None => Vec::new(),
         };
-        let needs = assertion_needs(&assertion);
+        let needs = super::plan::assertion_needs(&assertion);
         Ok(Check {
             select,
             when,
@@ -462,66 +462,6 @@ impl Compiler<'_> {
                 .clone()
                 .unwrap_or_else(|| "first here".to_string()),
             needs,
-        })
-    }
-
-    fn case(&self, raw: &Spanned<RawCase>, valid: bool, index: usize) -> Result<Case> {
-        let c = raw.get_ref();
-        // The document is built when a case runs, not here: a rule file's cases are compiled
-        // with it on every run that loads it, and are needed only by `test-rules`.
-        let source = match (&c.patch, &c.document) {
-            (Some(_), Some(d)) => {
-                return Err(self.err(d.span(), "a case takes `patch` or `document`, not both"))
-            }
-            (None, Some(d)) => CaseSource::Document(d.get_ref().clone()),
-            (Some(p), None) => CaseSource::Patch(p.get_ref().clone()),
-            (None, None) => CaseSource::Reference,
-        };
-        for e in &c.edit {
-            if e.get_ref().0.is_empty() {
-                return Err(self.err(e.span(), "the text to replace is empty"));
-            }
-        }
-        if valid && (c.at.is_some() || c.count.is_some()) {
-            return Err(self.err(
-                raw.span(),
-                "`at` and `count` describe the finding of an [[invalid]] case",
-            ));
-        }
-        let catalog = if c.no_catalog {
-            Some(None)
-        } else if let Some(recipes) = &c.catalog {
-            let catalog = Catalog::from_raw(recipes.clone(), |_, m| {
-                FileError::new(self.name, self.text, Some(raw.span()), m)
-            })
-            .map_err(Box::new)?;
-            Some(Some(Arc::new(catalog)))
-        } else {
-            None
-        };
-        Ok(Case {
-            name: c.name.clone().unwrap_or_else(|| {
-                format!(
-                    "{} case {}",
-                    if valid { "valid" } else { "invalid" },
-                    index + 1
-                )
-            }),
-            valid,
-            span: raw.span(),
-            source,
-            edits: c.edit.iter().map(|e| e.get_ref().clone()).collect(),
-            at: c.at.clone(),
-            count: c.count,
-            also: c.also.clone(),
-            context: CaseContext {
-                kind: c.kind.clone(),
-                catalog,
-                registries: c.registries.clone(),
-                gpu_quota: c.gpu_quota,
-                project_quota: c.project_quota.clone(),
-                dirs: c.dirs.clone(),
-            },
         })
     }
 }
@@ -595,73 +535,6 @@ fn source_offset(raw: &str, offset: usize) -> usize {
     i.min(raw.len())
 }
 
-fn operand_needs(op: &Operand) -> Needs {
-    match op {
-        Operand::Fact(_) => Needs {
-            catalog: true,
-            ..Needs::default()
-        },
-        Operand::Setting(Setting::Registries) => Needs {
-            registries: true,
-            ..Needs::default()
-        },
-        Operand::Setting(Setting::GpuQuota) => Needs {
-            quota: true,
-            ..Needs::default()
-        },
-        _ => Needs::default(),
-    }
-}
-
-fn assertion_needs(a: &Assertion) -> Needs {
-    match a {
-        Assertion::Predicate(p) => super::predicate::predicate_operand(p)
-            .map(operand_needs)
-            .unwrap_or_default(),
-        Assertion::Function(f) => f.needs(),
-        _ => Needs::default(),
-    }
-}
-
-/// Catalog facts in top-level `when` conditions: without a catalog they can never hold.
-fn when_needs(when: &[Condition]) -> Needs {
-    let mut needs = Needs::default();
-    for c in when {
-        if let Condition::Fact(_, p) = c {
-            if !matches!(p, Predicate::Absent | Predicate::Empty) {
-                needs.catalog = true;
-            }
-        }
-    }
-    needs
-}
-
-/// Applies a JSON merge patch (RFC 7386) to `base`; returns the patched document, pretty-printed.
-pub fn apply_patch(base: &str, patch: &str) -> std::result::Result<String, String> {
-    fn merge(target: &mut serde_json::Value, patch: &serde_json::Value) {
-        match patch {
-            serde_json::Value::Object(p) => {
-                if !target.is_object() {
-                    *target = serde_json::Value::Object(Default::default());
-                }
-                let t = target.as_object_mut().expect("an object");
-                for (k, v) in p {
-                    if v.is_null() {
-                        t.remove(k);
-                    } else {
-                        merge(t.entry(k.clone()).or_insert(serde_json::Value::Null), v);
-                    }
-                }
-            }
-            other => *target = other.clone(),
-        }
-    }
-    let mut doc: serde_json::Value = serde_json::from_str(base).map_err(|e| e.to_string())?;
-    let patch: serde_json::Value = serde_json::from_str(patch).map_err(|e| e.to_string())?;
-    merge(&mut doc, &patch);
-    serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())
-}
-
 /// Compiles one rule file. A built-in rule's cases (`[[valid]]`, `[[invalid]]`, 40% of its
 /// text) are compiled only when asked for ([`Rule::cases`]): a lint never reads them.
 pub fn compile_rule(
@@ -672,26 +545,7 @@ pub fn compile_rule(
     compile(name, text, builtin, !builtin)
 }
 
-/// Where a built-in rule file's cases begin: its first `[[valid]]` or `[[invalid]]` line. A
-/// built-in file has nothing else after it (a test holds them to that), so the text before it
-/// is the whole rule without its cases, with the same offsets.
-pub fn cases_start(text: &str) -> usize {
-    let mut at = 0;
-    for line in text.split_inclusive('\n') {
-        if line.starts_with("[[valid]]") || line.starts_with("[[invalid]]") {
-            return at;
-        }
-        at += line.len();
-    }
-    text.len()
-}
-
-/// A built-in rule's cases, compiled from its whole text.
-pub fn builtin_cases(origin: &Origin) -> std::result::Result<Vec<Case>, Box<FileError>> {
-    compile(&origin.name, origin.text.clone(), true, true).map(|rule| rule.cases().to_vec())
-}
-
-fn compile(
+pub(super) fn compile(
     name: &str,
     text: Arc<str>,
     builtin: bool,
@@ -751,24 +605,8 @@ fn compile(
         Some(h) => Some(c.template(h, &COMMON_VARS)?),
         None => None,
     };
-    // A rule needs a context when every check needs it (a check that can run without it makes
-    // the rule useful anyway).
-    let needs = checks
-        .iter()
-        .map(|ch| ch.needs.union(when_needs(&ch.when)))
-        .reduce(|a, b| Needs {
-            catalog: a.catalog && b.catalog,
-            registries: a.registries && b.registries,
-            quota: a.quota && b.quota,
-        })
-        .unwrap_or_default();
-    let mut cases = Vec::new();
-    for (i, case) in raw.valid.iter().enumerate() {
-        cases.push(c.case(case, true, i)?);
-    }
-    for (i, case) in raw.invalid.iter().enumerate() {
-        cases.push(c.case(case, false, i)?);
-    }
+    let needs = super::plan::rule_needs(&checks);
+    let cases = compile_cases(name, &text, 0, &raw.valid, &raw.invalid)?;
     let globs = |patterns: &[Spanned<String>]| -> Result<Option<globset::GlobSet>> {
         if patterns.is_empty() {
             return Ok(None);
@@ -821,60 +659,7 @@ fn compile(
 
 #[cfg(test)]
 mod tests {
-    use super::{cases_start, compile, source_offset};
-
-    /// A built-in rule file has only its cases after the first case, so the rule compiled
-    /// without them is the whole rule; its cases, compiled on demand, are the file's.
-    #[test]
-    fn builtin_cases_come_last_and_compile_on_demand() {
-        let mut deferred_cases = 0;
-        for (name, text) in crate::rules::BUILTIN {
-            let start = cases_start(text);
-            let tail: toml::Table = toml::from_str(&text[start..])
-                .unwrap_or_else(|e| panic!("{name}: the cases do not parse alone: {e}"));
-            assert!(
-                tail.keys().all(|k| k == "valid" || k == "invalid"),
-                "{name}: something other than cases follows the first case: {:?}",
-                tail.keys().collect::<Vec<_>>()
-            );
-            let whole = compile(name, (*text).into(), true, true).unwrap();
-            let lean = compile(name, (*text).into(), true, false).unwrap();
-            assert_eq!(lean.checks.len(), whole.checks.len(), "{name}");
-            assert_eq!(lean.summary, whole.summary, "{name}");
-            assert_eq!(lean.cases.get().map(Vec::len), None, "{name}");
-            let loaded = super::compile_rule(name, (*text).into(), true).unwrap();
-            assert!(
-                loaded.cases.get().is_none(),
-                "{name}: cases compiled on load"
-            );
-            let names = |cases: &[crate::rules::Case]| -> Vec<(String, bool)> {
-                cases.iter().map(|c| (c.name.clone(), c.valid)).collect()
-            };
-            assert_eq!(names(lean.cases()), names(whole.cases()), "{name}");
-            assert_eq!(
-                whole.cases().len(),
-                tail.values()
-                    .map(|v| v.as_array().map_or(0, Vec::len))
-                    .sum::<usize>(),
-                "{name}"
-            );
-            deferred_cases += lean.cases().len();
-        }
-        assert!(deferred_cases >= 100, "{deferred_cases}");
-    }
-
-    #[test]
-    fn cases_start_at_the_first_case_line() {
-        assert_eq!(
-            cases_start("id = 1\n[[check]]\n[[valid]]\nname = 'x'\n"),
-            17
-        );
-        assert_eq!(cases_start("id = 1\n[[invalid]]\n[[valid]]\n"), 7);
-        assert_eq!(cases_start("[[valid]]\n"), 0);
-        // Not at a line's start, or no cases at all: the whole text.
-        assert_eq!(cases_start("x = '[[valid]]'\n"), 16);
-        assert_eq!(cases_start("id = 1"), 6);
-    }
+    use super::source_offset;
 
     fn at(raw: &str, offset: usize) -> &str {
         let i = source_offset(raw, offset);

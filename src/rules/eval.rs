@@ -1,9 +1,9 @@
 //! Evaluating compiled checks against one parsed document.
 
 use crate::catalog::Recipe;
-use crate::config::Platform;
 use crate::escape::quote;
 use crate::json::{same_key, Document, Span};
+use crate::platform::Platform;
 use crate::select::{Match, Missing, Resolutions, Resolved};
 use std::borrow::Cow;
 
@@ -627,7 +627,7 @@ mod tests {
         set.add(rule).unwrap();
         set.sort();
         let table = super::super::selector_table(&set.rules);
-        let platform = crate::config::Platform::default();
+        let platform = crate::platform::Platform::default();
         let project = crate::engine::VirtualProject { dirs: Vec::new() };
         for doc_text in [
             r#"{"d": {"s": "abc", "e": "", "n": null, "i": 3, "f": 3.0, "x": 1e2, "z": -0,

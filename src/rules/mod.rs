@@ -4,6 +4,7 @@
 //! selectors parsed, regexes and semver ranges compiled, message placeholders checked, functions
 //! and their options validated. A bad rule file fails here with its own line and column.
 
+mod cases;
 mod compile;
 pub mod eval;
 mod functions;
@@ -18,7 +19,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::error::{Error, FileError};
+pub use crate::platform::Needs;
 use crate::select::{Selector, SelectorTable};
+pub use cases::{Case, CaseContext, CaseSource};
 pub use compile::compile_rule;
 pub use eval::{Hit, Lit};
 pub use pattern::Pattern;
@@ -52,37 +55,6 @@ impl Severity {
 impl std::fmt::Display for Severity {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())
-    }
-}
-
-/// Context a check needs from the configuration before it can run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Needs {
-    pub catalog: bool,
-    pub registries: bool,
-    pub quota: bool,
-}
-
-impl Needs {
-    pub fn union(self, other: Needs) -> Needs {
-        Needs {
-            catalog: self.catalog || other.catalog,
-            registries: self.registries || other.registries,
-            quota: self.quota || other.quota,
-        }
-    }
-    pub fn names(self) -> Vec<&'static str> {
-        let mut out = Vec::new();
-        if self.catalog {
-            out.push("catalog");
-        }
-        if self.registries {
-            out.push("registries");
-        }
-        if self.quota {
-            out.push("quota");
-        }
-        out
     }
 }
 
@@ -346,64 +318,6 @@ pub struct Origin {
 }
 
 #[derive(Debug, Clone)]
-pub struct Case {
-    pub name: String,
-    pub valid: bool,
-    /// Byte range of the case in the rule file.
-    pub span: std::ops::Range<usize>,
-    pub source: CaseSource,
-    /// Text replacements `(old, new)` applied after the patch.
-    pub edits: Vec<(String, String)>,
-    pub at: Option<String>,
-    pub count: Option<usize>,
-    pub also: Vec<String>,
-    pub context: CaseContext,
-}
-
-/// Where a case's document comes from.
-#[derive(Debug, Clone)]
-pub enum CaseSource {
-    /// The reference spec as it is.
-    Reference,
-    /// A JSON merge patch applied to the reference spec.
-    Patch(String),
-    /// The whole file.
-    Document(String),
-}
-
-impl Case {
-    /// The case's file text: the reference spec patched (or the document given), then edited.
-    pub fn document(&self) -> Result<String, String> {
-        let mut document = match &self.source {
-            CaseSource::Reference => REFERENCE_SPEC.to_string(),
-            CaseSource::Patch(p) => {
-                compile::apply_patch(REFERENCE_SPEC, p).map_err(|m| format!("bad patch: {m}"))?
-            }
-            CaseSource::Document(d) => d.clone(),
-        };
-        for (old, new) in &self.edits {
-            if !document.contains(old.as_str()) {
-                return Err(format!(
-                    "edit: the text to replace is not in the case's document: {old:?}"
-                ));
-            }
-            document = document.replace(old.as_str(), new);
-        }
-        Ok(document)
-    }
-}
-
-#[derive(Debug, Clone, Default)]
-pub struct CaseContext {
-    pub kind: Option<String>,
-    pub catalog: Option<Option<Arc<crate::catalog::Catalog>>>,
-    pub registries: Option<Vec<String>>,
-    pub gpu_quota: Option<u64>,
-    pub project_quota: Option<std::collections::BTreeMap<String, u64>>,
-    pub dirs: Option<Vec<String>>,
-}
-
-#[derive(Debug, Clone)]
 pub struct Rule {
     pub id: String,
     pub severity: Severity,
@@ -428,7 +342,7 @@ impl Rule {
     /// The rule's cases. A built-in rule's are compiled on first use, from its whole text.
     pub fn cases(&self) -> &[Case] {
         self.cases
-            .get_or_init(|| match compile::builtin_cases(&self.origin) {
+            .get_or_init(|| match cases::builtin_cases(&self.origin) {
                 Ok(cases) => cases,
                 // The cases of every built-in rule compile: the rule-case tests run them all.
                 Err(e) => panic!("the cases of built-in rule {} do not compile: {e}", self.id),

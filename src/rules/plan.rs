@@ -1,11 +1,12 @@
-//! A compact summary of a rule's checks, read for every file before the checks themselves.
+//! A compact summary of a rule's checks, read for every file before the checks themselves; and
+//! what context (catalog, registries, quota) a check and a rule need to run at all.
 //!
 //! Most checks of most files pass. For the commonest kinds (a `type`, `present` or `non-empty`
 //! check without conditions) whether one passes can be told from the resolved values' kinds
 //! alone: a few bytes per check in one small array, instead of a walk through the check's
 //! compiled form (hundreds of bytes each, a cache miss apiece on a busy worker).
 
-use super::{Assertion, Check, Condition, JsonType, Needs, Predicate};
+use super::{Assertion, Check, Condition, JsonType, Needs, Operand, Predicate, Setting};
 use crate::json::{is_integer_literal, Value};
 use crate::select::{Resolutions, NO_ID};
 
@@ -69,6 +70,62 @@ pub fn needs_bits(needs: Needs) -> u8 {
     (needs.catalog as u8 * NEEDS_CATALOG)
         | (needs.registries as u8 * NEEDS_REGISTRIES)
         | (needs.quota as u8 * NEEDS_QUOTA)
+}
+
+fn operand_needs(op: &Operand) -> Needs {
+    match op {
+        Operand::Fact(_) => Needs {
+            catalog: true,
+            ..Needs::default()
+        },
+        Operand::Setting(Setting::Registries) => Needs {
+            registries: true,
+            ..Needs::default()
+        },
+        Operand::Setting(Setting::GpuQuota) => Needs {
+            quota: true,
+            ..Needs::default()
+        },
+        _ => Needs::default(),
+    }
+}
+
+/// The context a check's assertion needs.
+pub fn assertion_needs(a: &Assertion) -> Needs {
+    match a {
+        Assertion::Predicate(p) => super::predicate::predicate_operand(p)
+            .map(operand_needs)
+            .unwrap_or_default(),
+        Assertion::Function(f) => f.needs(),
+        _ => Needs::default(),
+    }
+}
+
+/// Catalog facts in top-level `when` conditions: without a catalog they can never hold.
+fn when_needs(when: &[Condition]) -> Needs {
+    let mut needs = Needs::default();
+    for c in when {
+        if let Condition::Fact(_, p) = c {
+            if !matches!(p, Predicate::Absent | Predicate::Empty) {
+                needs.catalog = true;
+            }
+        }
+    }
+    needs
+}
+
+/// The context a rule needs: what every one of its checks needs, with their conditions (a
+/// check that can run without some context makes the rule useful without it).
+pub fn rule_needs(checks: &[Check]) -> Needs {
+    checks
+        .iter()
+        .map(|ch| ch.needs.union(when_needs(&ch.when)))
+        .reduce(|a, b| Needs {
+            catalog: a.catalog && b.catalog,
+            registries: a.registries && b.registries,
+            quota: a.quota && b.quota,
+        })
+        .unwrap_or_default()
 }
 
 /// The plan of `checks`, one step each, in order. `keys` checks are numbered from `next_keys`,

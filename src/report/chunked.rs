@@ -1,108 +1,14 @@
-//! Long reports rendered on several threads, in chunks, and written in order; and pretty JSON
-//! documents assembled from parts, byte for byte as one `write_json` would write them: an
-//! object's fields written one by one, and a long array whose elements are rendered in chunks.
+//! Long reports rendered on several threads, in chunks, and written in order: the same bytes
+//! whatever the thread count. A long JSON array rendered so matches the whole document written
+//! at once by the JSON writer.
 
 use std::io::Write;
 use std::sync::mpsc;
 
-use crate::escape::{write_json_at, write_newline_indent};
+use super::jsonwriter::write_newline_indent;
 
 /// Elements rendered per chunk (one buffer, one hand-over between threads).
 const CHUNK: usize = 256;
-
-/// An open object or array at nesting `level`: what comes before each of its entries, and its
-/// end, as the streaming writer writes them.
-struct Open<'w, W: Write> {
-    out: &'w mut W,
-    level: usize,
-    first: bool,
-    close: &'static [u8],
-}
-
-impl<'w, W: Write> Open<'w, W> {
-    fn begin(out: &'w mut W, level: usize, brackets: &'static [u8; 2]) -> std::io::Result<Self> {
-        out.write_all(&brackets[..1])?;
-        Ok(Open {
-            out,
-            level,
-            first: true,
-            close: &brackets[1..],
-        })
-    }
-
-    /// Starts an entry; returns the writer and the entry's nesting level.
-    fn entry(&mut self) -> std::io::Result<(&mut W, usize)> {
-        if !self.first {
-            self.out.write_all(b",")?;
-        }
-        self.first = false;
-        write_newline_indent(self.out, self.level + 1)?;
-        Ok((self.out, self.level + 1))
-    }
-
-    fn end(self) -> std::io::Result<()> {
-        if !self.first {
-            write_newline_indent(self.out, self.level)?;
-        }
-        self.out.write_all(self.close)
-    }
-}
-
-/// An object at nesting `level`, written field by field.
-pub struct ObjectWriter<'w, W: Write>(Open<'w, W>);
-
-impl<'w, W: Write> ObjectWriter<'w, W> {
-    pub fn begin(out: &'w mut W, level: usize) -> std::io::Result<Self> {
-        Open::begin(out, level, b"{}").map(ObjectWriter)
-    }
-
-    /// A field whose value `write` writes, given the writer and the value's nesting level.
-    pub fn field(
-        &mut self,
-        key: &str,
-        write: impl FnOnce(&mut W, usize) -> std::io::Result<()>,
-    ) -> std::io::Result<()> {
-        let (out, level) = self.0.entry()?;
-        write_json_at(out, level, key)?;
-        out.write_all(b": ")?;
-        write(out, level)
-    }
-
-    /// A field with a serializable value.
-    pub fn value<T: serde::Serialize + ?Sized>(
-        &mut self,
-        key: &str,
-        value: &T,
-    ) -> std::io::Result<()> {
-        self.field(key, |out, level| write_json_at(out, level, value))
-    }
-
-    pub fn end(self) -> std::io::Result<()> {
-        self.0.end()
-    }
-}
-
-/// An array at nesting `level`, written element by element.
-pub struct ArrayWriter<'w, W: Write>(Open<'w, W>);
-
-impl<'w, W: Write> ArrayWriter<'w, W> {
-    pub fn begin(out: &'w mut W, level: usize) -> std::io::Result<Self> {
-        Open::begin(out, level, b"[]").map(ArrayWriter)
-    }
-
-    /// An element that `write` writes, given the writer and the element's nesting level.
-    pub fn element(
-        &mut self,
-        write: impl FnOnce(&mut W, usize) -> std::io::Result<()>,
-    ) -> std::io::Result<()> {
-        let (out, level) = self.0.entry()?;
-        write(out, level)
-    }
-
-    pub fn end(self) -> std::io::Result<()> {
-        self.0.end()
-    }
-}
 
 /// Writes an array at nesting `level` whose element `i` is `render(state, buffer, i,
 /// element_level)`. With `threads > 1` and enough elements, chunks are rendered on `threads`
@@ -237,6 +143,7 @@ fn refuse_helper_for_tests(_t: usize) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::jsonwriter::{write_json, write_json_at, ArrayWriter, ObjectWriter};
 
     /// Helpers that cannot be started leave their chunks to the writing thread: the output is
     /// the same, in order.
@@ -273,7 +180,7 @@ mod tests {
                 "a": 1, "items": items, "b": {"c": []}, "d": [{"x": 1}, 2]
             });
             let mut expected = Vec::new();
-            crate::escape::write_json(&mut expected, &whole).unwrap();
+            write_json(&mut expected, &whole).unwrap();
             for threads in [1, 2, 3, 8] {
                 let mut got = Vec::new();
                 let mut object = ObjectWriter::begin(&mut got, 0).unwrap();
