@@ -23,6 +23,8 @@ struct Compiler<'a> {
     /// A built-in rule: its patterns are known to compile (a test compiles them), so they are
     /// compiled on first use instead of at start-up.
     builtin: bool,
+    /// Selectors must fit the forge/v2 shape (the rule reads jobspecs).
+    jobspec: bool,
 }
 
 type Result<T> = std::result::Result<T, Box<FileError>>;
@@ -47,12 +49,56 @@ impl Compiler<'_> {
     }
 
     fn selector(&self, raw: &Spanned<String>) -> Result<Selector> {
-        Selector::parse(raw.get_ref()).map_err(|e| {
+        let sel = Selector::parse(raw.get_ref()).map_err(|e| {
             self.err(
                 self.inner(&raw.span(), e.offset),
                 format!("bad selector: {}", e.message),
             )
-        })
+        })?;
+        self.fits_shape(&sel, &raw.span())?;
+        Ok(sel)
+    }
+
+    /// A selector that cannot match a jobspec would load and never fire, so it is an error at
+    /// the segment that leaves the forge/v2 shape. `span` is the TOML string holding it.
+    fn fits_shape(&self, sel: &Selector, span: &Range<usize>) -> Result<()> {
+        if !self.jobspec {
+            return Ok(());
+        }
+        let Err(no) = super::shape::check(sel) else {
+            return Ok(());
+        };
+        let range = sel.segment_range(no.segment);
+        let start = self.inner(span, range.start).start;
+        let end = self.inner(span, range.end).start.max(start);
+        let mut e = FileError::new(self.name, self.text, Some(start..end), no.message);
+        e.help = no.help;
+        Err(Box::new(e))
+    }
+
+    /// The span of the string value of the one-entry inline table `span` (`{ select = "…" }`),
+    /// or the whole table when it cannot be found.
+    fn table_string(&self, span: Range<usize>) -> Range<usize> {
+        let raw = &self.text[span.clone()];
+        raw.find('=')
+            .and_then(|eq| {
+                let from = eq + 1 + raw[eq + 1..].find(|c: char| !c.is_whitespace())?;
+                let quote = raw[from..].chars().next()?;
+                if quote != '"' && quote != '\'' {
+                    return None;
+                }
+                let mut end = from + 1;
+                let bytes = raw.as_bytes();
+                while end < raw.len() && bytes[end] as char != quote {
+                    end += if bytes[end] == b'\\' && quote == '"' {
+                        2
+                    } else {
+                        1
+                    };
+                }
+                Some(span.start + from..span.start + (end + 1).min(raw.len()))
+            })
+            .unwrap_or(span)
     }
 
     fn regex(&self, raw: &Spanned<String>) -> Result<regex::Regex> {
@@ -111,9 +157,12 @@ impl Compiler<'_> {
                         .find(|(n, _)| *n == name)
                         .map(|(_, s)| Operand::Setting(*s))
                         .ok_or_else(|| self.unknown(raw.span(), "setting", name, Setting::ALL.iter().map(|f| f.0))),
-                    "select" => Selector::parse(name)
-                        .map(Operand::Select)
-                        .map_err(|e| self.err(raw.span(), format!("bad selector: {}", e.message))),
+                    "select" => {
+                        let sel = Selector::parse(name)
+                            .map_err(|e| self.err(raw.span(), format!("bad selector: {}", e.message)))?;
+                        self.fits_shape(&sel, &self.table_string(raw.span()))?;
+                        Ok(Operand::Select(sel))
+                    }
                     _ => Err(self.err(
                         raw.span(),
                         format!("unknown reference `{k}`: use {{ fact = \"…\" }}, {{ setting = \"…\" }} or {{ select = \"…\" }}"),
@@ -558,10 +607,11 @@ pub(super) fn compile(
     };
     let raw: RawRule =
         toml::from_str(parsed).map_err(|e| Box::new(FileError::from_toml(name, &text, &e)))?;
-    let c = Compiler {
+    let mut c = Compiler {
         name,
         text: &text,
         builtin,
+        jobspec: false,
     };
     let id = raw.id.get_ref();
     let id_ok = !id.is_empty()
@@ -588,6 +638,7 @@ pub(super) fn compile(
         Some(t) if t.get_ref() == "jobspec" => Target::Jobspec,
         Some(t) => return Err(c.unknown(t.span(), "target", t.get_ref(), ["jobspec"].into_iter())),
     };
+    c.jobspec = target == Target::Jobspec;
     let reported_by_parser = match &raw.reported_by {
         None => false,
         Some(r) if r.get_ref() == "parser" && builtin => true,

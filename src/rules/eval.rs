@@ -613,12 +613,12 @@ mod tests {
         for key in keys {
             for (name, value) in checks {
                 text.push_str(&format!(
-                    "[[check]]\nselect = \"d.{key}\"\n{name} = {value}\n"
+                    "[[check]]\nselect = \"spec.hyperparams.d.{key}\"\n{name} = {value}\n"
                 ));
             }
             // A condition the plan decides.
             text.push_str(&format!(
-                "[[check]]\nselect = \"d.s\"\nwhen = [{{ select = \"d.{key}\", non-empty = true }}]\nabsent = true\n"
+                "[[check]]\nselect = \"spec.hyperparams.d.s\"\nwhen = [{{ select = \"spec.hyperparams.d.{key}\", non-empty = true }}]\nabsent = true\n"
             ));
         }
         let rule = super::super::compile::compile_rule("t.toml", text.into(), false)
@@ -637,7 +637,9 @@ mod tests {
             r#"{"d": null}"#,
             r#"{"d": 5}"#,
         ] {
-            let doc = crate::json::parse(doc_text).unwrap();
+            // Below a free map: a selector outside the forge/v2 shape does not compile.
+            let wrapped = format!(r#"{{"spec": {{"hyperparams": {doc_text}}}}}"#);
+            let doc = crate::json::parse(&wrapped).unwrap();
             let mut resolved = crate::select::Resolutions::default();
             resolved.resolve(&table, &doc);
             let ctx = Context {

@@ -13,6 +13,7 @@ mod pattern;
 pub mod plan;
 mod predicate;
 pub mod schema;
+mod shape;
 pub mod template;
 
 use std::path::{Path, PathBuf};

@@ -27,6 +27,8 @@ pub enum Segment {
 pub struct Selector {
     pub segments: Vec<Segment>,
     text: String,
+    /// Byte offset in `text` where each segment starts, for errors that point at one segment.
+    offsets: Vec<usize>,
     /// Index shared by every selector of the rule set with the same text, so a document's
     /// resolution of it is computed once for all the checks that use it (`NO_ID`: not shared).
     pub id: usize,
@@ -120,6 +122,7 @@ impl Selector {
                 return Ok(Selector {
                     segments,
                     text: text.to_string(),
+                    offsets: Vec::new(),
                     id: NO_ID,
                 });
             }
@@ -131,7 +134,9 @@ impl Selector {
             return Err(err(0, "empty selector (use `$` for the whole document)"));
         }
         let mut first = pos == 0;
+        let mut offsets = Vec::new();
         while pos < text.len() {
+            offsets.push(if bytes[pos] == b'.' { pos + 1 } else { pos });
             match bytes[pos] {
                 b'[' => {
                     pos += 1;
@@ -175,8 +180,25 @@ impl Selector {
         Ok(Selector {
             segments,
             text: text.to_string(),
+            offsets,
             id: NO_ID,
         })
+    }
+
+    /// Byte offset in the selector text where segment `i` starts.
+    pub fn segment_offset(&self, i: usize) -> usize {
+        self.offsets.get(i).copied().unwrap_or(0)
+    }
+
+    /// Byte range in the selector text of segment `i` (without the `.` before the next one).
+    pub fn segment_range(&self, i: usize) -> std::ops::Range<usize> {
+        let start = self.segment_offset(i);
+        let end = match self.offsets.get(i + 1) {
+            Some(&next) if self.text[..next].ends_with('.') => next - 1,
+            Some(&next) => next,
+            None => self.text.len(),
+        };
+        start..end.max(start)
     }
 
     pub fn as_str(&self) -> &str {

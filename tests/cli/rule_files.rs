@@ -90,6 +90,77 @@ fn a_rule_file_with_a_bad_selector() {
     insta::assert_snapshot!("rule_file_bad_selector", err);
 }
 
+/// A selector outside the forge/v2 shape would load, never fire, and let the run say "All
+/// clear": it is an error at the segment that leaves the shape, with a did-you-mean.
+#[test]
+fn a_selector_outside_the_jobspec_shape() {
+    let text = format!(
+        "{RULE_HEAD}\n[[check]]\nselect = \"spec.resource.pools[*].series\"\npresent = true\n"
+    );
+    let err = bad_rules(&[("pools.toml", &text)], "policies/pools.toml", "7:16");
+    assert!(err.contains("did you mean `resources`?"), "{err}");
+    insta::assert_snapshot!("rule_file_selector_outside_shape", err);
+}
+
+#[test]
+fn selectors_in_conditions_and_operands_must_fit_the_shape_too() {
+    let when = format!(
+        "{RULE_HEAD}\n[[check]]\nselect = \"metadata.name\"\nwhen = [{{ select = \"metadata.lables.team\", present = true }}]\npresent = true\n"
+    );
+    let err = bad_rules(&[("when.toml", &when)], "policies/when.toml", "8:30");
+    assert!(err.contains("did you mean `labels`?"), "{err}");
+    let operand = format!(
+        "{RULE_HEAD}\n[[check]]\nselect = \"metadata.name\"\none-of = {{ select = \"spec.resources.pool[*].name\" }}\n"
+    );
+    let err = bad_rules(
+        &[("operand.toml", &operand)],
+        "policies/operand.toml",
+        "8:37",
+    );
+    assert!(err.contains("did you mean `pools`?"), "{err}");
+    // Below a scalar, and a key on an array: nothing can match either.
+    let scalar =
+        format!("{RULE_HEAD}\n[[check]]\nselect = \"metadata.name.first\"\npresent = true\n");
+    let err = bad_rules(&[("scalar.toml", &scalar)], "policies/scalar.toml", "7:25");
+    assert!(err.contains("`metadata.name` is a string"), "{err}");
+    let array =
+        format!("{RULE_HEAD}\n[[check]]\nselect = \"spec.resources.pools.name\"\npresent = true\n");
+    let err = bad_rules(&[("array.toml", &array)], "policies/array.toml", "7:32");
+    assert!(err.contains("is an array"), "{err}");
+}
+
+/// Wildcards where the shape has arrays and maps, indexes, quoted keys and anything below the
+/// free maps (labels, hyperparams) still load.
+#[test]
+fn selectors_inside_the_shape_and_free_maps_load() {
+    let tree = Tree::new();
+    tree.valid_project("jobspec.json");
+    let checks = [
+        "spec.resources.pools[*].name",
+        "spec.resources.pools.*.nodes",
+        "spec.plugins[0].id",
+        "spec.resources.roles.*",
+        "$.spec.*",
+        "metadata.labels.\\\"cost.center\\\"",
+        "spec.hyperparams['policy.optimizer.kwargs.lr']",
+        "spec.hyperparams.anything[3].goes",
+    ];
+    let mut text = RULE_HEAD.to_string();
+    for select in checks {
+        text.push_str(&format!(
+            "\n[[check]]\nselect = \"{select}\"\nnot-equals = \"never\"\n"
+        ));
+    }
+    tree.write("policies/fits.toml", &text);
+    let run = tree.run(&[
+        "--no-config",
+        "--rules",
+        "policies/fits.toml",
+        "jobspec.json",
+    ]);
+    run.expect_code(0);
+}
+
 #[test]
 fn two_rule_files_with_the_same_id() {
     let a =
