@@ -195,6 +195,18 @@ pub fn test_rules(args: TestRulesArgs, env: &mut Env<'_>) -> Result<ExitStatus, 
     };
     let (mut passed, mut failed) = (0usize, 0usize);
     for rule in &set.rules {
+        // Without a failing case nothing shows the rule can fire at all (a selector or
+        // predicate that never matches passes every valid case). A warning: the exit code
+        // still says whether the cases that exist hold.
+        if !rule.cases().iter().any(|c| !c.valid) {
+            writeln!(
+                env.stderr,
+                "warning: {}: rule `{}` has no [[invalid]] case, so nothing shows that it fires",
+                visible(&rule.origin.name),
+                visible(&rule.id)
+            )
+            .ok();
+        }
         for case in rule.cases() {
             // Built-in cases must trigger nothing but their own rule; a team's rule is tested
             // on its own.

@@ -161,6 +161,32 @@ fn selectors_inside_the_shape_and_free_maps_load() {
     run.expect_code(0);
 }
 
+/// `test-rules` warns about a rule file without a failing case; the exit code is the cases'.
+#[test]
+fn test_rules_warns_about_a_rule_without_an_invalid_case() {
+    let tree = Tree::new();
+    let text = format!(
+        "{RULE_HEAD}\n[[check]]\nselect = \"metadata.labels.team\"\nnon-empty = true\n\n[[valid]]\nname = \"has a team\"\npatch = '{{\"metadata\": {{\"labels\": {{\"team\": \"x\"}}}}}}'\n"
+    );
+    tree.write("policies/team.toml", &text);
+    let run = tree.run(&["test-rules", "policies/team.toml"]);
+    run.expect_code(0);
+    assert!(
+        run.stderr
+            .contains("warning: policies/team.toml: rule `team-label` has no [[invalid]] case"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stdout.contains("1 passed, 0 failed"), "{}", run.stdout);
+    let with_invalid = format!(
+        "{text}\n[[invalid]]\nname = \"no team\"\npatch = '{{\"metadata\": {{\"labels\": {{\"team\": null}}}}}}'\n"
+    );
+    tree.write("policies/team.toml", &with_invalid);
+    let run = tree.run(&["test-rules", "policies/team.toml"]);
+    run.expect_code(0);
+    assert!(!run.stderr.contains("warning"), "{}", run.stderr);
+}
+
 #[test]
 fn two_rule_files_with_the_same_id() {
     let a =
