@@ -44,3 +44,56 @@ fn example_policies_load_beside_the_builtin_rules() {
     let err = set.load_path(Path::new("rules/examples")).unwrap_err();
     assert!(err.to_string().contains("duplicate rule id"), "{err}");
 }
+
+/// `{limit}`, `{length}` and `{pattern}` give the raw values the `{expected}` phrase is made of;
+/// each failing case of the rule file renders the message pinned here.
+#[test]
+fn raw_placeholders_render_in_messages() {
+    use forgelint::cases::run_case;
+    let mut set = RuleSet::default();
+    set.load_path(Path::new("tests/data/rules/raw-placeholders.toml"))
+        .expect("the rule file compiles");
+    let rule = &set.rules[0];
+    let mut messages = Vec::new();
+    for case in rule.cases() {
+        verify_case(rule, case, None).unwrap_or_else(|why| panic!("{}: {why}", case.name));
+        let findings = run_case(case, &[rule]).expect("the case runs");
+        messages.extend(findings.into_iter().map(|f| f.message));
+    }
+    assert_eq!(
+        messages,
+        [
+            "metadata.labels.team has 18 characters, more than 12 (a length of at most 12)",
+            "spec.resources.pools is an array of 2 items: 2 pools, at most 1",
+            "spec.resources.roles has 0 roles, needs at least 1",
+            "spec.resources.pools[0].nodes is 8, above the limit of 4 (at most 4)",
+            "metadata.name must match ^[a-z0-9-]+$, found \"GRPO\"",
+        ]
+    );
+}
+
+/// The raw placeholders belong to their predicates: elsewhere they are unknown placeholders,
+/// an error when the rule file is loaded.
+#[test]
+fn raw_placeholders_are_unknown_where_the_predicate_has_none() {
+    use forgelint::rules::compile_rule;
+    let head = "id = \"x\"\nseverity = \"error\"\nsummary = \"x\"\n\n[[check]]\nselect = \"metadata.name\"\n";
+    for (predicate, message, wanted) in [
+        ("matches = '^a'", "{limit}", "unknown placeholder `{limit}`"),
+        (
+            "maximum = 4",
+            "{pattern}",
+            "unknown placeholder `{pattern}`",
+        ),
+        (
+            "present = true",
+            "{length}",
+            "unknown placeholder `{length}`",
+        ),
+        ("min-length = 1", "{lenght}", "did you mean `{length}`?"),
+    ] {
+        let text = format!("{head}{predicate}\nmessage = \"{message}\"\n");
+        let err = compile_rule("x.toml", text.into(), false).expect_err(predicate);
+        assert!(err.to_string().contains(wanted), "{predicate}: {err}");
+    }
+}

@@ -462,6 +462,9 @@ impl Compiler<'_> {
         };
         let mut known: Vec<&str> = COMMON_VARS.to_vec();
         known.extend_from_slice(function_vars);
+        if let Assertion::Predicate(p) = &assertion {
+            known.extend_from_slice(super::predicate::predicate_vars(p));
+        }
         if matches!(assertion, Assertion::Keys(_)) {
             known.extend_from_slice(&["did-you-mean", "allowed"]);
         }

@@ -8,7 +8,8 @@ use crate::select::{Match, Missing, Resolutions, Resolved};
 use std::borrow::Cow;
 
 use super::predicate::{
-    expected, node_val, predicate_operand, render_val, test, Given, Membership, Outcome, Val,
+    expected, node_val, predicate_operand, predicate_values, render_val, test, Given, Membership,
+    Outcome, Val,
 };
 pub use super::predicate::{Lit, MAX_VALUE_CHARS};
 use super::{Assertion, Check, Condition, Fact, Operand, Predicate, ReportAt, Setting};
@@ -388,7 +389,8 @@ fn assert(check: &Check, ctx: &Context<'_>, res: Resolved<'_>, out: &mut Hits) {
                 if outcome == Outcome::Fail {
                     let expected =
                         expected_text.get_or_insert_with(|| expected(p, operand.as_ref()));
-                    report_value(check, expected, ctx, m, v, out);
+                    let raw = predicate_values(p, operand.as_ref(), v);
+                    report_value(check, expected, raw, ctx, m, v, out);
                 }
             }
             if matches!(p, Predicate::Present | Predicate::NonEmpty) && !res.missing.is_empty() {
@@ -421,6 +423,7 @@ fn assert(check: &Check, ctx: &Context<'_>, res: Resolved<'_>, out: &mut Hits) {
 fn report_value(
     check: &Check,
     expected: &str,
+    extra: Vec<(&'static str, String)>,
     ctx: &Context<'_>,
     m: &Match,
     v: Val<'_>,
@@ -429,6 +432,7 @@ fn report_value(
     let vars = Vars {
         value: render_val(v),
         expected: expected.to_string(),
+        extra,
         ..Vars::default()
     };
     out.push(emit_at(check, ctx, m, vars, Vec::new()));

@@ -504,6 +504,48 @@ pub(crate) fn expected(p: &Predicate, operand: Option<&Given<'_>>) -> String {
     }
 }
 
+/// The placeholders a predicate adds to the common ones: the raw values its `{expected}` phrase
+/// is made of, for messages that word it themselves.
+pub(crate) fn predicate_vars(p: &Predicate) -> &'static [&'static str] {
+    match p {
+        Predicate::Minimum(_)
+        | Predicate::Maximum(_)
+        | Predicate::ExclusiveMinimum(_)
+        | Predicate::ExclusiveMaximum(_) => &["limit"],
+        Predicate::MinLength(_) | Predicate::MaxLength(_) => &["limit", "length"],
+        Predicate::Matches(_) | Predicate::NotMatches(_) => &["pattern"],
+        _ => &[],
+    }
+}
+
+/// The values of [`predicate_vars`] for a failing value `v`.
+pub(crate) fn predicate_values(
+    p: &Predicate,
+    operand: Option<&Given<'_>>,
+    v: Val<'_>,
+) -> Vec<(&'static str, String)> {
+    let limit = || operand.map(Given::render).unwrap_or_default();
+    match p {
+        Predicate::Minimum(_)
+        | Predicate::Maximum(_)
+        | Predicate::ExclusiveMinimum(_)
+        | Predicate::ExclusiveMaximum(_) => vec![("limit", limit())],
+        Predicate::MinLength(n) | Predicate::MaxLength(n) => {
+            // Measured as the predicate measures it: characters, items or keys.
+            let length = match v {
+                Val::Str(s) => s.chars().count().to_string(),
+                Val::Array(len) | Val::Object(len) => len.to_string(),
+                _ => String::new(),
+            };
+            vec![("limit", n.to_string()), ("length", length)]
+        }
+        Predicate::Matches(re) | Predicate::NotMatches(re) => {
+            vec![("pattern", re.as_str().to_string())]
+        }
+        _ => Vec::new(),
+    }
+}
+
 /// `Some(f(operand))` for the predicates that compare against an operand.
 macro_rules! with_operand {
     ($p:expr, $op:ident => $e:expr) => {
