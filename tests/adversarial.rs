@@ -323,8 +323,8 @@ fn a_nul_byte_is_invalid_raw_and_shown_escaped_when_escaped() {
     let escaped = run.findings_of("nul-escaped.jobspec.json");
     let rules: Vec<&str> = escaped.iter().map(|f| f.rule.as_str()).collect();
     assert_eq!(rules, ["name-format", "owner-ignored"], "{escaped:?}");
-    assert!(escaped[0].message.contains(r#""a\u0000b""#), "{escaped:?}");
-    assert!(escaped[1].message.contains(r#""\u0000""#), "{escaped:?}");
+    assert!(escaped[0].message.contains(r#""a\u{0}b""#), "{escaped:?}");
+    assert!(escaped[1].message.contains(r#""\u{0}""#), "{escaped:?}");
     for format in ["human", "json", "sarif", "github"] {
         let run = tree.run(&["--no-config", "--format", format, "."]);
         run.expect_code(1).expect_companion(format);
@@ -1724,7 +1724,7 @@ fn no_value_or_file_name_injects_a_command_or_an_escape_in_any_format() {
                         .unwrap_or_else(|| panic!("no {rule}: {found:?}"));
                     assert!(
                         f.message
-                            .contains(r"x\n::error::x%0A::warning::w\r\u001b]8;;http://x\u0007"),
+                            .contains(r"x\n::error::x%0A::warning::w\r\u{1b}]8;;http://x\u{7}"),
                         "{rule}: {}",
                         f.message
                     );
