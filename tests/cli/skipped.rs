@@ -1,5 +1,5 @@
 //! Rules that cannot run for want of context (a catalog, registries, a quota): the run says
-//! once which did not run and what would make them.
+//! once which did not run and what would make them, on stderr, in JSON and in SARIF.
 
 use super::*;
 
@@ -69,4 +69,61 @@ fn selecting_a_rule_that_cannot_run_says_so() {
     // A rule whose checks run without the catalog is not skipped.
     let run = tree.run(&["--no-config", "--select", "core-version"]);
     assert!(!run.stderr.contains("skipped"), "{}", run.stderr);
+}
+
+#[test]
+fn json_and_sarif_name_the_skipped_rules() {
+    let tree = Tree::new();
+    tree.valid_project("jobspec.json");
+    let json = tree.run(&["--no-config", "--format", "json"]).json();
+    assert_eq!(
+        json["summary"]["skipped"],
+        serde_json::json!([
+            {
+                "reason": "no catalog",
+                "setting": "[platform] catalog",
+                "rules": [
+                    "observability-url-forbidden",
+                    "observability-url-required",
+                    "recipe-handshake",
+                    "recipe-unknown"
+                ]
+            },
+            { "reason": "no registries", "setting": "[platform] registries", "rules": ["image-registry"] },
+            {
+                "reason": "no quota",
+                "setting": "[platform] gpu-quota or [platform.project-quota]",
+                "rules": ["gpu-quota"]
+            }
+        ])
+    );
+    let sarif = tree.run(&["--no-config", "--format", "sarif"]).json();
+    let errors: Vec<String> = common::sarif_validator()
+        .iter_errors(&sarif)
+        .map(|e| e.to_string())
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}");
+    let notes = &sarif["runs"][0]["invocations"][0]["toolExecutionNotifications"];
+    let texts: Vec<(&str, &str)> = notes
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|n| {
+            (
+                n["level"].as_str().unwrap_or_default(),
+                n["message"]["text"].as_str().unwrap_or_default(),
+            )
+        })
+        .collect();
+    let expected: Vec<String> = [CATALOG, REGISTRIES, QUOTA]
+        .iter()
+        .map(|line| format!("{}.", line.trim_start_matches("note: ")))
+        .collect();
+    assert_eq!(
+        texts,
+        expected
+            .iter()
+            .map(|t| ("note", t.as_str()))
+            .collect::<Vec<_>>()
+    );
 }
