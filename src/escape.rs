@@ -10,6 +10,36 @@ pub fn is_dangerous(c: char) -> bool {
             | '\u{2028}' | '\u{2029}' | '\u{FEFF}')
 }
 
+/// Characters a reader cannot see, or cannot tell from a plain space: Unicode `White_Space`
+/// other than U+0020, and the format characters (general category `Cf`: zero-width spaces and
+/// joiners, soft hyphen, byte order mark, tags, …). Unicode 15.1; the controls and bidi
+/// controls among them are [`is_dangerous`] as well.
+pub fn is_invisible(c: char) -> bool {
+    matches!(c,
+        // White_Space other than U+0020 (TAB to CR and U+0085 are controls).
+        '\u{09}'..='\u{0D}' | '\u{85}' | '\u{A0}' | '\u{1680}' | '\u{2000}'..='\u{200A}'
+        | '\u{2028}' | '\u{2029}' | '\u{202F}' | '\u{205F}' | '\u{3000}'
+        // General category Cf.
+        | '\u{AD}' | '\u{600}'..='\u{605}' | '\u{61C}' | '\u{6DD}' | '\u{70F}'
+        | '\u{890}'..='\u{891}' | '\u{8E2}' | '\u{180E}' | '\u{200B}'..='\u{200F}'
+        | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{206F}'
+        | '\u{FEFF}' | '\u{FFF9}'..='\u{FFFB}' | '\u{110BD}' | '\u{110CD}'
+        | '\u{13430}'..='\u{1343F}' | '\u{1BCA0}'..='\u{1BCA3}' | '\u{1D173}'..='\u{1D17A}'
+        | '\u{E0001}' | '\u{E0020}'..='\u{E007F}')
+}
+
+/// Shown as a `\u{…}` escape in a message: [`is_dangerous`] or [`is_invisible`].
+#[inline]
+fn needs_escape(c: char) -> bool {
+    is_dangerous(c) || is_invisible(c)
+}
+
+/// Writes `c` as a Rust-style escape, `\u{a0}`: unambiguous next to hex digits that follow.
+fn push_escape(out: &mut String, c: char) {
+    use std::fmt::Write;
+    let _ = write!(out, "\\u{{{:x}}}", c as u32);
+}
+
 /// A byte of printable ASCII (space to `~`): of the ASCII characters, the others are the
 /// controls, which [`is_dangerous`] refuses.
 #[inline]
@@ -17,7 +47,8 @@ fn is_printable_ascii(b: u8) -> bool {
     (0x20..0x7F).contains(&b)
 }
 
-/// A value from a linted file, quoted and escaped for a message: `"a\u001b[2J"`. Long values are
+/// A value from a linted file, quoted and escaped for a message: `"a\u{1b}[2J"`,
+/// `"grpo\u{a0}run"`. Long values are
 /// cut to `max_chars` characters with `…`.
 pub fn quote(s: &str, max_chars: usize) -> String {
     // Printable ASCII without quotes or backslashes, short enough: as it is (most values).
@@ -49,7 +80,7 @@ fn quote_by_chars(s: &str, max_chars: usize) -> String {
             '\n' => out.push_str("\\n"),
             '\r' => out.push_str("\\r"),
             '\t' => out.push_str("\\t"),
-            c if is_dangerous(c) => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c if needs_escape(c) => push_escape(&mut out, c),
             c => out.push(c),
         }
     }
@@ -57,15 +88,16 @@ fn quote_by_chars(s: &str, max_chars: usize) -> String {
     out
 }
 
-/// Text shown as is (a path, a message), with dangerous characters made visible as `\u{…}`.
+/// Text shown as is (a path, a message), with dangerous and invisible characters made visible
+/// as `\u{…}`.
 pub fn visible(s: &str) -> std::borrow::Cow<'_, str> {
-    if s.bytes().all(is_printable_ascii) || !s.chars().any(is_dangerous) {
+    if s.bytes().all(is_printable_ascii) || !s.chars().any(needs_escape) {
         return std::borrow::Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len() + 8);
     for c in s.chars() {
-        if is_dangerous(c) {
-            out.push_str(&format!("\\u{:04x}", c as u32));
+        if needs_escape(c) {
+            push_escape(&mut out, c);
         } else {
             out.push(c);
         }
@@ -96,8 +128,8 @@ mod tests {
         fn visible_by_chars(s: &str) -> String {
             s.chars()
                 .map(|c| {
-                    if is_dangerous(c) {
-                        format!("\\u{:04x}", c as u32)
+                    if needs_escape(c) {
+                        format!("\\u{{{:x}}}", c as u32)
                     } else {
                         c.to_string()
                     }
@@ -121,7 +153,14 @@ mod tests {
                 assert_eq!(visible(&s), visible_by_chars(&s), "{s:?}");
             }
         }
-        for s in ["é", "a\u{202E}b", "日本語のテキスト", "x\u{85}"] {
+        for s in [
+            "é",
+            "a\u{202E}b",
+            "日本語のテキスト",
+            "x\u{85}",
+            "grpo\u{a0}run",
+            "a\u{200b}\u{feff}b\u{3000}",
+        ] {
             assert_eq!(quote(s, 3), quote_by_chars(s, 3), "{s:?}");
             assert_eq!(visible(s), visible_by_chars(s), "{s:?}");
         }

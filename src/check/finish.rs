@@ -28,6 +28,7 @@ pub fn finish(
         .map(|b| b.apply(&mut linted.findings, &env.cwd));
     let mut summary = summarize(&linted, applied, started);
     summary.incomplete = linted.tool_error;
+    summary.skipped = super::skipped::skipped(&plan.rules, &plan.settings.platform);
     let sources = FileSources {
         stdin: linted.stdin_source.take(),
     };
@@ -37,6 +38,11 @@ pub fn finish(
         && write_report(&plan, &linted, &summary, &sources, env)? == Written::PipeClosed
     {
         return Ok(ExitStatus::Success);
+    }
+    if !plan.args.quiet {
+        for skipped in &summary.skipped {
+            writeln!(env.stderr, "note: {}", skipped.text()).ok();
+        }
     }
     if !plan.args.quiet && plan.args.write_baseline.is_none() {
         writeln!(env.stderr, "{}", summary.line()).ok();

@@ -5,6 +5,7 @@
 mod finish;
 mod lint;
 mod plan;
+mod skipped;
 
 use std::time::Instant;
 

@@ -130,7 +130,7 @@ struct Baseline {
 }
 
 #[derive(DeriveSerialize)]
-struct SummaryOut {
+struct SummaryOut<'a> {
     files: usize,
     files_with_findings: usize,
     errors: usize,
@@ -142,6 +142,9 @@ struct SummaryOut {
     findings_not_reported: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
     baseline: Option<Baseline>,
+    /// Rules that could not run for want of context: only when some could not.
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    skipped: &'a [super::Skipped],
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -161,6 +164,7 @@ pub fn write(out: &mut dyn Write, input: &ReportInput<'_>) -> std::io::Result<()
             hidden: b.hidden,
             stale: b.stale,
         }),
+        skipped: &s.skipped,
     };
     // serde_json writes a token at a time: a concrete buffer in front of the `dyn` writer keeps
     // those small writes out of virtual calls.

@@ -55,6 +55,43 @@ pub struct Summary {
     pub held_limit: usize,
     /// Some path could not be linted (exit 2): the line must not say "All clear".
     pub incomplete: bool,
+    /// Rules that ran on nothing for want of context, one group per reason.
+    pub skipped: Vec<Skipped>,
+}
+
+/// Rules that could not run at all, and why: "no catalog", set by "[platform] catalog".
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Skipped {
+    pub reason: String,
+    /// The configuration that would make them run.
+    pub setting: String,
+    /// Their ids, in run order.
+    pub rules: Vec<String>,
+}
+
+impl Skipped {
+    /// "4 rules skipped: no catalog — set [platform] catalog (recipe-unknown, …)", without a
+    /// full stop; at most [`Skipped::NAMED`] ids are named.
+    pub fn text(&self) -> String {
+        let mut ids: Vec<String> = self
+            .rules
+            .iter()
+            .take(Self::NAMED)
+            .map(|id| crate::escape::visible(id).into_owned())
+            .collect();
+        if self.rules.len() > Self::NAMED {
+            ids.push(format!("… {} more", self.rules.len() - Self::NAMED));
+        }
+        format!(
+            "{} skipped: {} — set {} ({})",
+            plural(self.rules.len(), "rule"),
+            self.reason,
+            self.setting,
+            ids.join(", ")
+        )
+    }
+
+    const NAMED: usize = 8;
 }
 
 impl Summary {

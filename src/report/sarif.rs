@@ -526,6 +526,16 @@ fn write_invocations(
         w.end_object();
         w.end_object();
     }
+    // Rules that could not run for want of context: a clean log must not read as a full check.
+    for skipped in &input.summary.skipped {
+        w.item();
+        w.begin_object();
+        w.key("level");
+        w.string("note");
+        w.key("message");
+        write_text(&mut w, &format!("{}.", skipped.text()));
+        w.end_object();
+    }
     // Results left out by the run's limit: a consumer must not take the log for the whole.
     if let Some(note) = input.summary.beyond_limit_note() {
         w.item();
@@ -733,6 +743,12 @@ mod tests {
             })
             .collect();
         let mut notifications = notifications;
+        for skipped in &input.summary.skipped {
+            notifications.push(json!({
+                "level": "note",
+                "message": { "text": format!("{}.", skipped.text()) },
+            }));
+        }
         if input.summary.beyond_limit > 0 {
             notifications.push(json!({
                 "level": "warning",
@@ -789,12 +805,29 @@ mod tests {
             held_limit: 4,
             ..Default::default()
         };
+        // Rules that could not run: one note per reason, before the limit's warning.
+        let skipping = crate::report::Summary {
+            skipped: vec![
+                crate::report::Skipped {
+                    reason: "no catalog".into(),
+                    setting: "[platform] catalog".into(),
+                    rules: vec!["recipe-unknown".into(), "recipe-handshake".into()],
+                },
+                crate::report::Skipped {
+                    reason: "no quota".into(),
+                    setting: "[platform] gpu-quota or [platform.project-quota]".into(),
+                    rules: vec!["gpu-quota".into()],
+                },
+            ],
+            ..incomplete.clone()
+        };
         for (findings, tool_error, summary) in [
             (&findings[..], true, &complete),
             (&findings[1..2], false, &complete),
             (&[][..], false, &complete),
             (&findings[..], false, &incomplete),
             (&[][..], false, &incomplete),
+            (&findings[..], false, &skipping),
         ] {
             let input = ReportInput {
                 findings,

@@ -114,12 +114,17 @@ fn when_needs(when: &[Condition]) -> Needs {
     needs
 }
 
+/// The context a check needs to run and to have its conditions hold.
+pub fn check_needs(check: &Check) -> Needs {
+    check.needs.union(when_needs(&check.when))
+}
+
 /// The context a rule needs: what every one of its checks needs, with their conditions (a
 /// check that can run without some context makes the rule useful without it).
 pub fn rule_needs(checks: &[Check]) -> Needs {
     checks
         .iter()
-        .map(|ch| ch.needs.union(when_needs(&ch.when)))
+        .map(check_needs)
         .reduce(|a, b| Needs {
             catalog: a.catalog && b.catalog,
             registries: a.registries && b.registries,

@@ -84,10 +84,10 @@ fn hostile_values_never_reach_the_terminal_raw() {
         let out = &run.stdout;
         // The values are still there, escaped.
         for shown in [
-            r#""grpo\u001b[2J""#,
-            r#"\u001b]8;;x\u0007click\u001b]8;;\u0007"#,
-            r#"/mnt/\u202eraw/\u202eescaped"#,
-            "evil\\u001b[2J\\u202e.jobspec.json",
+            r#""grpo\u{1b}[2J""#,
+            r#"\u{1b}]8;;x\u{7}click\u{1b}]8;;\u{7}"#,
+            r#"/mnt/\u{202e}raw/\u{202e}escaped"#,
+            "evil\\u{1b}[2J\\u{202e}.jobspec.json",
         ] {
             assert!(
                 out.contains(shown),
@@ -166,4 +166,61 @@ fn each_code_frame_is_headed_by_a_position_it_shows() {
         "the collision and the other plugin:\n{}",
         run.stdout
     );
+}
+
+#[test]
+fn invisible_characters_in_a_value_are_escaped_in_every_format() {
+    // A NO-BREAK SPACE and a ZERO WIDTH SPACE, raw in the file: the name looks like
+    // "grpo run" and "grporun" when printed as it is.
+    let spec = patch(
+        &reference(),
+        r#""name": "grpo-gsm8k-0412""#,
+        "\"name\": \"grpo\u{a0}run\u{200b}x\"",
+    );
+    let tree = Tree::new();
+    tree.mkdir("experiments/my-grpo")
+        .write("jobspec.json", &spec);
+    let shown = r"grpo\u{a0}run\u{200b}x";
+    for format in common::FORMATS {
+        let run = tree.run(&["--no-config", "--format", format]);
+        run.expect_code(1);
+        let messages: Vec<String> = match format {
+            "json" => run.json()["findings"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|f| f["rule"] == "name-format")
+                .map(|f| f["message"].as_str().unwrap_or_default().to_string())
+                .collect(),
+            "sarif" => run.json()["runs"][0]["results"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|r| r["ruleId"] == "name-format")
+                .map(|r| {
+                    r["message"]["text"]
+                        .as_str()
+                        .unwrap_or_default()
+                        .to_string()
+                })
+                .collect(),
+            _ => run
+                .stdout
+                .lines()
+                .filter(|l| l.contains("name-format") || l.contains("not a run-id"))
+                .map(str::to_string)
+                .collect(),
+        };
+        assert!(
+            messages.iter().any(|m| m.contains(shown)),
+            "--format {format}: {shown} not in {messages:?}\n{}",
+            run.stdout
+        );
+        for m in &messages {
+            assert!(
+                !m.contains('\u{a0}') && !m.contains('\u{200b}'),
+                "--format {format}: a raw invisible character in {m:?}"
+            );
+        }
+    }
 }

@@ -21,9 +21,12 @@ mod positions;
 mod project_root;
 mod rule_files;
 mod rules_command;
+mod skipped;
 mod unusual_shapes;
 
-use common::{manifest_dir, patch, reference, run_in, scrub_time, Finding, Run, Tree};
+use common::{
+    manifest_dir, patch, reference, run_in, scrub_time, without_skip_notes, Finding, Run, Tree,
+};
 
 /// The exit code, stdout and stderr of a run, for a snapshot.
 fn transcript(run: &Run) -> String {

@@ -10,7 +10,8 @@ pub mod spec;
 pub mod tree;
 
 pub use run::{
-    forgelint, run_full, run_in, run_within, scrub_time, Extra, Finding, Input, Run, BIN,
+    forgelint, run_full, run_in, run_within, scrub_time, without_skip_notes, Extra, Finding, Input,
+    Run, BIN,
 };
 pub use spec::{manifest_dir, patch, patch_first, reference, sarif_validator, FORMATS};
 pub use tree::Tree;

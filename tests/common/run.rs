@@ -334,6 +334,16 @@ impl Run {
     }
 }
 
+/// `stderr` without the notes on rules skipped for want of context (`--no-config` gives none):
+/// for tests about the lines that follow them.
+pub fn without_skip_notes(stderr: &str) -> String {
+    stderr
+        .lines()
+        .filter(|l| !(l.starts_with("note: ") && l.contains(" skipped: ")))
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
 /// The run time in the summary line, the only thing that changes between runs.
 pub fn scrub_time(text: &str) -> String {
     static TIME: OnceLock<regex::Regex> = OnceLock::new();
