@@ -284,7 +284,8 @@ fn lint_document(
         if hits.is_empty() {
             continue;
         }
-        // One rule, one finding per span (two checks of a rule can agree on a value).
+        // One rule, one finding per span and pointer (two checks of a rule can agree on a
+        // value; two missing fields of one object share a span but are two findings).
         let (rule_hits, more) = hits.take();
         kept.add(active, rule_hits, more);
     }
@@ -336,9 +337,10 @@ fn lint_document(
 }
 
 /// The hits of a file's rules, at most [`MAX_FINDINGS_PER_FILE`] of them in the end: the first
-/// by the order findings are reported in (span, then rule id, then message). Past twice the
-/// limit the list is sorted and cut back to the limit, so memory stays bounded and the time
-/// is O(n log n) in the number of hits.
+/// by the order findings are reported in (span, then rule id, then message, then pointer:
+/// two missing fields of one object share a span and a rule). Past twice the limit the list
+/// is sorted and cut back to the limit, so memory stays bounded and the time is O(n log n) in
+/// the number of hits.
 #[derive(Default)]
 struct KeptHits<'a> {
     hits: Vec<(Active<'a>, Hit)>,
@@ -359,12 +361,20 @@ impl<'a> KeptHits<'a> {
 
     fn cut(&mut self) {
         self.hits.sort_by(|(ra, a), (rb, b)| {
-            (a.span.start, a.span.end, ra.rule.id.as_str(), &a.message).cmp(&(
-                b.span.start,
-                b.span.end,
-                rb.rule.id.as_str(),
-                &b.message,
-            ))
+            (
+                a.span.start,
+                a.span.end,
+                ra.rule.id.as_str(),
+                &a.message,
+                &a.pointer,
+            )
+                .cmp(&(
+                    b.span.start,
+                    b.span.end,
+                    rb.rule.id.as_str(),
+                    &b.message,
+                    &b.pointer,
+                ))
         });
         if self.hits.len() > MAX_FINDINGS_PER_FILE {
             self.dropped += self.hits.len() - MAX_FINDINGS_PER_FILE;
