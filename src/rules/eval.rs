@@ -429,9 +429,21 @@ fn report_value(
     let vars = Vars {
         value: render_val(v),
         expected: expected.to_string(),
+        extra: platform_vars(check, ctx),
         ..Vars::default()
     };
     out.push(emit_at(check, ctx, m, vars, Vec::new()));
+}
+
+/// The platform settings a predicate check's message or help names (none, mostly: nothing
+/// is built for a template that does not use them).
+fn platform_vars(check: &Check, ctx: &Context<'_>) -> Vec<(&'static str, String)> {
+    let name = super::compile::PLATFORM_KIND;
+    if check.message.uses(name) || check.help.as_ref().is_some_and(|h| h.uses(name)) {
+        vec![(name, quote(&ctx.platform.kind, MAX_VALUE_CHARS))]
+    } else {
+        Vec::new()
+    }
 }
 
 #[cold]
@@ -451,7 +463,7 @@ fn report_missing(
             path: pointer_path(&pointer),
             key: quote(check.select.missing_key(miss), MAX_VALUE_CHARS),
             pointer: pointer.clone(),
-            extra: Vec::new(),
+            extra: platform_vars(check, ctx),
         };
         out.push(emit(
             check,

@@ -1,5 +1,6 @@
 //! One fault, one finding: each missing field is a finding of its own, and a value of the wrong
-//! type is reported once, by `wrong-type`, with nothing beneath it or about it reported too.
+//! type is reported once, by `wrong-type`, with nothing beneath it or about it reported too; a
+//! missing value names what is expected.
 
 use super::*;
 
@@ -71,6 +72,33 @@ fn two_missing_fields_of_one_object_are_two_findings() {
             ("missing-field".to_string(), "/metadata/name".to_string()),
             ("missing-field".to_string(), "/metadata/project".to_string()),
         ],
+        "{}",
+        run.stdout
+    );
+}
+
+/// A missing `kind` names the kind expected, the configured one when there is a configuration.
+#[test]
+fn a_missing_kind_names_the_kind() {
+    let tree = Tree::new();
+    let kind_message = |run: &Run| {
+        rules_and_messages(run)
+            .into_iter()
+            .find(|(rule, _)| rule == "kind")
+            .map(|(_, message)| message)
+    };
+    let run = tree.run_stdin(&["--no-config", "--format", "concise", "-"], "{}");
+    assert_eq!(
+        kind_message(&run).as_deref(),
+        Some("kind is missing; it must be \"TrainingJob\""),
+        "{}",
+        run.stdout
+    );
+    tree.write("forgelint.toml", "[platform]\nkind = \"TrainingJobV2\"\n");
+    let run = tree.run_stdin(&["--format", "concise", "-"], "{}");
+    assert_eq!(
+        kind_message(&run).as_deref(),
+        Some("kind is missing; it must be \"TrainingJobV2\""),
         "{}",
         run.stdout
     );
