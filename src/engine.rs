@@ -10,7 +10,7 @@ use crate::json::{Document, Span};
 use crate::platform::Platform;
 pub use crate::project::{mentions_starforge, project_root, DirCache, RealProject, VirtualProject};
 pub use crate::read::{read_bounded, read_bounded_into, with_file_bytes};
-use crate::rules::eval::{run_check, run_when_holding, Context, Hit, Hits, ProjectFs};
+use crate::rules::eval::{run_check, run_when_holding, Context, Faults, Hit, Hits, ProjectFs};
 use crate::rules::plan::{needs_bits, When};
 use crate::rules::{Rule, Severity};
 use crate::select::{Resolutions, SelectorTable};
@@ -256,12 +256,14 @@ fn lint_document(
         let recipe = doc.get(spec, "recipe")?;
         c.get(doc.as_str(doc.get(recipe, "name")?)?)
     });
+    let faults = Faults::find(doc, rules.iter().map(|a| a.rule), resolved);
     let ctx = Context {
         doc,
         platform,
         recipe,
         project,
         resolved,
+        faults: &faults,
     };
     // Every rule's hits, capped as they come: a hostile file can make a check fail on each of
     // a million items, and only the first MAX_FINDINGS_PER_FILE by position are reported.
@@ -271,7 +273,10 @@ fn lint_document(
     for active in rules {
         let rule = active.rule;
         for (step, check) in rule.plan.iter().zip(&rule.checks) {
-            if step.needs & missing_context != 0 {
+            // A type check was decided while finding the faults.
+            if step.needs & missing_context != 0
+                || (faults.types_pass() && step.type_mask().is_some())
+            {
                 continue;
             }
             match step.when(doc, resolved) {

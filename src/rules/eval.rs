@@ -27,8 +27,11 @@ pub struct Context<'a> {
     pub project: &'a dyn ProjectFs,
     /// Every shared selector of the rule set, resolved for this document.
     pub resolved: &'a Resolutions,
+    /// The values of the wrong type, which no other check reports on.
+    pub faults: &'a Faults,
 }
 
+pub use super::faults::Faults;
 pub use super::hits::{Hit, Hits};
 
 /// The placeholders of one violation.
@@ -356,6 +359,9 @@ pub fn run_check(check: &Check, ctx: &Context<'_>, out: &mut Hits) {
 
 /// Runs one check whose conditions are known to hold (or that has none).
 pub fn run_when_holding(check: &Check, ctx: &Context<'_>, out: &mut Hits) {
+    if !ctx.faults.is_empty() {
+        return run_around_faults(check, ctx, out);
+    }
     match ctx.resolved.get(check.select.id) {
         Some(res) => {
             if !quietly_passes(check, ctx, res) {
@@ -364,6 +370,42 @@ pub fn run_when_holding(check: &Check, ctx: &Context<'_>, out: &mut Hits) {
         }
         None => assert(check, ctx, check.select.resolve(ctx.doc).view(), out),
     }
+}
+
+/// Runs one check on a document with values of the wrong type: one fault, one finding. A
+/// check that reads a faulty place through a condition or operand says nothing; otherwise it
+/// skips the values at or beneath a fault (the check that defines a fault, those beneath
+/// one), and the missing keys of faulty objects.
+#[cold]
+#[inline(never)]
+fn run_around_faults(check: &Check, ctx: &Context<'_>, out: &mut Hits) {
+    let faults = ctx.faults;
+    if faults.taint(ctx.doc, check) {
+        return;
+    }
+    let defines = super::faults::defines_faults(check);
+    let kept = |res: Resolved<'_>| crate::select::Resolution {
+        found: res
+            .found
+            .iter()
+            .filter(|m| {
+                if defines {
+                    !faults.beneath(ctx.doc, m.node)
+                } else {
+                    !faults.covers(ctx.doc, m.node)
+                }
+            })
+            .copied()
+            .collect(),
+        missing: res
+            .missing
+            .iter()
+            .filter(|miss| !faults.covers(ctx.doc, miss.parent))
+            .copied()
+            .collect(),
+    };
+    let own = with_resolution(&check.select, ctx, kept);
+    assert(check, ctx, own.view(), out);
 }
 
 fn assert(check: &Check, ctx: &Context<'_>, res: Resolved<'_>, out: &mut Hits) {
@@ -658,6 +700,7 @@ mod tests {
                 recipe: None,
                 project: &project,
                 resolved: &resolved,
+                faults: &super::Faults::default(),
             };
             let mut quiet = 0;
             let rule = &set.rules[0];

@@ -103,3 +103,57 @@ fn a_missing_kind_names_the_kind() {
         run.stdout
     );
 }
+
+/// Each spec has one fault, and gets one finding: the rule that owns the fault, at its value.
+#[test]
+fn a_value_of_the_wrong_type_is_one_finding() {
+    const POOLS: &str =
+        r#""pools": [{ "name": "train", "series": "h200", "nodes": 1, "gpus_per_node": 8 }],"#;
+    let spec = reference();
+    let cases = [
+        (
+            "pools-object.json",
+            patch(
+                &spec,
+                POOLS,
+                r#""pools": { "name": "train", "series": "h200", "nodes": 1, "gpus_per_node": 8 },"#,
+            ),
+            "wrong-type",
+            "spec.resources.pools must be array, found an object with 4 keys",
+        ),
+        (
+            "pools-absent.json",
+            patch(&spec, POOLS, ""),
+            "pools-empty",
+            "spec.resources.pools is missing: a job needs at least one pool",
+        ),
+        (
+            "pools-empty.json",
+            patch(&spec, POOLS, r#""pools": [],"#),
+            "pools-empty",
+            "spec.resources.pools is an array of 0 items: a job needs at least one pool",
+        ),
+        (
+            "entrypoint-array.json",
+            patch(
+                &spec,
+                r#""exp": "experiments/my-grpo" }"#,
+                r#""exp": "experiments/my-grpo", "entrypoint": ["python", "train.py"] }"#,
+            ),
+            "wrong-type",
+            "spec.source.entrypoint must be string, found an array of 2 items",
+        ),
+    ];
+    let tree = Tree::new();
+    tree.mkdir("experiments/my-grpo");
+    for (name, text, rule, message) in cases {
+        tree.write(name, &text);
+        let run = tree.run(&["--no-config", "--format", "concise", name]);
+        assert_eq!(
+            rules_and_messages(&run),
+            [(rule.to_string(), message.to_string())],
+            "{name}:\n{}",
+            run.stdout
+        );
+    }
+}
