@@ -10,7 +10,7 @@ use crate::json::{Document, Span};
 use crate::platform::Platform;
 pub use crate::project::{mentions_starforge, project_root, DirCache, RealProject, VirtualProject};
 pub use crate::read::{read_bounded, read_bounded_into, with_file_bytes};
-use crate::rules::eval::{run_check, run_when_holding, Context, Hit, Hits, ProjectFs};
+use crate::rules::eval::{run_check, run_when_holding, Context, Faults, Hit, Hits, ProjectFs};
 use crate::rules::plan::{needs_bits, When};
 use crate::rules::{Rule, Severity};
 use crate::select::{Resolutions, SelectorTable};
@@ -256,12 +256,14 @@ fn lint_document(
         let recipe = doc.get(spec, "recipe")?;
         c.get(doc.as_str(doc.get(recipe, "name")?)?)
     });
+    let faults = Faults::find(doc, rules.iter().map(|a| a.rule), resolved);
     let ctx = Context {
         doc,
         platform,
         recipe,
         project,
         resolved,
+        faults: &faults,
     };
     // Every rule's hits, capped as they come: a hostile file can make a check fail on each of
     // a million items, and only the first MAX_FINDINGS_PER_FILE by position are reported.
@@ -271,7 +273,10 @@ fn lint_document(
     for active in rules {
         let rule = active.rule;
         for (step, check) in rule.plan.iter().zip(&rule.checks) {
-            if step.needs & missing_context != 0 {
+            // A type check was decided while finding the faults.
+            if step.needs & missing_context != 0
+                || (faults.types_pass() && step.type_mask().is_some())
+            {
                 continue;
             }
             match step.when(doc, resolved) {
@@ -284,7 +289,8 @@ fn lint_document(
         if hits.is_empty() {
             continue;
         }
-        // One rule, one finding per span (two checks of a rule can agree on a value).
+        // One rule, one finding per span and pointer (two checks of a rule can agree on a
+        // value; two missing fields of one object share a span but are two findings).
         let (rule_hits, more) = hits.take();
         kept.add(active, rule_hits, more);
     }
@@ -336,9 +342,10 @@ fn lint_document(
 }
 
 /// The hits of a file's rules, at most [`MAX_FINDINGS_PER_FILE`] of them in the end: the first
-/// by the order findings are reported in (span, then rule id, then message). Past twice the
-/// limit the list is sorted and cut back to the limit, so memory stays bounded and the time
-/// is O(n log n) in the number of hits.
+/// by the order findings are reported in (span, then rule id, then message, then pointer:
+/// two missing fields of one object share a span and a rule). Past twice the limit the list
+/// is sorted and cut back to the limit, so memory stays bounded and the time is O(n log n) in
+/// the number of hits.
 #[derive(Default)]
 struct KeptHits<'a> {
     hits: Vec<(Active<'a>, Hit)>,
@@ -359,12 +366,20 @@ impl<'a> KeptHits<'a> {
 
     fn cut(&mut self) {
         self.hits.sort_by(|(ra, a), (rb, b)| {
-            (a.span.start, a.span.end, ra.rule.id.as_str(), &a.message).cmp(&(
-                b.span.start,
-                b.span.end,
-                rb.rule.id.as_str(),
-                &b.message,
-            ))
+            (
+                a.span.start,
+                a.span.end,
+                ra.rule.id.as_str(),
+                &a.message,
+                &a.pointer,
+            )
+                .cmp(&(
+                    b.span.start,
+                    b.span.end,
+                    rb.rule.id.as_str(),
+                    &b.message,
+                    &b.pointer,
+                ))
         });
         if self.hits.len() > MAX_FINDINGS_PER_FILE {
             self.dropped += self.hits.len() - MAX_FINDINGS_PER_FILE;

@@ -16,6 +16,8 @@ use crate::error::FileError;
 
 /// Placeholders every check can use in its message.
 pub const COMMON_VARS: [&str; 5] = ["value", "expected", "path", "key", "pointer"];
+/// The placeholder of the configured `[platform] kind`, for the messages of predicate checks.
+pub const PLATFORM_KIND: &str = "platform.kind";
 
 struct Compiler<'a> {
     name: &'a str,
@@ -462,11 +464,15 @@ impl Compiler<'_> {
         };
         let mut known: Vec<&str> = COMMON_VARS.to_vec();
         known.extend_from_slice(function_vars);
-        if let Assertion::Predicate(p) = &assertion {
-            known.extend_from_slice(super::predicate::predicate_vars(p));
-        }
-        if matches!(assertion, Assertion::Keys(_)) {
-            known.extend_from_slice(&["did-you-mean", "allowed"]);
+        match &assertion {
+            Assertion::Keys(_) => known.extend_from_slice(&["did-you-mean", "allowed"]),
+            Assertion::Predicate(p) => {
+                known.extend_from_slice(super::predicate::predicate_vars(p));
+                // A presence check has no value to compare with, so its `{expected}` says only
+                // "a value"; this names what the platform expects instead.
+                known.push(PLATFORM_KIND);
+            }
+            _ => {}
         }
         let message_raw = c.message.as_ref().or(default_message).ok_or_else(|| {
             self.err(

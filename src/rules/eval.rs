@@ -28,8 +28,11 @@ pub struct Context<'a> {
     pub project: &'a dyn ProjectFs,
     /// Every shared selector of the rule set, resolved for this document.
     pub resolved: &'a Resolutions,
+    /// The values of the wrong type, which no other check reports on.
+    pub faults: &'a Faults,
 }
 
+pub use super::faults::Faults;
 pub use super::hits::{Hit, Hits};
 
 /// The placeholders of one violation.
@@ -357,6 +360,9 @@ pub fn run_check(check: &Check, ctx: &Context<'_>, out: &mut Hits) {
 
 /// Runs one check whose conditions are known to hold (or that has none).
 pub fn run_when_holding(check: &Check, ctx: &Context<'_>, out: &mut Hits) {
+    if !ctx.faults.is_empty() {
+        return run_around_faults(check, ctx, out);
+    }
     match ctx.resolved.get(check.select.id) {
         Some(res) => {
             if !quietly_passes(check, ctx, res) {
@@ -365,6 +371,42 @@ pub fn run_when_holding(check: &Check, ctx: &Context<'_>, out: &mut Hits) {
         }
         None => assert(check, ctx, check.select.resolve(ctx.doc).view(), out),
     }
+}
+
+/// Runs one check on a document with values of the wrong type: one fault, one finding. A
+/// check that reads a faulty place through a condition or operand says nothing; otherwise it
+/// skips the values at or beneath a fault (the check that defines a fault, those beneath
+/// one), and the missing keys of faulty objects.
+#[cold]
+#[inline(never)]
+fn run_around_faults(check: &Check, ctx: &Context<'_>, out: &mut Hits) {
+    let faults = ctx.faults;
+    if faults.taint(ctx.doc, check) {
+        return;
+    }
+    let defines = super::faults::defines_faults(check);
+    let kept = |res: Resolved<'_>| crate::select::Resolution {
+        found: res
+            .found
+            .iter()
+            .filter(|m| {
+                if defines {
+                    !faults.beneath(ctx.doc, m.node)
+                } else {
+                    !faults.covers(ctx.doc, m.node)
+                }
+            })
+            .copied()
+            .collect(),
+        missing: res
+            .missing
+            .iter()
+            .filter(|miss| !faults.covers(ctx.doc, miss.parent))
+            .copied()
+            .collect(),
+    };
+    let own = with_resolution(&check.select, ctx, kept);
+    assert(check, ctx, own.view(), out);
 }
 
 fn assert(check: &Check, ctx: &Context<'_>, res: Resolved<'_>, out: &mut Hits) {
@@ -432,10 +474,24 @@ fn report_value(
     let vars = Vars {
         value: render_val(v),
         expected: expected.to_string(),
-        extra,
+        extra: extra
+            .into_iter()
+            .chain(platform_vars(check, ctx))
+            .collect(),
         ..Vars::default()
     };
     out.push(emit_at(check, ctx, m, vars, Vec::new()));
+}
+
+/// The platform settings a predicate check's message or help names (none, mostly: nothing
+/// is built for a template that does not use them).
+fn platform_vars(check: &Check, ctx: &Context<'_>) -> Vec<(&'static str, String)> {
+    let name = super::compile::PLATFORM_KIND;
+    if check.message.uses(name) || check.help.as_ref().is_some_and(|h| h.uses(name)) {
+        vec![(name, quote(&ctx.platform.kind, MAX_VALUE_CHARS))]
+    } else {
+        Vec::new()
+    }
 }
 
 #[cold]
@@ -455,7 +511,7 @@ fn report_missing(
             path: pointer_path(&pointer),
             key: quote(check.select.missing_key(miss), MAX_VALUE_CHARS),
             pointer: pointer.clone(),
-            extra: Vec::new(),
+            extra: platform_vars(check, ctx),
         };
         out.push(emit(
             check,
@@ -652,6 +708,7 @@ mod tests {
                 recipe: None,
                 project: &project,
                 resolved: &resolved,
+                faults: &super::Faults::default(),
             };
             let mut quiet = 0;
             let rule = &set.rules[0];

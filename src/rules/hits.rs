@@ -12,16 +12,18 @@ pub struct Hit {
     pub related: Vec<(Span, String)>,
 }
 
-/// One rule's hits in a file: one per span (two checks of a rule can agree on a value), of
-/// which only the first `limit` by span are reported. A hostile file can make a check fail on
-/// each of a million items, so past twice the limit the hits are sorted and cut back to it;
-/// of the hits cut only the span is kept, to count the distinct ones. Memory stays bounded by
-/// the limit (and 8 bytes a cut hit), time O(n log n) in the number of hits.
+/// One rule's hits in a file: one per span and pointer (two checks of a rule can agree on a
+/// value, while two fields missing from one object are two faults drawn at the same span), of
+/// which only the first `limit` by span and pointer are reported. A hostile file can make a
+/// check fail on each of a million items, so past twice the limit the hits are sorted and cut
+/// back to it; of the hits cut only the span and a hash of the pointer are kept, to count the
+/// distinct ones. Memory stays bounded by the limit (and 16 bytes a cut hit), time
+/// O(n log n) in the number of hits.
 #[derive(Debug)]
 pub struct Hits {
     limit: usize,
     kept: Vec<Hit>,
-    cut: Vec<Span>,
+    cut: Vec<(Span, u64)>,
 }
 
 impl Hits {
@@ -44,51 +46,65 @@ impl Hits {
         self.kept.is_empty()
     }
 
-    /// Sorts by span (stably: of equal spans the first found stays), drops repeated spans,
-    /// and moves all past the limit to `cut`. A span cut once has `limit` distinct smaller
-    /// spans kept before it from then on, so it can never come back.
+    /// Sorts by span and pointer (stably: of equal ones the first found stays), drops repeats,
+    /// and moves all past the limit to `cut`. A hit cut once has `limit` distinct smaller ones
+    /// kept before it from then on, so it can never come back.
     fn cut_back(&mut self) {
-        self.kept.sort_by_key(|h| h.span);
-        self.kept.dedup_by_key(|h| h.span);
+        self.kept
+            .sort_by(|a, b| (a.span, &a.pointer).cmp(&(b.span, &b.pointer)));
+        self.kept
+            .dedup_by(|a, b| a.span == b.span && a.pointer == b.pointer);
         if self.kept.len() > self.limit {
-            self.cut
-                .extend(self.kept.drain(self.limit..).map(|hit| hit.span));
+            self.cut.extend(
+                self.kept
+                    .drain(self.limit..)
+                    .map(|hit| (hit.span, pointer_hash(&hit.pointer))),
+            );
         }
     }
 
-    /// The rule's hits in span order, one per span, at most `limit`; and how many more
-    /// distinct spans were found. Leaves `self` empty for the next rule.
+    /// The rule's hits in span and pointer order, one each, at most `limit`; and how many
+    /// more distinct ones were found. Leaves `self` empty for the next rule.
     pub fn take(&mut self) -> (Vec<Hit>, usize) {
         self.cut_back();
         let kept = std::mem::take(&mut self.kept);
         if self.cut.is_empty() {
             return (kept, 0);
         }
-        let mut spans = std::mem::take(&mut self.cut);
-        spans.sort_unstable();
-        spans.dedup();
-        // No cut span is a kept one (see `cut_back`), so the distinct cut spans are the rest.
-        (kept, spans.len())
+        let mut cut = std::mem::take(&mut self.cut);
+        cut.sort_unstable();
+        cut.dedup();
+        // No cut hit is a kept one (see `cut_back`), so the distinct cut ones are the rest
+        // (two pointers of one span whose hashes collide would count once).
+        (kept, cut.len())
     }
+}
+
+/// A pointer's hash, to tell cut hits of one span apart without keeping their pointers.
+fn pointer_hash(pointer: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    pointer.hash(&mut h);
+    h.finish()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn hit(start: u32, message: &str) -> Hit {
+    fn hit(start: u32, pointer: &str, message: &str) -> Hit {
         Hit {
             span: Span::new(start as usize, start as usize + 1),
-            pointer: String::new(),
+            pointer: pointer.into(),
             message: message.into(),
             help: None,
             related: Vec::new(),
         }
     }
 
-    /// Whatever the order and repeats of the spans, the result is what sorting every hit,
-    /// keeping the first of each span and cutting at the limit gives, with the count of the
-    /// rest.
+    /// Whatever the order and repeats of the spans and pointers, the result is what sorting
+    /// every hit, keeping the first of each span and pointer and cutting at the limit gives,
+    /// with the count of the rest.
     #[test]
     fn bounded_hits_match_sorting_them_all() {
         for limit in [1usize, 2, 3, 7, 50] {
@@ -96,15 +112,17 @@ mod tests {
                 let mut hits = Hits::new(limit);
                 let mut all = Vec::new();
                 for i in 0..n {
-                    // Spans in a scrambled order, each value several times.
+                    // Spans in a scrambled order, each value several times, with one of two
+                    // pointers (two missing fields of one object share a span).
                     let start = ((i * 7919) % (n / 3 + 1)) as u32;
-                    let h = hit(start, &format!("#{i}"));
+                    let pointer = if i % 5 < 2 { "/a" } else { "/b" };
+                    let h = hit(start, pointer, &format!("#{i}"));
                     all.push(h.clone());
                     hits.push(h);
                     assert!(hits.kept.len() < 2 * limit.max(1));
                 }
-                all.sort_by_key(|h| h.span);
-                all.dedup_by_key(|h| h.span);
+                all.sort_by(|a, b| (a.span, &a.pointer).cmp(&(b.span, &b.pointer)));
+                all.dedup_by(|a, b| (a.span, &a.pointer) == (b.span, &b.pointer));
                 let more = all.len().saturating_sub(limit);
                 all.truncate(limit);
                 let (kept, cut) = hits.take();

@@ -7,6 +7,7 @@
 mod cases;
 mod compile;
 pub mod eval;
+pub mod faults;
 mod functions;
 mod hits;
 mod pattern;

@@ -140,6 +140,8 @@ pub fn plan_of(checks: &[Check], next_keys: &mut u32) -> Vec<Step> {
 }
 
 fn step_of(check: &Check, next_keys: &mut u32) -> Step {
+    // `Quick::Type` is exactly the checks of `faults::defines_faults`: the faults are found
+    // from these steps before the rules run.
     let quick = match &check.assertion {
         _ if !check.when.is_empty() || check.select.id == NO_ID => Quick::No,
         Assertion::Keys(_) => {
@@ -180,6 +182,20 @@ fn step_of(check: &Check, next_keys: &mut u32) -> Step {
 }
 
 impl Step {
+    /// The accepted types (`TYPE_*` bits) of a `type` check that defines faults (see
+    /// [`super::faults::defines_faults`]).
+    pub fn type_mask(&self) -> Option<u8> {
+        match self.quick {
+            Quick::Type(mask) => Some(mask),
+            _ => None,
+        }
+    }
+
+    /// The check's shared selector id, if it has one.
+    pub fn selector_id(&self) -> Option<usize> {
+        (self.selector != u32::MAX).then_some(self.selector as usize)
+    }
+
     /// The number of this step's `keys` check, if it is one the selector table can settle.
     pub fn keys_id(&self) -> Option<u32> {
         match self.quick {
@@ -252,7 +268,7 @@ fn is_empty_value(value: &Value<'_>) -> bool {
 /// Is `value` of one of the `mask` types? `null` always passes: it stands for "not set" and
 /// is left to the rules about required fields.
 #[inline]
-fn type_matches(mask: u8, value: &Value<'_>) -> bool {
+pub fn type_matches(mask: u8, value: &Value<'_>) -> bool {
     let bit = match value {
         Value::String(_) => TYPE_STRING,
         Value::Number(raw) => {

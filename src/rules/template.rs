@@ -77,6 +77,13 @@ impl Template {
         Ok(Template { pieces })
     }
 
+    /// Does the template use the placeholder `name`?
+    pub fn uses(&self, name: &str) -> bool {
+        self.pieces
+            .iter()
+            .any(|piece| matches!(piece, Piece::Var(v) if v == name))
+    }
+
     /// Fills the template; `lookup` returns each variable's already-escaped text.
     pub fn render<'a>(&self, lookup: impl Fn(&str) -> Option<&'a str>) -> String {
         let values: Vec<&str> = self

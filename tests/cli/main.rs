@@ -17,6 +17,7 @@ mod exit_codes;
 mod forgiving;
 mod hostile;
 mod in_process;
+mod one_fault;
 mod positions;
 mod project_root;
 mod rule_files;
