@@ -474,10 +474,7 @@ fn report_value(
     let vars = Vars {
         value: render_val(v),
         expected: expected.to_string(),
-        extra: extra
-            .into_iter()
-            .chain(platform_vars(check, ctx))
-            .collect(),
+        extra: extra.into_iter().chain(platform_vars(check, ctx)).collect(),
         ..Vars::default()
     };
     out.push(emit_at(check, ctx, m, vars, Vec::new()));

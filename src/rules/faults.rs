@@ -50,9 +50,8 @@ impl Faults {
                 let Some(mask) = step.type_mask() else {
                     continue;
                 };
-                if step.passes(doc, resolved) {
-                    continue;
-                }
+                // The values are tested here directly, not through `Step::passes`: a second
+                // caller kept the compiler from inlining that into the rule loop.
                 let Some(res) = step.resolution(resolved) else {
                     undecided = true;
                     continue;

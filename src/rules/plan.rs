@@ -184,6 +184,7 @@ fn step_of(check: &Check, next_keys: &mut u32) -> Step {
 impl Step {
     /// The accepted types (`TYPE_*` bits) of a `type` check that defines faults (see
     /// [`super::faults::defines_faults`]).
+    #[inline]
     pub fn type_mask(&self) -> Option<u8> {
         match self.quick {
             Quick::Type(mask) => Some(mask),
