@@ -112,7 +112,8 @@ pub struct Applied {
 
 impl Baseline {
     pub fn load(file: &Path) -> Result<Baseline, Error> {
-        let text = std::fs::read_to_string(file).map_err(|source| Error::Io {
+        crate::config::refuse_special_file(file, "the baseline")?;
+        let text = crate::read::read_text(file).map_err(|source| Error::Io {
             path: file.display().to_string(),
             source,
         })?;

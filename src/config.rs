@@ -173,7 +173,7 @@ fn glob(name: &str, text: &Arc<str>, p: &Spanned<String>) -> Result<Glob, FileEr
 /// as a folder), in words that follow its name: "does not exist", "is a directory", "is a FIFO,
 /// not a regular file". A device or a FIFO is refused before it is opened: reading one would
 /// never end or never start.
-fn not_readable(path: &Path, folder_ok: bool) -> Option<String> {
+pub(crate) fn not_readable(path: &Path, folder_ok: bool) -> Option<String> {
     use std::os::unix::fs::FileTypeExt;
     let kind = match std::fs::metadata(path) {
         Ok(meta) => meta.file_type(),
@@ -203,6 +203,22 @@ fn not_readable(path: &Path, folder_ok: bool) -> Option<String> {
     };
     let or_folder = if folder_ok { " or folder" } else { "" };
     Some(format!("is {what}, not a regular file{or_folder}"))
+}
+
+/// A FIFO, device, socket or folder given where a file of ours belongs (`--config`,
+/// `--baseline`) is refused by what it is, before it is opened; a missing file is left to the
+/// read, whose error says so.
+pub(crate) fn refuse_special_file(path: &Path, what: &str) -> Result<(), Error> {
+    match not_readable(path, false) {
+        Some(why) if why.starts_with("is ") => Err(Error::Usage {
+            message: format!(
+                "{what} {} {why}",
+                crate::escape::visible(&path.display().to_string())
+            ),
+            help: None,
+        }),
+        _ => Ok(()),
+    }
 }
 
 /// `err`, about a file the config names, as it may be shown from a config in `root` (the
@@ -237,7 +253,8 @@ impl Settings {
 
     /// Loads `path` and compiles it with the built-in rules plus `extra_rules` (`--rules`).
     pub fn load(path: &Path, extra_rules: &[PathBuf]) -> Result<Settings, Error> {
-        let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
+        refuse_special_file(path, "the configuration")?;
+        let text = crate::read::read_text(path).map_err(|source| Error::Io {
             path: path.display().to_string(),
             source,
         })?;

@@ -171,3 +171,33 @@ fn human_output_never_breaks_inside_a_value() {
         run.stdout
     );
 }
+
+#[test]
+fn a_config_or_baseline_that_is_not_a_file_is_refused_by_what_it_is() {
+    let tree = Tree::new();
+    tree.valid_project("jobspec.json");
+    tree.mkfifo("pipe.toml");
+    let run = tree.run(&["--config", "pipe.toml"]);
+    run.expect_code(2);
+    assert!(
+        run.stderr
+            .contains("the configuration pipe.toml is a FIFO, not a regular file"),
+        "{}",
+        run.stderr
+    );
+    let run = tree.run(&["--no-config", "--baseline", "/dev/zero"]);
+    run.expect_code(2);
+    assert!(
+        run.stderr
+            .contains("the baseline /dev/zero is a character device, not a regular file"),
+        "{}",
+        run.stderr
+    );
+    let run = tree.run(&["--config", "."]);
+    run.expect_code(2);
+    assert!(
+        run.stderr.contains("the configuration . is a directory"),
+        "{}",
+        run.stderr
+    );
+}
