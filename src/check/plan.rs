@@ -79,7 +79,7 @@ impl<'s> Plan<'s> {
             .num_threads(threads)
             .build()
             .map_err(|e| Error::usage(format!("cannot start worker threads: {e}")))?;
-        let (paths, stdin_name) = paths_to_lint(args)?;
+        let (paths, stdin_name) = paths_to_lint(args, &env.cwd)?;
         Ok(Plan {
             invalid_json: rules.iter().find(|a| a.rule.id == INVALID_JSON).copied(),
             scoped: scopes_rules(&rules, settings),
@@ -195,13 +195,13 @@ fn scopes_rules(rules: &[Active<'_>], settings: &Settings) -> bool {
 
 /// The paths to lint (default `.`) without `-`, and the name of the spec on standard input
 /// when `-` is among them.
-fn paths_to_lint(args: &CheckArgs) -> Result<(Vec<PathBuf>, Option<PathBuf>), Error> {
+fn paths_to_lint(args: &CheckArgs, cwd: &Path) -> Result<(Vec<PathBuf>, Option<PathBuf>), Error> {
     let mut paths = args.paths.clone();
     if paths.is_empty() {
         paths.push(PathBuf::from("."));
     }
     if let Some(first) = args.paths.first() {
-        check_not_a_misspelt_command(first)?;
+        check_not_a_misspelt_command(first, cwd)?;
     }
     let stdin_requested = paths.iter().any(|p| p == Path::new("-"));
     paths.retain(|p| p != Path::new("-"));
@@ -230,12 +230,13 @@ const COMMANDS: [&str; 6] = [
 
 /// A first path that does not exist and is close to a command's name (`explian`) is taken
 /// for a misspelt command, not reported as a missing file.
-fn check_not_a_misspelt_command(first: &Path) -> Result<(), Error> {
+fn check_not_a_misspelt_command(first: &Path, cwd: &Path) -> Result<(), Error> {
     let Some(word) = first.to_str() else {
         return Ok(());
     };
     let plain = !word.is_empty() && word.bytes().all(|b| b.is_ascii_alphabetic() || b == b'-');
-    if !plain || first.symlink_metadata().is_ok() {
+    // Looked up from the run's folder, as every other path is.
+    if !plain || cwd.join(first).symlink_metadata().is_ok() {
         return Ok(());
     }
     match error::suggest(word, COMMANDS.iter().copied()) {
