@@ -562,7 +562,7 @@ fn check_spans(doc: &Document<'_>, text: &str, id: NodeId, name: &str, out: &mut
         let ok = match doc.value(id) {
             Value::Null => token == "null",
             Value::Bool(b) => token == if *b { "true" } else { "false" },
-            Value::Number(raw) => token == *raw,
+            Value::Number(raw) => token == raw.as_ref(),
             Value::String(s) => {
                 decodes_to(token, s)
                     && serde_json::from_str::<String>(token).map_or(true, |d| d == *s)
@@ -738,7 +738,10 @@ fn crlf_line_endings_parse() {
     let hp = doc.get(spec, "hyperparams").unwrap();
     let betas = doc.get(hp, "betas").unwrap();
     let items: Vec<&Value> = doc.items(betas).iter().map(|&i| doc.value(i)).collect();
-    assert_eq!(items, [&Value::Number("0.9"), &Value::Number("0.999")]);
+    assert_eq!(
+        items,
+        [&Value::Number("0.9".into()), &Value::Number("0.999".into())]
+    );
     assert_eq!(doc.as_str(doc.get(root, "name").unwrap()), Some("a\r\nb"));
     let span = doc.span(betas);
     assert_eq!(
@@ -794,7 +797,7 @@ fn thousand_deep_hyperparameter_arrays_parse() {
             assert_eq!(span.end as usize, outer.end as usize - level);
             at = items[0];
         }
-        assert_eq!(doc.value(at), &Value::Number("0.5"));
+        assert_eq!(doc.value(at), &Value::Number("0.5".into()));
         // With objects between the arrays, as a sweep over nested groups might be written.
         let text = format!(
             "{{\"hyperparams\": {}1{}}}",

@@ -497,7 +497,11 @@ impl<'s> Parser<'s> {
                 Some(b'-' | b'0'..=b'9') => {
                     let end = self.number(pos)?;
                     pos = end;
-                    self.push(Value::Number(&self.text[start..end]), start, end)
+                    self.push(
+                        Value::Number(Cow::Borrowed(&self.text[start..end])),
+                        start,
+                        end,
+                    )
                 }
                 Some(b't') => {
                     pos = self.literal(pos, b"true")?;
@@ -1054,7 +1058,7 @@ mod tests {
         // Last wins on lookup.
         assert_eq!(
             doc.value(doc.get(doc.root(), "a").unwrap()),
-            &Value::Number("3")
+            &Value::Number(Cow::Borrowed("3"))
         );
     }
 

@@ -293,7 +293,7 @@ pub(crate) fn node_val<'a>(doc: &'a Document<'a>, id: NodeId) -> Val<'a> {
         Value::Number(raw) => Val::Num {
             value: number_value(raw),
             integer: is_integer_literal(raw),
-            raw: Some(raw),
+            raw: Some(raw.as_ref()),
         },
         Value::String(s) => Val::Str(s),
         Value::Array { len, .. } => Val::Array(*len as usize),
