@@ -8,8 +8,15 @@ use std::sync::{Arc, OnceLock};
 
 use crate::catalog::Catalog;
 use crate::diagnostic::Finding;
-use crate::engine::{lint_bytes, Active, VirtualProject};
+use std::path::{Path, PathBuf};
+
+use crate::engine::{
+    lint_named, Active, FileName, LoadedConfig, OpenedExperiment, SpecExperiment, VirtualProject,
+};
+use crate::formats::ConfigFormat;
+use crate::json::Document;
 use crate::platform::Platform;
+use crate::rules::eval::{ConfigDoc, Others};
 use crate::rules::{Case, Rule, RuleSet, REFERENCE_CATALOG};
 
 /// The reference context's registries allowlist.
@@ -51,10 +58,12 @@ pub fn case_platform(case: &Case) -> Platform {
         ),
         gpu_quota: Some(c.gpu_quota.unwrap_or(REFERENCE_GPU_QUOTA)),
         project_quota: c.project_quota.clone().unwrap_or_default(),
+        experiments: Default::default(),
     }
 }
 
-/// Lints a case's document with `rules` (all at their default severity).
+/// Lints a case with `rules` (all at their default severity): its file, for a case of a rule
+/// on experiment files; else its spec (with the case's experiment config, if it has one).
 pub fn run_case(case: &Case, rules: &[&Rule]) -> Result<Vec<Finding>, String> {
     let document = case.document()?;
     let platform = case_platform(case);
@@ -65,25 +74,117 @@ pub fn run_case(case: &Case, rules: &[&Rule]) -> Result<Vec<Finding>, String> {
             .clone()
             .unwrap_or_else(|| REFERENCE_DIRS.map(String::from).to_vec()),
     };
+    let experiment = case.file.is_some();
     let active: Vec<Active<'_>> = rules
         .iter()
+        .filter(|r| r.target.is_experiment() == experiment)
         .map(|r| Active {
             rule: r,
             severity: r.severity,
         })
         .collect();
-    let path: Arc<str> = Arc::from("case.json");
-    let table = crate::rules::selector_table(rules.iter().copied());
-    let mut findings = lint_bytes(
-        document.as_bytes(),
-        &path,
-        &active,
-        &table,
-        &platform,
-        &project,
-    );
+    let config = case.config.as_ref().map(|(name, text)| CaseConfig {
+        name: name.clone(),
+        text: text.clone(),
+    });
+    let mut findings = match &case.file {
+        Some((file, text)) => {
+            lint_case_file(&document, file, text, config.as_ref(), &active, &platform)?
+        }
+        None => {
+            let path: Arc<str> = Arc::from("case.json");
+            let name = FileName::ready(path);
+            let table = crate::rules::selector_table(active.iter().map(|a| a.rule));
+            let experiment = CaseExperiment(config.as_ref());
+            lint_named(
+                document.as_bytes(),
+                &name,
+                &active,
+                &table,
+                &platform,
+                &project,
+                &experiment,
+            )
+        }
+    };
     findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
     Ok(findings)
+}
+
+/// A case's experiment config file.
+struct CaseConfig {
+    name: String,
+    text: String,
+}
+
+impl CaseConfig {
+    fn loaded(&self) -> Result<LoadedConfig, String> {
+        let format = ConfigFormat::of_path(Path::new(&self.name))
+            .ok_or_else(|| format!("`config-file` {:?} is not YAML, TOML or JSON", self.name))?;
+        Ok(LoadedConfig {
+            path: Arc::from(self.name.as_str()),
+            text: self.text.clone(),
+            format,
+        })
+    }
+}
+
+/// The experiment of a case's spec: only its config, never files.
+struct CaseExperiment<'c>(Option<&'c CaseConfig>);
+
+impl SpecExperiment for CaseExperiment<'_> {
+    fn open(&self, _: &Document<'_>) -> Option<OpenedExperiment> {
+        let config = self.0?.loaded().ok()?;
+        Some(OpenedExperiment {
+            dir: PathBuf::new(),
+            config: Some(config),
+            lint_files: false,
+        })
+    }
+    fn lint_files(
+        &self,
+        _: &OpenedExperiment,
+        _: &Document<'_>,
+        _: Option<ConfigDoc<'_>>,
+    ) -> Vec<Finding> {
+        Vec::new()
+    }
+}
+
+/// Lints the experiment file of a case, `file` in the experiment, with the case's spec
+/// (`spec_text`) as the spec that names the experiment.
+fn lint_case_file(
+    spec_text: &str,
+    file: &str,
+    text: &str,
+    config: Option<&CaseConfig>,
+    rules: &[Active<'_>],
+    platform: &Platform,
+) -> Result<Vec<Finding>, String> {
+    let spec = crate::json::parse(spec_text).map_err(|e| format!("the case's spec: {e}"))?;
+    let loaded = config.map(CaseConfig::loaded).transpose()?;
+    let docs = match &loaded {
+        Some(c) => Some(
+            crate::formats::parse_config(c.format, &c.text)
+                .map_err(|e| format!("the case's config: {e}"))?,
+        ),
+        None => None,
+    };
+    let config = match (&loaded, &docs) {
+        (Some(c), Some(docs)) => c.first(docs),
+        _ => None,
+    };
+    let others = Others {
+        spec: Some(&spec),
+        config,
+    };
+    Ok(crate::experiment::lint_in_memory(
+        Path::new(file),
+        text,
+        rules,
+        platform,
+        &others,
+    ))
 }
 
 /// Checks that a case behaves as declared. With `all_rules`, a failing case must trigger no rule
@@ -97,7 +198,13 @@ pub fn verify_case(rule: &Rule, case: &Case, all_rules: Option<&RuleSet>) -> Res
     let own: Vec<&Finding> = findings.iter().filter(|f| *f.rule == rule.id).collect();
     let describe = |fs: &[&Finding]| {
         fs.iter()
-            .map(|f| format!("{} at {:?} ({})", f.rule, f.pointer, f.message))
+            .map(|f| match f.pointer.as_str() {
+                "" => format!(
+                    "{} at {}:{} ({})",
+                    f.rule, f.start.line, f.start.column, f.message
+                ),
+                pointer => format!("{} at {pointer:?} ({})", f.rule, f.message),
+            })
             .collect::<Vec<_>>()
             .join("; ")
     };
@@ -133,7 +240,10 @@ pub fn verify_case(rule: &Rule, case: &Case, all_rules: Option<&RuleSet>) -> Res
         }
     }
     if let Some(at) = &case.at {
-        if !own.iter().any(|f| &f.pointer == at) {
+        if !own
+            .iter()
+            .any(|f| &f.pointer == at || format!("{}:{}", f.start.line, f.start.column) == *at)
+        {
             return Err(format!(
                 "expected a finding at {at:?}, got: {}",
                 describe(&own)

@@ -101,9 +101,10 @@ pub fn explain(args: ExplainArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error
 pub fn rule_doc(rule: &Rule) -> String {
     let mut out = format!("# {}\n\n", rule.id);
     out.push_str(&format!(
-        "Severity: **{}** · needs: {}\n\n{}\n",
+        "Severity: **{}** · needs: {} · reads: {}\n\n{}\n",
         rule.severity,
         needs_text(rule),
+        target_text(rule.target),
         rule.summary
     ));
     if !rule.explanation.is_empty() {
@@ -122,13 +123,81 @@ pub fn rule_doc(rule: &Rule) -> String {
         if let Some(case) = example {
             out.push_str(&format!("\n## {title}: {}\n\n", case.name));
             out.push_str(&case_text(case));
+            if !valid {
+                out.push_str(&findings_text(rule, case));
+            }
         }
     }
     out
 }
 
+fn target_text(target: crate::rules::Target) -> &'static str {
+    use crate::rules::Target;
+    match target {
+        Target::Jobspec => "jobspecs",
+        Target::Text => "the text of experiment files",
+        Target::Yaml => "YAML files of experiments",
+        Target::Toml => "TOML files of experiments",
+        Target::Json => "JSON files of experiments",
+    }
+}
+
+/// What the rule reports on a failing case, as `forgelint check --format concise` prints it.
+fn findings_text(rule: &Rule, case: &crate::rules::Case) -> String {
+    let Ok(findings) = crate::cases::run_case(case, &[rule]) else {
+        return String::new();
+    };
+    if findings.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from("\nforgelint reports:\n\n```text\n");
+    for f in &findings {
+        out.push_str(&format!(
+            "{}:{}:{}: {}[{}] {}\n",
+            f.path, f.start.line, f.start.column, f.severity, f.rule, f.message
+        ));
+    }
+    out.push_str("```\n");
+    out
+}
+
+/// The language of a code block for a file of an experiment.
+fn fence_language(file: &str) -> &'static str {
+    crate::text::language_of(std::path::Path::new(file), "")
+        .sarif_name()
+        .map_or("text", |name| match name {
+            "shellscript" => "sh",
+            other => other,
+        })
+}
+
 /// A case as a reader wants it: the change to the reference spec, not the whole spec.
 fn case_text(case: &crate::rules::Case) -> String {
+    if let Some((file, text)) = &case.file {
+        let mut out = format!(
+            "The experiment file `{file}`:\n\n```{}\n{}\n```\n",
+            fence_language(file),
+            text.trim_end()
+        );
+        if !matches!(case.source, CaseSource::Reference) {
+            out.push_str("\nIts spec:\n\n");
+            out.push_str(&spec_text(case));
+        }
+        return out;
+    }
+    let mut out = spec_text(case);
+    if let Some((file, text)) = &case.config {
+        out.push_str(&format!(
+            "\nThe experiment's `{file}`:\n\n```{}\n{}\n```\n",
+            fence_language(file),
+            text.trim_end()
+        ));
+    }
+    out
+}
+
+/// A case's spec as a reader wants it: the change to the reference spec, not the whole spec.
+fn spec_text(case: &crate::rules::Case) -> String {
     let mut out = match &case.source {
         CaseSource::Reference => {
             "The reference spec ([rules/reference/jobspec.json](../../rules/reference/jobspec.json)).\n".to_string()

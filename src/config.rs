@@ -10,11 +10,12 @@ use toml::Spanned;
 
 use crate::catalog::Catalog;
 use crate::error::{Error, FileError};
-use crate::platform::{Platform, DEFAULT_KIND};
+use crate::platform::{Experiments, Platform, DEFAULT_KIND};
 use crate::rules::{RuleSet, Severity};
 
 pub const CONFIG_NAMES: [&str; 2] = ["forgelint.toml", ".forgelint.toml"];
 pub const DEFAULT_INCLUDE: [&str; 2] = ["**/jobspec.json", "**/*.jobspec.json"];
+pub const DEFAULT_EXPERIMENTS: [&str; 1] = ["experiments/*"];
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
@@ -29,6 +30,24 @@ struct RawConfig {
     severity: BTreeMap<Spanned<String>, Spanned<String>>,
     #[serde(default)]
     per_file_ignores: BTreeMap<Spanned<String>, Spanned<Vec<Spanned<String>>>>,
+    #[serde(default)]
+    experiments: RawExperiments,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct RawExperiments {
+    host_path_roots: Option<Vec<Spanned<String>>>,
+    config: Option<Spanned<StringOrList>>,
+    max_file_size: Option<Spanned<i64>>,
+}
+
+/// A key that takes one name or a list of names.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum StringOrList {
+    One(String),
+    Many(Vec<String>),
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -37,6 +56,8 @@ struct RawFiles {
     include: Option<Vec<Spanned<String>>>,
     #[serde(default)]
     exclude: Vec<Spanned<String>>,
+    /// Globs of experiment directories (relative to the project root).
+    experiments: Option<Vec<Spanned<String>>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -55,6 +76,10 @@ struct RawPlatform {
 pub struct Files {
     pub include: GlobSet,
     pub exclude: GlobSet,
+    /// Experiment directories, as globs relative to the project root.
+    pub experiments: GlobSet,
+    /// The most path components an `experiments` glob can match (`None`: any number, `**`).
+    pub experiments_depth: Option<usize>,
     /// `include` as tests of the file name, when every pattern is `**/NAME` or `**/*SUFFIX`
     /// with a plain NAME or SUFFIX (as the defaults are): the same answers without a regex
     /// per file.
@@ -74,6 +99,7 @@ impl Files {
         text: &Arc<str>,
         include: &[Spanned<String>],
         exclude: &[Spanned<String>],
+        experiments: &[Spanned<String>],
     ) -> Result<Files, FileError> {
         let plain = |s: &str| {
             !s.is_empty()
@@ -94,6 +120,11 @@ impl Files {
         Ok(Files {
             include: glob_set(name, text, include)?,
             exclude: glob_set(name, text, exclude)?,
+            experiments: glob_set(name, text, experiments)?,
+            experiments_depth: experiments.iter().try_fold(0, |most, p| {
+                let glob = p.get_ref().trim_matches('/');
+                (!glob.contains("**")).then(|| most.max(glob.split('/').count()))
+            }),
             include_names,
         })
     }
@@ -333,6 +364,7 @@ impl Settings {
             registries: raw.platform.registries,
             gpu_quota: raw.platform.gpu_quota,
             project_quota: raw.platform.project_quota,
+            experiments: experiments(&name, &text, raw.experiments)?,
         };
 
         let include_patterns: Vec<Spanned<String>> = match raw.files.include {
@@ -342,7 +374,20 @@ impl Settings {
                 .map(|p| Spanned::new(0..0, p.to_string()))
                 .collect(),
         };
-        let files = Files::compile(&name, &text, &include_patterns, &raw.files.exclude)?;
+        let experiment_patterns: Vec<Spanned<String>> = match raw.files.experiments {
+            Some(list) => list,
+            None => DEFAULT_EXPERIMENTS
+                .iter()
+                .map(|p| Spanned::new(0..0, p.to_string()))
+                .collect(),
+        };
+        let files = Files::compile(
+            &name,
+            &text,
+            &include_patterns,
+            &raw.files.exclude,
+            &experiment_patterns,
+        )?;
 
         let unknown_rule = |id: &Spanned<String>| -> Error {
             let mut e = FileError::new(
@@ -403,6 +448,50 @@ impl Settings {
     }
 }
 
+/// `[experiments]` compiled: each key replaces its default.
+fn experiments(name: &str, text: &Arc<str>, raw: RawExperiments) -> Result<Experiments, Error> {
+    let mut out = Experiments::default();
+    if let Some(roots) = raw.host_path_roots {
+        for root in &roots {
+            let r = root.get_ref();
+            if !(r.starts_with('/') || r.starts_with('~') || r.ends_with(':')) || r.len() < 2 {
+                return Err(FileError::new(
+                    name,
+                    text,
+                    Some(root.span()),
+                    format!("`{}` is not a host path root", crate::escape::visible(r)),
+                )
+                .with_help("a root is an absolute folder such as \"/mnt\", \"~\" or a scheme such as \"file:\"")
+                .into());
+            }
+        }
+        out.host_path_roots = roots
+            .into_iter()
+            .map(|r| r.into_inner().trim_end_matches('/').to_string())
+            .collect();
+    }
+    if let Some(config) = raw.config {
+        out.config = match config.into_inner() {
+            StringOrList::One(one) => vec![one],
+            StringOrList::Many(many) => many,
+        };
+    }
+    if let Some(size) = raw.max_file_size {
+        out.max_file_size = u64::try_from(*size.get_ref())
+            .ok()
+            .filter(|&n| n > 0)
+            .ok_or_else(|| {
+                FileError::new(
+                    name,
+                    text,
+                    Some(size.span()),
+                    "`max-file-size` is a number of bytes, 1 or more",
+                )
+            })?;
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
 
@@ -445,7 +534,7 @@ mod tests {
                 .iter()
                 .map(|p| Spanned::new(0..0, p.to_string()))
                 .collect();
-            Files::compile("t", &Arc::from(""), &spanned, &[]).unwrap()
+            Files::compile("t", &Arc::from(""), &spanned, &[], &[]).unwrap()
         };
         for patterns in sets {
             let files = files_of(patterns);

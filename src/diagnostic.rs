@@ -16,6 +16,8 @@ pub const INTERNAL_ERROR: &str = "internal-error";
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Related {
+    /// The file, when it is not the finding's own (an experiment's config file).
+    pub path: Option<Arc<str>>,
     pub span: Span,
     pub start: Position,
     pub end: Position,
@@ -43,6 +45,8 @@ pub struct Finding {
     /// Hash of the offending value's text with JSON whitespace removed: part of the finding's
     /// identity for baselines, so it survives reformatting. 0 for file-level findings.
     pub value_hash: u64,
+    /// The span's text is a secret (`exp-secret`): every output masks it.
+    pub secret: bool,
 }
 
 impl Finding {
@@ -312,6 +316,7 @@ mod tests {
             end: Position { line: 1, column: 2 },
             related: Vec::new(),
             value_hash: 0,
+            secret: false,
         };
         let mut findings = Vec::new();
         for i in 0..300usize {

@@ -8,10 +8,22 @@ use crate::config::Settings;
 /// Directories never descended into.
 pub const SKIPPED_DIRS: [&str; 3] = [".git", "target", "node_modules"];
 
+/// What a candidate is linted as.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Kind {
+    /// A jobspec (or any file named on the command line outside an experiment).
+    Spec,
+    /// A folder matching `[files] experiments`: every file in it is linted.
+    ExperimentDir,
+    /// A file of the experiment directory `root`, named on the command line.
+    ExperimentFile { root: PathBuf },
+}
+
 /// A file to lint.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Candidate {
     pub path: PathBuf,
+    pub kind: Kind,
     /// Named on the command line (always linted; unreadable → exit 2).
     pub explicit: bool,
     /// Why the file is not opened (a FIFO, a socket, a dangling link): reported as a finding.
@@ -50,6 +62,61 @@ fn not_regular(ft: &std::fs::FileType) -> String {
 }
 
 impl Options<'_> {
+    /// Is the folder `dir` an experiment directory by `[files] experiments` (globs relative to
+    /// the project root)?
+    pub fn is_experiment_dir(&self, dir: &Path) -> bool {
+        let files = &self.settings.files;
+        if files.experiments.is_empty() {
+            return false;
+        }
+        let rel = crate::paths::relative_to(dir, &self.settings.base_dir, self.cwd);
+        if rel.is_absolute() {
+            return false;
+        }
+        if let Some(depth) = files.experiments_depth {
+            if rel.components().count() > depth {
+                return false;
+            }
+        }
+        files.experiments.is_match(&*rel)
+    }
+
+    /// The experiment directory holding `path`, if any: the nearest parent matching
+    /// `[files] experiments`, relative to the project root or to a parent holding `.starforge`.
+    pub fn experiment_of(&self, path: &Path) -> Option<PathBuf> {
+        let abs = crate::paths::normalize(path, self.cwd);
+        let base = crate::paths::normalize(&self.settings.base_dir, self.cwd);
+        let mut dir = abs.parent();
+        while let Some(d) = dir {
+            let mut root = d.parent();
+            while let Some(r) = root {
+                let is_root = r == base || r.join(".starforge").is_dir();
+                if is_root {
+                    if let Ok(rel) = d.strip_prefix(r) {
+                        if self.settings.files.experiments.is_match(rel) {
+                            return Some(d.to_path_buf());
+                        }
+                    }
+                }
+                root = r.parent();
+            }
+            dir = d.parent();
+        }
+        None
+    }
+
+    /// A file named on the command line: a spec, unless its name is not a spec's and it lies
+    /// in an experiment directory.
+    fn explicit_kind(&self, path: &Path) -> Kind {
+        if self.settings.files.included_by_name(path) == Some(true) || self.wanted(path) {
+            return Kind::Spec;
+        }
+        match self.experiment_of(path) {
+            Some(root) => Kind::ExperimentFile { root },
+            None => Kind::Spec,
+        }
+    }
+
     fn wanted(&self, path: &Path) -> bool {
         let files = &self.settings.files;
         match files.included_by_name(path) {
@@ -105,6 +172,7 @@ pub fn discover_each(
                 if std::fs::symlink_metadata(path).is_ok() {
                     out.files.push(Candidate {
                         path: path.clone(),
+                        kind: Kind::Spec,
                         explicit: true,
                         problem: Some("a dangling symbolic link; its target does not exist".into()),
                     });
@@ -115,17 +183,20 @@ pub fn discover_each(
             }
             Err(e) => out.files.push(Candidate {
                 path: path.clone(),
+                kind: Kind::Spec,
                 explicit: true,
                 problem: Some(format!("cannot read: {e}")),
             }),
             Ok(meta) if meta.is_dir() => roots.push(path.clone()),
             Ok(meta) if meta.is_file() => out.files.push(Candidate {
                 path: path.clone(),
+                kind: opts.explicit_kind(path),
                 explicit: true,
                 problem: None,
             }),
             Ok(meta) => out.files.push(Candidate {
                 path: path.clone(),
+                kind: Kind::Spec,
                 explicit: true,
                 problem: Some(not_regular(&meta.file_type())),
             }),
@@ -161,10 +232,19 @@ pub fn discover_each(
 /// linter, [`crate::handoff`]) from costing a lock and a wake-up per file.
 pub const BATCH: usize = 128;
 
-/// What a file found by the walk is: a candidate, or nothing to lint.
+/// What a file found by the walk is: a candidate, or nothing to lint. An experiment folder
+/// is a candidate of its own, linted whole by one worker.
 fn candidate(entry: ignore::DirEntry, opts: &Options<'_>) -> Option<Candidate> {
     let ft = entry.file_type()?;
-    if ft.is_dir() || !opts.wanted(entry.path()) {
+    if ft.is_dir() {
+        return (entry.depth() > 0 && opts.is_experiment_dir(entry.path())).then(|| Candidate {
+            path: without_dot_prefix(entry.into_path()),
+            kind: Kind::ExperimentDir,
+            explicit: false,
+            problem: None,
+        });
+    }
+    if !opts.wanted(entry.path()) {
         return None;
     }
     let problem = if ft.is_file() {
@@ -186,6 +266,7 @@ fn candidate(entry: ignore::DirEntry, opts: &Options<'_>) -> Option<Candidate> {
     let path = without_dot_prefix(entry.into_path());
     Some(Candidate {
         path,
+        kind: Kind::Spec,
         explicit: false,
         problem,
     })
@@ -218,6 +299,11 @@ impl ignore::ParallelVisitor for Batcher<'_, '_> {
         match entry {
             Ok(entry) => {
                 if let Some(c) = candidate(entry, self.opts) {
+                    // An experiment folder's files are its worker's to walk.
+                    let state = match c.kind {
+                        Kind::ExperimentDir => ignore::WalkState::Skip,
+                        _ => ignore::WalkState::Continue,
+                    };
                     self.batch.push(c);
                     if self.batch.len() >= BATCH {
                         (self.visit)(std::mem::replace(
@@ -225,6 +311,7 @@ impl ignore::ParallelVisitor for Batcher<'_, '_> {
                             Vec::with_capacity(BATCH),
                         ));
                     }
+                    return state;
                 }
             }
             Err(e) => {

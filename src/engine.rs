@@ -10,7 +10,9 @@ use crate::json::{Document, Span};
 use crate::platform::Platform;
 pub use crate::project::{mentions_starforge, project_root, DirCache, RealProject, VirtualProject};
 pub use crate::read::{read_bounded, read_bounded_into, with_file_bytes};
-use crate::rules::eval::{run_check, run_when_holding, Context, Faults, Hit, Hits, ProjectFs};
+use crate::rules::eval::{
+    run_check, run_when_holding, ConfigDoc, Context, Faults, Hit, Hits, Others, ProjectFs,
+};
 use crate::rules::plan::{needs_bits, When};
 use crate::rules::{Rule, Severity};
 use crate::select::{Resolutions, SelectorTable};
@@ -96,6 +98,7 @@ fn at_file_start(path: &Arc<str>, rule: &str, severity: Severity, message: Strin
         end: start,
         related: Vec::new(),
         value_hash: 0,
+        secret: false,
     }
 }
 
@@ -136,6 +139,69 @@ impl<'a> FileName<'a> {
     }
 }
 
+/// An experiment's config file, read but not yet parsed.
+pub struct LoadedConfig {
+    /// The file as reported.
+    pub path: Arc<str>,
+    pub text: String,
+    pub format: crate::formats::ConfigFormat,
+}
+
+impl LoadedConfig {
+    /// The config's documents, or `None` when it does not parse (rules that read it then
+    /// see no config).
+    pub fn parse(&self) -> Option<Vec<Document<'_>>> {
+        crate::formats::parse_config(self.format, &self.text).ok()
+    }
+
+    /// The config as checks read it: its first document.
+    pub fn first<'a>(&'a self, docs: &'a [Document<'a>]) -> Option<ConfigDoc<'a>> {
+        docs.first().map(|doc| ConfigDoc {
+            doc,
+            text: &self.text,
+            path: &self.path,
+        })
+    }
+}
+
+/// The experiment directory a spec names, as the run will read it.
+pub struct OpenedExperiment {
+    pub dir: std::path::PathBuf,
+    /// Its config file, when a rule of the spec or of the experiment reads it.
+    pub config: Option<LoadedConfig>,
+    /// Its files are linted with the spec (no other part of the run lints them).
+    pub lint_files: bool,
+}
+
+/// What the run does with the experiment a spec names: finds it (and its config file), and
+/// lints its files with the spec at hand.
+pub trait SpecExperiment: Sync {
+    fn open(&self, spec: &Document<'_>) -> Option<OpenedExperiment>;
+    fn lint_files(
+        &self,
+        opened: &OpenedExperiment,
+        spec: &Document<'_>,
+        config: Option<ConfigDoc<'_>>,
+    ) -> Vec<Finding>;
+}
+
+/// A spec linted on its own: its experiment is neither read nor linted.
+pub struct NoExperiment;
+
+impl SpecExperiment for NoExperiment {
+    fn open(&self, _: &Document<'_>) -> Option<OpenedExperiment> {
+        None
+    }
+    fn lint_files(
+        &self,
+        _: &OpenedExperiment,
+        _: &Document<'_>,
+        _: Option<ConfigDoc<'_>>,
+    ) -> Vec<Finding> {
+        Vec::new()
+    }
+}
+
 /// Lints the bytes of one jobspec with the rules active for it. `table` holds the shared
 /// selectors of those rules (see [`crate::rules::selector_table`]).
 pub fn lint_bytes(
@@ -147,10 +213,11 @@ pub fn lint_bytes(
     project: &dyn ProjectFs,
 ) -> Vec<Finding> {
     let name = FileName::ready(path.clone());
-    lint_named(bytes, &name, rules, table, platform, project)
+    lint_named(bytes, &name, rules, table, platform, project, &NoExperiment)
 }
 
-/// [`lint_bytes`] for a file whose name is made only if it has findings.
+/// [`lint_bytes`] for a file whose name is made only if it has findings, with the
+/// experiment the spec names.
 pub fn lint_named(
     bytes: &[u8],
     path: &FileName<'_>,
@@ -158,6 +225,7 @@ pub fn lint_named(
     table: &SelectorTable,
     platform: &Platform,
     project: &dyn ProjectFs,
+    experiment: &dyn SpecExperiment,
 ) -> Vec<Finding> {
     // Looked up only for a file that is not JSON: most files are.
     let invalid_json = || rules.iter().find(|a| a.rule.id == INVALID_JSON);
@@ -221,28 +289,64 @@ pub fn lint_named(
                 end,
                 related: Vec::new(),
                 value_hash: 0,
+                secret: false,
             }];
         }
     };
-    let findings = RESOLUTIONS.with(|cell| match cell.try_borrow_mut() {
-        Ok(mut resolved) => {
-            resolved.resolve(table, &doc);
-            lint_document(text, &doc, path, rules, platform, project, &resolved)
-        }
-        // Only a nested lint on the same thread would find it busy.
-        Err(_) => {
-            let mut resolved = Resolutions::default();
-            resolved.resolve(table, &doc);
-            lint_document(text, &doc, path, rules, platform, project, &resolved)
-        }
+    let opened = experiment.open(&doc);
+    let config_docs = opened
+        .as_ref()
+        .and_then(|o| o.config.as_ref())
+        .and_then(|c| {
+            crate::formats::parse_config(c.format, &c.text)
+                .ok()
+                .map(|d| (c, d))
+        });
+    let config = config_docs.as_ref().and_then(|(c, docs)| {
+        docs.first().map(|doc| ConfigDoc {
+            doc,
+            text: &c.text,
+            path: &c.path,
+        })
     });
+    let others = Others { spec: None, config };
+    let mut findings = with_resolutions(table, &doc, |resolved| {
+        lint_document(
+            text, &doc, path, rules, platform, project, resolved, &others,
+        )
+    });
+    if let Some(opened) = opened.as_ref().filter(|o| o.lint_files) {
+        findings.extend(experiment.lint_files(opened, &doc, config));
+    }
+    drop(config_docs);
     arena.recycle(doc);
     ARENA.with(|cell| cell.replace(arena));
     findings
 }
 
+/// Runs `f` with `table`'s selectors resolved on `doc`, in the worker's reused buffers.
+pub fn with_resolutions<R>(
+    table: &SelectorTable,
+    doc: &Document<'_>,
+    f: impl FnOnce(&Resolutions) -> R,
+) -> R {
+    RESOLUTIONS.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut resolved) => {
+            resolved.resolve(table, doc);
+            f(&resolved)
+        }
+        // A nested lint on the same thread (an experiment's config, linted from its spec's).
+        Err(_) => {
+            let mut resolved = Resolutions::default();
+            resolved.resolve(table, doc);
+            f(&resolved)
+        }
+    })
+}
+
 /// Runs the rules on a parsed document whose shared selectors are resolved.
-fn lint_document(
+#[allow(clippy::too_many_arguments)]
+pub fn lint_document(
     text: &str,
     doc: &Document<'_>,
     path: &FileName<'_>,
@@ -250,6 +354,7 @@ fn lint_document(
     platform: &Platform,
     project: &dyn ProjectFs,
     resolved: &Resolutions,
+    others: &Others<'_>,
 ) -> Vec<Finding> {
     let recipe = platform.catalog.as_ref().and_then(|c| {
         let spec = doc.get(doc.root(), "spec")?;
@@ -264,6 +369,7 @@ fn lint_document(
         project,
         resolved,
         faults: &faults,
+        others,
     };
     // Every rule's hits, capped as they come: a hostile file can make a check fail on each of
     // a million items, and only the first MAX_FINDINGS_PER_FILE by position are reported.
@@ -294,6 +400,13 @@ fn lint_document(
         let (rule_hits, more) = hits.take();
         kept.add(active, rule_hits, more);
     }
+    locate(text, path, kept)
+}
+
+/// The kept hits of a file's rules as findings: located (in position order, so the line
+/// index is built once, on the first), stamped with rule and severity, and the last one
+/// saying how many more were cut.
+pub fn locate(text: &str, path: &FileName<'_>, kept: KeptHits<'_>) -> Vec<Finding> {
     let (kept, dropped) = kept.finish();
     // Located in position order: the line index is built once, on the first finding.
     let mut locator = Locator::new(text);
@@ -307,12 +420,14 @@ fn lint_document(
                 .map(|(span, label)| {
                     let (span, start, end) = locator.positions(span);
                     Related {
+                        path: None,
                         span,
                         start,
                         end,
                         label,
                     }
                 })
+                .chain(hit.elsewhere)
                 .collect();
             Finding {
                 path: path.get().clone(),
@@ -328,6 +443,7 @@ fn lint_document(
                 value_hash: crate::diagnostic::value_hash(
                     &text[span.start as usize..span.end as usize],
                 ),
+                secret: active.rule.mask,
             }
         })
         .collect();
@@ -347,14 +463,14 @@ fn lint_document(
 /// is sorted and cut back to the limit, so memory stays bounded and the time is O(n log n) in
 /// the number of hits.
 #[derive(Default)]
-struct KeptHits<'a> {
+pub struct KeptHits<'a> {
     hits: Vec<(Active<'a>, Hit)>,
     dropped: usize,
 }
 
 impl<'a> KeptHits<'a> {
     /// A rule's hits, and how many more it found that were cut.
-    fn add(&mut self, active: &Active<'a>, hits: Vec<Hit>, more: usize) {
+    pub fn add(&mut self, active: &Active<'a>, hits: Vec<Hit>, more: usize) {
         self.dropped += more;
         for hit in hits {
             self.hits.push((*active, hit));
@@ -432,6 +548,7 @@ mod tests {
                 &table,
                 &Platform::default(),
                 &project,
+                &NoExperiment,
             )
         };
         let cases: [(&[u8], usize, usize); 4] = [

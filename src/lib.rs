@@ -24,6 +24,8 @@ pub mod discover;
 pub mod engine;
 pub mod error;
 pub mod escape;
+pub mod experiment;
+pub mod formats;
 pub mod handoff;
 pub mod json;
 pub mod paths;
@@ -35,6 +37,7 @@ pub mod report;
 pub mod rules;
 pub mod select;
 pub mod source;
+pub mod text;
 
 use check::check;
 pub use check::load_settings;

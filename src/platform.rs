@@ -18,6 +18,46 @@ pub struct Platform {
     pub registries: Option<Vec<String>>,
     pub gpu_quota: Option<u64>,
     pub project_quota: BTreeMap<String, u64>,
+    pub experiments: Experiments,
+}
+
+/// `[experiments]`: how the files of an experiment directory are read.
+#[derive(Debug, Clone)]
+pub struct Experiments {
+    /// Host paths under these roots are data mounts (`exp-host-path`).
+    pub host_path_roots: Vec<String>,
+    /// The experiment's config file: the first of these names that exists.
+    pub config: Vec<String>,
+    /// Files over this many bytes are not read (`exp-large-file`).
+    pub max_file_size: u64,
+}
+
+/// The data mounts of the platform's clusters, and the home folders researchers copy from.
+pub const DEFAULT_HOST_PATH_ROOTS: [&str; 10] = [
+    "/mnt",
+    "/data",
+    "/datasets",
+    "/lustre",
+    "/gpfs",
+    "/scratch",
+    "/shared",
+    "/home",
+    "~",
+    "file:",
+];
+pub const DEFAULT_EXPERIMENT_CONFIGS: [&str; 4] =
+    ["config.yaml", "config.yml", "config.toml", "config.json"];
+/// 10 MB: a file larger than this in an experiment is packed into every job package.
+pub const DEFAULT_MAX_EXPERIMENT_FILE: u64 = 10_000_000;
+
+impl Default for Experiments {
+    fn default() -> Experiments {
+        Experiments {
+            host_path_roots: DEFAULT_HOST_PATH_ROOTS.map(String::from).to_vec(),
+            config: DEFAULT_EXPERIMENT_CONFIGS.map(String::from).to_vec(),
+            max_file_size: DEFAULT_MAX_EXPERIMENT_FILE,
+        }
+    }
 }
 
 impl Default for Platform {
@@ -28,6 +68,7 @@ impl Default for Platform {
             registries: None,
             gpu_quota: None,
             project_quota: BTreeMap::new(),
+            experiments: Experiments::default(),
         }
     }
 }

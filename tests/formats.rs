@@ -1,7 +1,10 @@
 //! Every output format × a few fixtures, snapshotted; SARIF validated against the official
-//! schema and GitHub's ingestion rules; a hostile spec pushed through every format.
+//! schema and GitHub's ingestion rules; a hostile spec pushed through every format. The
+//! config file formats (YAML, TOML, JSON converted to documents) are tested in `config`.
 
 mod common;
+#[path = "formats/config.rs"]
+mod config;
 
 use std::path::Path;
 
@@ -89,7 +92,9 @@ fn format_matrix() {
             if format == "json" {
                 let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
                 assert_eq!(doc["version"], 1);
-                assert!(doc["summary"]["files"].as_u64() == Some(1));
+                // The spec, and the one file of the experiment it names (when it parses).
+                let files = if fixture == "invalid" { 1 } else { 2 };
+                assert_eq!(doc["summary"]["files"].as_u64(), Some(files), "{fixture}");
             }
             insta::assert_snapshot!(format!("{fixture}__{format}"), out);
         }

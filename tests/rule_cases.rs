@@ -78,8 +78,12 @@ each_rule_file! {
     digest_hex => "digest-hex.toml",
     duplicate_key => "duplicate-key.toml",
     entrypoint_set => "entrypoint-set.toml",
+    exp_host_path => "exp-host-path.toml",
+    exp_large_file => "exp-large-file.toml",
+    exp_secret => "exp-secret.toml",
     git_dirty => "git-dirty.toml",
     gpu_quota => "gpu-quota.toml",
+    hyperparam_unknown => "hyperparam-unknown.toml",
     image_registry => "image-registry.toml",
     image_required => "image-required.toml",
     init_from_format => "init-from-format.toml",
@@ -100,6 +104,7 @@ each_rule_file! {
     source_exp_escape => "source-exp-escape.toml",
     source_exp_missing => "source-exp-missing.toml",
     unknown_field => "unknown-field.toml",
+    unused_suppression => "unused-suppression.toml",
     wrong_type => "wrong-type.toml",
 }
 
@@ -162,7 +167,7 @@ fn every_builtin_rule_has_passing_and_failing_cases() {
 }
 
 /// The rule ids of the product contract (SPEC.md), exactly.
-const SPEC_RULES: [&str; 32] = [
+const SPEC_RULES: [&str; 37] = [
     "invalid-json",
     "duplicate-key",
     "wrong-type",
@@ -195,6 +200,12 @@ const SPEC_RULES: [&str; 32] = [
     "source-exp-missing",
     "git-dirty",
     "dataset-format",
+    // Experiment directories.
+    "exp-host-path",
+    "exp-secret",
+    "hyperparam-unknown",
+    "exp-large-file",
+    "unused-suppression",
 ];
 
 #[test]

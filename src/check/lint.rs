@@ -11,10 +11,16 @@ use rayon::prelude::*;
 
 use super::plan::Plan;
 use crate::diagnostic::Finding;
-use crate::discover::{self, Candidate};
-use crate::engine::{self, DirCache, FileName, RealProject};
+use std::collections::HashSet;
+use std::path::PathBuf;
+
+use crate::discover::{self, Candidate, Kind};
+use crate::engine::{self, DirCache, FileName, OpenedExperiment, RealProject, SpecExperiment};
 use crate::error::Error;
+use crate::experiment;
+use crate::json::Document;
 use crate::process::Env;
+use crate::rules::eval::ConfigDoc;
 use crate::{escape, handoff};
 
 /// What the run's limit on held findings left out of the report.
@@ -39,6 +45,8 @@ pub struct Linted {
     pub held_limit: usize,
     /// The spec read from standard input, by its reported name, for code frames.
     pub stdin_source: Option<(Arc<str>, Arc<str>)>,
+    /// Experiment files skipped as binary (or not UTF-8).
+    pub binary_files: usize,
 }
 
 struct FileOutcome {
@@ -54,18 +62,58 @@ struct Linter<'p, 's> {
     dir_cache: DirCache,
     cwd_mentions_starforge: bool,
     table: crate::select::SelectorTable,
+    experiments: experiment::Linter<'p>,
+    /// Some jobspec rule reads the experiment's config (`hyperparam-unknown`).
+    spec_reads_config: bool,
+    /// The experiment directories linted so far with a spec that names them: each once.
+    claimed: Mutex<HashSet<PathBuf>>,
+    /// The folders walked, absolute: an experiment directory under one, matching
+    /// `[files] experiments`, is linted by the walk.
+    walked: Vec<PathBuf>,
+    /// The files named on the command line, absolute: linted as named, never again as part
+    /// of an experiment a spec names.
+    named: HashSet<PathBuf>,
 }
 
 /// Lints everything the plan names: the walked folders and named files in parallel, then the
 /// spec on standard input.
 pub fn run(plan: &Plan<'_>, env: &mut Env<'_>) -> Result<Linted, Error> {
     let cwd = env.cwd.clone();
+    let experiment_rules_for = |path: &Path, rel: &Path| plan.experiment_rules_for(path, rel, &cwd);
+    let display = |path: &Path| -> Arc<str> {
+        let shown = path.strip_prefix(&cwd).unwrap_or(path);
+        Arc::from(shown.to_string_lossy().as_ref())
+    };
     let linter = Linter {
         plan,
         cwd: &cwd,
         dir_cache: DirCache::default(),
         cwd_mentions_starforge: engine::mentions_starforge(&env.cwd),
-        table: crate::rules::selector_table(plan.rules.iter().map(|a| a.rule)),
+        table: crate::rules::selector_table(plan.spec_rules.iter().map(|a| a.rule)),
+        experiments: experiment::Linter::new(
+            &plan.settings.platform,
+            &plan.experiment_rules,
+            &experiment_rules_for,
+            &display,
+            plan.args.no_ignore,
+        ),
+        spec_reads_config: plan
+            .spec_rules
+            .iter()
+            .any(|a| experiment::spec_rule_reads_config(a.rule)),
+        claimed: Mutex::new(HashSet::new()),
+        walked: plan
+            .paths
+            .iter()
+            .filter(|p| p.is_dir())
+            .map(|p| crate::paths::normalize(p, &cwd))
+            .collect(),
+        named: plan
+            .paths
+            .iter()
+            .filter(|p| !p.is_dir())
+            .map(|p| crate::paths::normalize(p, &cwd))
+            .collect(),
     };
     let collector = Collector::new();
     let discovery = walk_and_lint(&linter, &collector)?;
@@ -84,6 +132,8 @@ pub fn run(plan: &Plan<'_>, env: &mut Env<'_>) -> Result<Linted, Error> {
         writeln!(env.stderr, "error: {path}: {why}").ok();
     }
     let mut linted = collector.finish(!discovery.missing.is_empty());
+    linted.binary_files = linter.experiments.counts.binary.load(Ordering::Relaxed);
+    linted.files += linter.experiments.counts.files.load(Ordering::Relaxed);
     if let Some(name) = &plan.stdin_name {
         lint_stdin(&linter, name, env, &mut linted);
     }
@@ -122,7 +172,12 @@ fn walk_and_lint(
             while let Some(batch) = batches.pop() {
                 // Counted and kept per batch: one shared counter bumped per file would bounce
                 // between the workers, and one lock serves the batch's findings.
-                collector.files.fetch_add(batch.len(), Ordering::Relaxed);
+                // An experiment folder counts the files in it as it lints them.
+                let files = batch
+                    .iter()
+                    .filter(|c| c.kind != Kind::ExperimentDir)
+                    .count();
+                collector.files.fetch_add(files, Ordering::Relaxed);
                 let mut outcome = FileOutcome {
                     findings: Vec::new(),
                     tool_error: false,
@@ -158,6 +213,42 @@ impl Linter<'_, '_> {
     }
 
     fn lint_file(&self, candidate: &Candidate) -> FileOutcome {
+        let findings = match &candidate.kind {
+            Kind::Spec => return self.lint_spec(candidate),
+            Kind::ExperimentDir => self.lint_experiment_dir(&candidate.path),
+            Kind::ExperimentFile { root } => {
+                self.experiments.lint_named_file(&candidate.path, root)
+            }
+        };
+        FileOutcome {
+            findings,
+            tool_error: false,
+        }
+    }
+
+    /// An experiment directory found by the walk: its files, and the specs among them.
+    fn lint_experiment_dir(&self, dir: &Path) -> Vec<Finding> {
+        let mut specs = Vec::new();
+        let mut findings = self.experiments.lint_dir(dir, None, None, &mut |path| {
+            let is_spec = self.plan.settings.files.included_by_name(path) == Some(true);
+            if is_spec {
+                specs.push(path.to_path_buf());
+            }
+            is_spec
+        });
+        for path in specs {
+            let spec = Candidate {
+                path,
+                kind: Kind::Spec,
+                explicit: false,
+                problem: None,
+            };
+            findings.extend(self.lint_spec(&spec).findings);
+        }
+        findings
+    }
+
+    fn lint_spec(&self, candidate: &Candidate) -> FileOutcome {
         let display = || -> Arc<str> { Arc::from(candidate.path.to_string_lossy().as_ref()) };
         let display = FileName::lazy(&display);
         let active = self.plan.rules_for(&candidate.path, self.cwd);
@@ -182,6 +273,10 @@ impl Linter<'_, '_> {
                     &self.table,
                     &self.plan.settings.platform,
                     &self.project(&candidate.path),
+                    &SpecExperiments {
+                        linter: self,
+                        spec: &candidate.path,
+                    },
                 ),
                 tool_error: false,
             },
@@ -198,6 +293,104 @@ impl Linter<'_, '_> {
             cwd_mentions_starforge: self.cwd_mentions_starforge,
             cache: &self.dir_cache,
         }
+    }
+}
+
+/// The experiment a linted spec names, read and linted with it.
+struct SpecExperiments<'l, 'p, 's> {
+    linter: &'l Linter<'p, 's>,
+    spec: &'l Path,
+}
+
+impl SpecExperiment for SpecExperiments<'_, '_, '_> {
+    fn open(&self, doc: &Document<'_>) -> Option<OpenedExperiment> {
+        let linter = self.linter;
+        let wants_files = !linter.plan.experiment_rules.is_empty();
+        if !wants_files && !linter.spec_reads_config {
+            return None;
+        }
+        let exp = source_exp(doc)?;
+        if exp.is_empty() || crate::rules::functions::path_escape(exp).is_some() {
+            return None;
+        }
+        let root = engine::project_root(
+            self.spec,
+            linter.plan.settings,
+            linter.cwd,
+            &linter.dir_cache,
+        );
+        let dir = crate::paths::normalize(&root.join(exp), linter.cwd);
+        if !dir.is_dir() {
+            return None;
+        }
+        let lint_files = wants_files && !linter.walk_lints(&dir) && linter.claim(&dir);
+        let reads_config =
+            linter.spec_reads_config || (lint_files && linter.experiments.reads_config);
+        let config = reads_config
+            .then(|| {
+                experiment::load_config(
+                    &dir,
+                    &linter.plan.settings.platform.experiments.config,
+                    &*linter.experiments.display,
+                )
+            })
+            .flatten();
+        Some(OpenedExperiment {
+            dir,
+            config,
+            lint_files,
+        })
+    }
+
+    fn lint_files(
+        &self,
+        opened: &OpenedExperiment,
+        spec: &Document<'_>,
+        config: Option<ConfigDoc<'_>>,
+    ) -> Vec<Finding> {
+        let linter = self.linter;
+        let settings = linter.plan.settings;
+        // A spec inside the experiment is the walk's (or its own candidate's) to lint, and so
+        // is a file named on the command line.
+        linter
+            .experiments
+            .lint_dir(&opened.dir, Some(spec), config, &mut |path| {
+                settings.files.included_by_name(path) == Some(true)
+                    || (!linter.named.is_empty()
+                        && linter
+                            .named
+                            .contains(&crate::paths::normalize(path, linter.cwd)))
+            })
+    }
+}
+
+/// `spec.source.exp`, when it is a string.
+fn source_exp<'d>(doc: &'d Document<'_>) -> Option<&'d str> {
+    let spec = doc.get(doc.root(), "spec")?;
+    let source = doc.get(spec, "source")?;
+    doc.as_str(doc.get(source, "exp")?)
+}
+
+impl Linter<'_, '_> {
+    /// Does the walk lint the experiment directory `dir` itself (it matches
+    /// `[files] experiments` under a walked folder)?
+    fn walk_lints(&self, dir: &Path) -> bool {
+        self.walked.iter().any(|root| dir.starts_with(root))
+            && discover::Options {
+                settings: self.plan.settings,
+                no_ignore: self.plan.args.no_ignore,
+                threads: 1,
+                cwd: self.cwd,
+            }
+            .is_experiment_dir(dir)
+    }
+
+    /// Claims `dir` for linting: true the first time only.
+    fn claim(&self, dir: &Path) -> bool {
+        self.claimed
+            .lock()
+            .map(|mut c| c.insert(dir.to_path_buf()))
+            .unwrap_or(false)
     }
 }
 
@@ -302,6 +495,7 @@ impl Collector {
                 .unwrap_or_else(|e| e.into_inner()),
             held_limit: self.held_limit,
             stdin_source: None,
+            binary_files: 0,
         }
     }
 }

@@ -41,6 +41,9 @@ pub struct Plan<'s> {
     pub settings: &'s Settings,
     /// The rules that run, each at its configured severity.
     pub rules: Vec<Active<'s>>,
+    /// Those of them that read jobspecs, and those that read experiment files.
+    pub spec_rules: Vec<Active<'s>>,
+    pub experiment_rules: Vec<Active<'s>>,
     /// `invalid-json`, if it runs: unreadable files are reported under it.
     pub invalid_json: Option<Active<'s>>,
     /// Whether some rule applies to some files only: decided once, as most runs scope nothing.
@@ -83,6 +86,16 @@ impl<'s> Plan<'s> {
         Ok(Plan {
             invalid_json: rules.iter().find(|a| a.rule.id == INVALID_JSON).copied(),
             scoped: scopes_rules(&rules, settings),
+            spec_rules: rules
+                .iter()
+                .filter(|a| !a.rule.target.is_experiment())
+                .copied()
+                .collect(),
+            experiment_rules: rules
+                .iter()
+                .filter(|a| a.rule.target.is_experiment())
+                .copied()
+                .collect(),
             rules,
             args,
             settings,
@@ -108,23 +121,47 @@ impl<'s> Plan<'s> {
     /// `ignores`); the relative path is made only when some rule is scoped.
     pub fn rules_for(&self, path: &Path, cwd: &Path) -> Cow<'_, [Active<'s>]> {
         if !self.scoped {
-            return Cow::Borrowed(&self.rules);
+            return Cow::Borrowed(&self.spec_rules);
         }
         let relative = relative_to(path, &self.settings.base_dir, cwd);
-        let ignored: Vec<&str> = self
-            .settings
-            .per_file_ignores
-            .iter()
-            .filter(|(glob, _)| glob.is_match(&*relative))
-            .flat_map(|(_, ids)| ids.iter().map(String::as_str))
-            .collect();
+        let ignored = self.ignored_at(&relative);
         Cow::Owned(
-            self.rules
+            self.spec_rules
                 .iter()
                 .filter(|a| !ignored.contains(&a.rule.id.as_str()) && a.rule.applies_to(&relative))
                 .copied()
                 .collect(),
         )
+    }
+
+    /// The experiment rules that apply to a file at `path`, which is `in_experiment` in its
+    /// experiment directory: per-file ignores match the first, a rule's own globs the second.
+    pub fn experiment_rules_for(
+        &self,
+        path: &Path,
+        in_experiment: &Path,
+        cwd: &Path,
+    ) -> Vec<Active<'s>> {
+        let ignored = if self.settings.per_file_ignores.is_empty() {
+            Vec::new()
+        } else {
+            self.ignored_at(&relative_to(path, &self.settings.base_dir, cwd))
+        };
+        self.experiment_rules
+            .iter()
+            .filter(|a| !ignored.contains(&a.rule.id.as_str()) && a.rule.applies_to(in_experiment))
+            .copied()
+            .collect()
+    }
+
+    /// The rule ids per-file ignores turn off at `relative` (to the config's folder).
+    fn ignored_at(&self, relative: &Path) -> Vec<&'s str> {
+        self.settings
+            .per_file_ignores
+            .iter()
+            .filter(|(glob, _)| glob.is_match(relative))
+            .flat_map(|(_, ids)| ids.iter().map(String::as_str))
+            .collect()
     }
 }
 

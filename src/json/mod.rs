@@ -6,10 +6,12 @@
 //! (checked against JSONTestSuite), with two policy decisions of the platform: the top level must
 //! be an object, and a leading byte-order mark is refused.
 
+mod build;
 mod parser;
 
 use std::borrow::Cow;
 
+pub use build::Builder;
 pub use parser::{parse, parse_bytes, parse_reusing, Arena};
 
 /// Deepest nesting of arrays and objects accepted; deeper input is `invalid-json`.
@@ -47,8 +49,9 @@ pub type NodeId = u32;
 pub enum Value<'s> {
     Null,
     Bool(bool),
-    /// The number's literal text, exactly as written (any JSON number syntax, any magnitude).
-    Number(&'s str),
+    /// The number's text in JSON number syntax (any magnitude): borrowed from JSON exactly as
+    /// written; a converter's normalised form of another syntax (`0x1F`, `1_000`) is owned.
+    Number(Cow<'s, str>),
     String(Cow<'s, str>),
     /// `len` item ids starting at `start` in [`Document::items`].
     Array {
@@ -108,6 +111,13 @@ pub struct Document<'s> {
     /// Some string (a key or a value) had escapes and owns its decoded text; without one,
     /// no node or member needs dropping.
     owned_strings: bool,
+}
+
+impl Document<'static> {
+    /// `{}`: the document of a check that reads none (a text rule's conditions).
+    pub fn empty_object() -> Document<'static> {
+        parse("{}").expect("`{}` is JSON")
+    }
 }
 
 impl<'s> Document<'s> {

@@ -121,18 +121,49 @@ impl Diagnostic for Report<'_> {
 }
 
 /// Copies `text[range]` into a printable string; returns it with the new offsets of `marks`
-/// (byte offsets into `text`, each inside `range`).
-fn sanitize(text: &str, range: std::ops::Range<usize>, marks: &[usize]) -> (String, Vec<usize>) {
+/// (byte offsets into `text`, each inside `range`). A secret (`masks`) is shown as its first
+/// four characters and `…`.
+fn sanitize(
+    text: &str,
+    range: std::ops::Range<usize>,
+    marks: &[usize],
+    masks: &[Span],
+) -> (String, Vec<usize>) {
     let mut out = String::with_capacity(range.len() + 16);
     let mut mapped = vec![usize::MAX; marks.len()];
     let segment = &text[range.clone()];
     let mut chars = segment.char_indices().peekable();
+    // The end of the secret being skipped, and how many of its characters were shown.
+    let mut masking: Option<(usize, usize)> = None;
     while let Some((i, c)) = chars.next() {
         let at = range.start + i;
         for (m, slot) in marks.iter().zip(mapped.iter_mut()) {
             if *m == at {
                 *slot = out.len();
             }
+        }
+        if masking.is_some_and(|(end, _)| at >= end) {
+            masking = None;
+        }
+        if masking.is_none() {
+            if let Some(mask) = masks
+                .iter()
+                .find(|m| m.start as usize <= at && at < m.end as usize)
+            {
+                masking = Some((mask.end as usize, 0));
+            }
+        }
+        if let Some((end, shown)) = masking.as_mut() {
+            match *shown {
+                0..=3 => *shown += 1,
+                4 => {
+                    out.push('…');
+                    *shown += 1;
+                    continue;
+                }
+                _ => continue,
+            }
+            let _ = end;
         }
         match c {
             '\r' if chars.peek().map(|p| p.1) == Some('\n') => out.push('\r'),
@@ -171,19 +202,34 @@ fn excerpt(
     finding: &Finding,
     text: &str,
     index: &LineIndex,
+    masks: &[Span],
 ) -> Option<(Excerpt, Vec<LabeledSpan>, Vec<String>)> {
     let valid = |s: Span| {
         (s.end as usize) <= text.len()
             && text.is_char_boundary(s.start as usize)
             && text.is_char_boundary(s.end as usize)
     };
-    if !valid(finding.span) || finding.related.iter().any(|r| !valid(r.span)) {
+    // Places in another file (an experiment's config) are notes with their location.
+    let (here, elsewhere): (Vec<&crate::diagnostic::Related>, Vec<_>) =
+        finding.related.iter().partition(|r| r.path.is_none());
+    if !valid(finding.span) || here.iter().any(|r| !valid(r.span)) {
         return None;
     }
+    let mut notes: Vec<String> = elsewhere
+        .iter()
+        .map(|r| {
+            format!(
+                "{} ({}:{}:{})",
+                visible(&r.label),
+                visible(r.path.as_deref().unwrap_or_default()),
+                r.start.line,
+                r.start.column
+            )
+        })
+        .collect();
     let primary = finding.span;
     let line = index.line_of(primary.start as usize);
     let line_range = index.line_range(text, line);
-    let mut notes = Vec::new();
     if line_range.len() > LONG_LINE {
         // A window on one long line around the primary span.
         let start = primary.start as usize;
@@ -197,7 +243,7 @@ fn excerpt(
         let to = ceil_char(text, (end + WINDOW_CONTEXT).min(line_range.end));
         let mut marks = vec![start, ceil_char(text, end)];
         let mut related = Vec::new();
-        for r in &finding.related {
+        for r in here.iter().copied() {
             let (s, e) = (r.span.start as usize, r.span.end as usize);
             if s >= from && e <= to {
                 marks.extend([s, e]);
@@ -209,7 +255,7 @@ fn excerpt(
                 ));
             }
         }
-        let (body, mapped) = sanitize(text, from..to, &marks);
+        let (body, mapped) = sanitize(text, from..to, &marks, masks);
         let prefix = if from > line_range.start { "…" } else { "" };
         let suffix = if to < line_range.end { "…" } else { "" };
         let shift = prefix.len();
@@ -241,7 +287,7 @@ fn excerpt(
     }
     // Whole lines from the first to the last label, so miette can pick its own context.
     let mut spans = vec![primary];
-    spans.extend(finding.related.iter().map(|r| r.span));
+    spans.extend(here.iter().map(|r| r.span));
     let first = spans.iter().map(|s| s.start).min().unwrap_or(0) as usize;
     let last = spans.iter().map(|s| s.end).max().unwrap_or(0) as usize;
     let first_line = index.line_of(first).saturating_sub(1);
@@ -252,19 +298,19 @@ fn excerpt(
         .iter()
         .flat_map(|s| [s.start as usize, s.end as usize])
         .collect();
-    let (body, mapped) = sanitize(text, from..to.max(from), &marks);
+    let (body, mapped) = sanitize(text, from..to.max(from), &marks, masks);
     let mut labels = vec![LabeledSpan::new_primary_with_span(
         None,
         mapped[0]..mapped[1],
     )];
-    for (i, r) in finding.related.iter().enumerate() {
+    for (i, r) in here.iter().enumerate() {
         labels.push(LabeledSpan::new_with_span(
             Some(visible(&r.label).into_owned()),
             mapped[2 + 2 * i]..mapped[3 + 2 * i],
         ));
     }
     let mut heads = vec![(mapped[0], location(finding.start))];
-    for (i, r) in finding.related.iter().enumerate() {
+    for (i, r) in here.iter().enumerate() {
         heads.push((mapped[2 + 2 * i], location(r.start)));
     }
     Some((
@@ -301,12 +347,14 @@ impl HumanRenderer {
         HumanRenderer { handler }
     }
 
-    /// Renders one finding; `source` is the file's text, when it could be read again.
+    /// Renders one finding; `source` is the file's text, when it could be read again, and
+    /// the spans of the secrets found in it, which the frame masks.
     pub fn render(
         &self,
         out: &mut dyn Write,
         finding: &Finding,
         source: Option<(&str, &LineIndex)>,
+        masks: &[Span],
     ) -> std::io::Result<()> {
         let location = format!(
             "{}:{}:{}",
@@ -314,7 +362,7 @@ impl HumanRenderer {
             finding.start.line,
             finding.start.column
         );
-        let parts = source.and_then(|(text, index)| excerpt(finding, text, index));
+        let parts = source.and_then(|(text, index)| excerpt(finding, text, index, masks));
         // The rule id leads the message, as in the concise format: `error[rule-id]: …`.
         let message = format!(
             "{}[{}]: {}",

@@ -88,6 +88,10 @@ fn write_finding(buf: &mut Vec<u8>, shape: &FindingShape, f: &Finding) {
     for r in &f.related {
         w.item();
         w.begin_object();
+        if let Some(path) = &r.path {
+            w.key("path");
+            w.string(path);
+        }
         w.key("message");
         w.string(&r.label);
         write_place(&mut w, r.span, r.start, r.end);
@@ -308,6 +312,7 @@ mod tests {
             },
             related,
             value_hash: 7,
+            secret: false,
         };
         for f in [
             finding(None, Vec::new()),

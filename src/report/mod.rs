@@ -24,6 +24,7 @@ use crate::source::LineIndex;
 fn related_for_tests(label: &str) -> crate::diagnostic::Related {
     use crate::source::Position;
     crate::diagnostic::Related {
+        path: None,
         span: crate::json::Span::new(3, 9),
         start: Position { line: 2, column: 1 },
         end: Position {
@@ -188,6 +189,20 @@ impl Summary {
     }
 }
 
+/// The spans of the secrets found in the file of `findings[0]` (its findings come first:
+/// they are sorted by path).
+fn secrets_of(findings: &[Finding]) -> Vec<crate::json::Span> {
+    let Some(first) = findings.first() else {
+        return Vec::new();
+    };
+    findings
+        .iter()
+        .take_while(|f| f.path == first.path)
+        .filter(|f| f.secret)
+        .map(|f| f.span)
+        .collect()
+}
+
 /// `n word`, with an `s` unless `n` is 1.
 fn plural(n: usize, word: &str) -> String {
     format!("{n} {word}{}", if n == 1 { "" } else { "s" })
@@ -245,20 +260,21 @@ pub fn write(
             let (framed, rest) = findings.split_at(findings.len().min(MAX_GRAPHICAL));
             // The text of the file being reported on, loaded once per file.
             type Loaded = Option<(Arc<str>, LineIndex)>;
-            let mut current: Option<(&str, Loaded)> = None;
-            for f in framed {
+            let mut current: Option<(&str, Loaded, Vec<crate::json::Span>)> = None;
+            for (at, f) in framed.iter().enumerate() {
                 if current.as_ref().map(|c| c.0) != Some(&*f.path) {
                     let loaded = sources.text(&f.path).map(|t| {
                         let index = LineIndex::new(&t);
                         (t, index)
                     });
-                    current = Some((&f.path, loaded));
+                    current = Some((&f.path, loaded, secrets_of(&findings[at..])));
                 }
                 let source = current
                     .as_ref()
                     .and_then(|c| c.1.as_ref())
                     .map(|(t, i)| (&**t, i));
-                renderer.render(out, f, source)?;
+                let masks = current.as_ref().map_or(&[][..], |c| &c.2[..]);
+                renderer.render(out, f, source, masks)?;
                 writeln!(out)?;
             }
             if !rest.is_empty() {

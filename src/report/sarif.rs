@@ -364,6 +364,7 @@ fn write_result(
         location,
         std::str::from_utf8(&text[..len]).unwrap_or_default(),
         rule_index.get(&*f.rule).copied(),
+        input.cwd,
     );
     Ok(())
 }
@@ -395,6 +396,7 @@ fn write_result_json(
     location: &ArtifactLocation,
     fingerprint: &str,
     rule_index: Option<usize>,
+    cwd: &Path,
 ) {
     let shape = match location.uri_base_id {
         Some(_) => &shapes.with_base,
@@ -433,7 +435,13 @@ fn write_result_json(
             w.number(i as u64);
             w.key("message");
             write_text(&mut w, &r.label);
-            write_physical_location(&mut w, location, region_of(r.span, r.start, r.end));
+            let region = region_of(r.span, r.start, r.end);
+            match &r.path {
+                Some(path) => {
+                    write_physical_location(&mut w, &artifact_location(path, cwd), region)
+                }
+                None => write_physical_location(&mut w, location, region),
+            }
             w.end_object();
         }
         w.end_array();
@@ -551,6 +559,26 @@ fn write_invocations(
     w.end_array();
 }
 
+/// Every file with findings, with its language when its name tells it (code scanning shows
+/// it; the results point into this list by location).
+fn artifacts(input: &ReportInput<'_>) -> Value {
+    let mut out = Vec::new();
+    let mut previous: Option<&str> = None;
+    for f in input.findings {
+        if previous == Some(&*f.path) {
+            continue;
+        }
+        previous = Some(&f.path);
+        let mut artifact = json!({ "location": artifact_location(&f.path, input.cwd) });
+        let language = crate::text::language_of(Path::new(&*f.path), "").sarif_name();
+        if let Some(language) = language {
+            artifact["sourceLanguage"] = json!(language);
+        }
+        out.push(artifact);
+    }
+    Value::Array(out)
+}
+
 pub fn write(out: &mut dyn Write, input: &ReportInput<'_>) -> std::io::Result<()> {
     let rules: Vec<Value> = input.rules.iter().map(|r| rule_descriptor(r)).collect();
     // The first rule with each id, as a linear search would find it.
@@ -587,6 +615,7 @@ pub fn write(out: &mut dyn Write, input: &ReportInput<'_>) -> std::io::Result<()
                 }),
             )?;
             run.value("columnKind", "utf16CodeUnits")?;
+            run.value("artifacts", &artifacts(input))?;
             run.field("invocations", |out, level| {
                 let mut buf = Vec::new();
                 write_invocations(&mut buf, level, input, &rule_index);
@@ -783,6 +812,7 @@ mod tests {
             end: Position { line: 1, column: 4 },
             related: Vec::new(),
             value_hash: 0,
+            secret: false,
         };
         let findings = [
             finding(
@@ -871,6 +901,7 @@ mod tests {
             },
             related,
             value_hash: 1,
+            secret: false,
         };
         let cwd = Path::new("/work/repo");
         for f in [
@@ -885,7 +916,7 @@ mod tests {
                 for (level, index) in [(0, None), (4, Some(0)), (4, Some(31))] {
                     let mut direct = Vec::new();
                     let shapes = ResultShapes::new(level);
-                    write_result_json(&mut direct, &shapes, &f, &location, "00ff:2", index);
+                    write_result_json(&mut direct, &shapes, &f, &location, "00ff:2", index, cwd);
                     assert_eq!(
                         String::from_utf8(direct).unwrap(),
                         result_via_serde(level, &f, &location, "00ff:2", index)

@@ -27,6 +27,11 @@ pub struct Case {
     pub count: Option<usize>,
     pub also: Vec<String>,
     pub context: CaseContext,
+    /// Rules on experiment files: the file linted, as its path in the experiment and its text
+    /// (the spec, from `patch` or `document`, is the one that names the experiment).
+    pub file: Option<(String, String)>,
+    /// The experiment's config file, as its name and text.
+    pub config: Option<(String, String)>,
 }
 
 /// Where a case's document comes from.
@@ -118,6 +123,25 @@ fn compile_case(
         (Some(p), None) => CaseSource::Patch(p.get_ref().clone()),
         (None, None) => CaseSource::Reference,
     };
+    let file = match (&c.file, &c.text) {
+        (Some(f), Some(t)) => Some((f.get_ref().clone(), t.get_ref().clone())),
+        (None, Some(t)) => {
+            return Err(err(
+                t.span(),
+                "`text` needs `file`, the file's path in the experiment",
+            ))
+        }
+        (Some(f), None) => Some((f.get_ref().clone(), String::new())),
+        (None, None) => None,
+    };
+    let config = c.config.as_ref().map(|t| {
+        (
+            c.config_file
+                .clone()
+                .unwrap_or_else(|| "config.yaml".into()),
+            t.get_ref().clone(),
+        )
+    });
     for e in &c.edit {
         if e.get_ref().0.is_empty() {
             return Err(err(e.span(), "the text to replace is empty"));
@@ -163,6 +187,8 @@ fn compile_case(
             project_quota: c.project_quota.clone(),
             dirs: c.dirs.clone(),
         },
+        file,
+        config,
     })
 }
 

@@ -19,6 +19,7 @@ pub const COMMON_VARS: [&str; 5] = ["value", "expected", "path", "key", "pointer
 /// The placeholder of the configured `[platform] kind`, for the messages of predicate checks.
 pub const PLATFORM_KIND: &str = "platform.kind";
 
+#[derive(Clone, Copy)]
 struct Compiler<'a> {
     name: &'a str,
     text: &'a Arc<str>,
@@ -27,6 +28,7 @@ struct Compiler<'a> {
     builtin: bool,
     /// Selectors must fit the forge/v2 shape (the rule reads jobspecs).
     jobspec: bool,
+    target: Target,
 }
 
 type Result<T> = std::result::Result<T, Box<FileError>>;
@@ -48,6 +50,24 @@ impl Compiler<'_> {
             .map_or(at, |c| at + c.len_utf8())
             .min(span.end.max(at));
         at..end
+    }
+
+    /// A selector on another file: shaped like a jobspec's when `jobspec`; never shared.
+    fn other_selector(&self, raw: &Spanned<String>, jobspec: bool) -> Result<Selector> {
+        let sel = Selector::parse(raw.get_ref()).map_err(|e| {
+            self.err(
+                self.inner(&raw.span(), e.offset),
+                format!("bad selector: {}", e.message),
+            )
+        })?;
+        if jobspec {
+            let shaped = Compiler {
+                jobspec: true,
+                ..*self
+            };
+            shaped.fits_shape(&sel, &raw.span())?;
+        }
+        Ok(sel)
     }
 
     fn selector(&self, raw: &Spanned<String>) -> Result<Selector> {
@@ -336,10 +356,20 @@ impl Compiler<'_> {
         let combinators =
             c.any.is_some() as usize + c.all.is_some() as usize + c.not.is_some() as usize;
         let mut predicates = self.predicates(c)?;
-        let subject = c.select.is_some() as usize + c.fact.is_some() as usize;
+        self.forbid(
+            "a condition",
+            &[
+                (c.pattern.as_ref().map(|m| m.span()), "pattern"),
+                (c.in_.as_ref().map(|m| m.span()), "in"),
+            ],
+        )?;
+        let subject = c.select.is_some() as usize
+            + c.fact.is_some() as usize
+            + c.spec.is_some() as usize
+            + c.config.is_some() as usize;
         if combinators > 0 {
             if combinators > 1 || subject > 0 || !predicates.is_empty() {
-                return Err(self.err(raw.span(), "a condition is either `any`, `all`, `not`, or a subject (`select`/`fact`) with one predicate"));
+                return Err(self.err(raw.span(), "a condition is either `any`, `all`, `not`, or a subject (`select`, `fact`, `spec`, `config`) with one predicate"));
             }
             if let Some(list) = &c.any {
                 return Ok(Condition::Any(
@@ -362,7 +392,7 @@ impl Compiler<'_> {
         if subject != 1 {
             return Err(self.err(
                 raw.span(),
-                "a condition needs exactly one of `select` or `fact`",
+                "a condition needs exactly one of `select`, `fact`, `spec` or `config`",
             ));
         }
         let Some((_, predicate)) = predicates.pop() else {
@@ -372,7 +402,33 @@ impl Compiler<'_> {
             ));
         };
         if let Some(sel) = &c.select {
+            if self.target == Target::Text {
+                return Err(self.err(
+                    sel.span(),
+                    "a text rule has no document to select from; use `spec` or `config`",
+                ));
+            }
             return Ok(Condition::Select(self.selector(sel)?, predicate));
+        }
+        if let Some(sel) = &c.spec {
+            if self.jobspec {
+                return Err(self.err(
+                    sel.span(),
+                    "`spec` conditions are for rules on experiment files; use `select`",
+                ));
+            }
+            return Ok(Condition::Other(
+                OtherDoc::Spec,
+                self.other_selector(sel, true)?,
+                predicate,
+            ));
+        }
+        if let Some(sel) = &c.config {
+            return Ok(Condition::Other(
+                OtherDoc::Config,
+                self.other_selector(sel, false)?,
+                predicate,
+            ));
         }
         let fact = c.fact.as_ref().expect("subject is a fact");
         let name = fact.get_ref();
@@ -386,13 +442,154 @@ impl Compiler<'_> {
         Ok(Condition::Fact(f, predicate))
     }
 
-    fn check(
+    /// A check of a text rule: a `pattern` or a text function.
+    fn text_check(
         &self,
         raw: &Spanned<RawClause>,
         default_message: Option<&Spanned<String>>,
         default_help: Option<&Spanned<String>>,
     ) -> Result<Check> {
         let c = raw.get_ref();
+        self.forbid(
+            "a text check (it matches a `pattern`)",
+            &[
+                (c.select.as_ref().map(|m| m.span()), "select"),
+                (c.fact.as_ref().map(|m| m.span()), "fact"),
+                (c.spec.as_ref().map(|m| m.span()), "spec"),
+                (c.config.as_ref().map(|m| m.span()), "config"),
+                (c.any.as_ref().map(|_| raw.span()), "any"),
+                (c.all.as_ref().map(|_| raw.span()), "all"),
+                (c.not.as_ref().map(|_| raw.span()), "not"),
+                (c.unique.as_ref().map(|m| m.span()), "unique"),
+                (c.keys.as_ref().map(|m| m.span()), "keys"),
+                (c.report_at.as_ref().map(|m| m.span()), "report-at"),
+            ],
+        )?;
+        if let Some((span, _)) = self.predicates(c)?.first() {
+            return Err(self.err(
+                span.clone(),
+                "a text check matches a `pattern`; predicates go in `when` conditions",
+            ));
+        }
+        let mut known: Vec<&str> = vec!["match", "value", "path"];
+        let assertion = match (&c.pattern, &c.function) {
+            (Some(p), None) => {
+                let scope = match &c.in_ {
+                    None => Scope::Any,
+                    Some(s) => Scope::parse(s.get_ref()).ok_or_else(|| {
+                        self.unknown(s.span(), "scope", s.get_ref(), Scope::NAMES.iter().copied())
+                    })?,
+                };
+                // Compiled now even for a built-in rule: `find_iter` needs the regex itself.
+                let pattern = Pattern::new(self.regex(p)?);
+                Assertion::Text { pattern, scope }
+            }
+            (None, Some(name)) => {
+                if let Some(s) = &c.in_ {
+                    return Err(self.err(s.span(), "`in` goes with `pattern`"));
+                }
+                let f = self.function(name, c.options.as_ref())?;
+                if !f.reads_text() {
+                    return Err(self.err(
+                        name.span(),
+                        format!("function `{}` reads jobspecs, not text", name.get_ref()),
+                    ));
+                }
+                known.extend_from_slice(f.vars());
+                Assertion::Function(f)
+            }
+            (Some(p), Some(_)) => {
+                return Err(self.err(
+                    p.span(),
+                    "a text check has `pattern` or `function`, not both",
+                ))
+            }
+            (None, None) => {
+                return Err(self.err(
+                    raw.span(),
+                    "a text check needs `pattern` (a regex) or `function`",
+                ))
+            }
+        };
+        let message_raw = c.message.as_ref().or(default_message).ok_or_else(|| {
+            self.err(
+                raw.span(),
+                "a check needs a `message` (here or at the top of the rule file)",
+            )
+        })?;
+        let message = self.template(message_raw, &known)?;
+        let help = match c.help.as_ref().or(default_help) {
+            Some(h) => Some(self.template(h, &known)?),
+            None => None,
+        };
+        let when = match &c.when {
+            Some(list) => list
+                .iter()
+                .map(|x| self.condition(x))
+                .collect::<Result<Vec<_>>>()?,
+            None => Vec::new(),
+        };
+        Ok(Check {
+            select: Selector::parse("$").expect("root selector"),
+            when,
+            needs: super::plan::assertion_needs(&assertion),
+            assertion,
+            message,
+            help,
+            report_at: ReportAt::Value,
+            related_label: c
+                .related_label
+                .clone()
+                .unwrap_or_else(|| "first here".to_string()),
+        })
+    }
+
+    fn function(
+        &self,
+        name: &Spanned<String>,
+        options: Option<&Spanned<toml::Table>>,
+    ) -> Result<Function> {
+        Function::compile(name.get_ref(), options.map(|o| o.get_ref())).map_err(
+            |(on_options, message)| {
+                let span = if on_options {
+                    options.map(|o| o.span()).unwrap_or(name.span())
+                } else {
+                    name.span()
+                };
+                let mut e = FileError::new(self.name, self.text, Some(span), message);
+                if !on_options {
+                    e.help = Some(
+                        match crate::error::suggest(name.get_ref(), Function::NAMES.iter().copied())
+                        {
+                            Some(s) => format!("did you mean `{s}`?"),
+                            None => format!("built-in functions: {}", Function::NAMES.join(", ")),
+                        },
+                    );
+                }
+                Box::new(e)
+            },
+        )
+    }
+
+    fn check(
+        &self,
+        raw: &Spanned<RawClause>,
+        default_message: Option<&Spanned<String>>,
+        default_help: Option<&Spanned<String>>,
+    ) -> Result<Check> {
+        if self.target == Target::Text {
+            return self.text_check(raw, default_message, default_help);
+        }
+        let c = raw.get_ref();
+        self.forbid(
+            "a check of a jobspec or config rule (`pattern` is for `target = \"text\"`)",
+            &[
+                (c.pattern.as_ref().map(|m| m.span()), "pattern"),
+                (c.in_.as_ref().map(|m| m.span()), "in"),
+                (c.spec.as_ref().map(|m| m.span()), "spec"),
+                (c.config.as_ref().map(|m| m.span()), "config"),
+            ],
+        )?;
         self.forbid(
             "a check (use `select`; facts go in `when`)",
             &[
@@ -434,31 +631,16 @@ impl Compiler<'_> {
             Assertion::Keys(k.get_ref().clone())
         } else {
             let name = c.function.as_ref().expect("a function");
-            let options = c.options.as_ref();
-            let f = Function::compile(name.get_ref(), options.map(|o| o.get_ref())).map_err(
-                |(on_options, message)| {
-                    let span = if on_options {
-                        options.map(|o| o.span()).unwrap_or(name.span())
-                    } else {
-                        name.span()
-                    };
-                    let mut e = FileError::new(self.name, self.text, Some(span), message);
-                    if !on_options {
-                        e.help = Some(
-                            match crate::error::suggest(
-                                name.get_ref(),
-                                Function::NAMES.iter().copied(),
-                            ) {
-                                Some(s) => format!("did you mean `{s}`?"),
-                                None => {
-                                    format!("built-in functions: {}", Function::NAMES.join(", "))
-                                }
-                            },
-                        );
-                    }
-                    Box::new(e)
-                },
-            )?;
+            let f = self.function(name, c.options.as_ref())?;
+            if f.reads_text() {
+                return Err(self.err(
+                    name.span(),
+                    format!(
+                        "function `{}` reads text: it needs `target = \"text\"`",
+                        name.get_ref()
+                    ),
+                ));
+            }
             function_vars = f.vars();
             Assertion::Function(f)
         };
@@ -621,6 +803,7 @@ pub(super) fn compile(
         text: &text,
         builtin,
         jobspec: false,
+        target: Target::Jobspec,
     };
     let id = raw.id.get_ref();
     let id_ok = !id.is_empty()
@@ -644,18 +827,39 @@ pub(super) fn compile(
     })?;
     let target = match &raw.target {
         None => Target::Jobspec,
-        Some(t) if t.get_ref() == "jobspec" => Target::Jobspec,
-        Some(t) => return Err(c.unknown(t.span(), "target", t.get_ref(), ["jobspec"].into_iter())),
+        Some(t) => Target::parse(t.get_ref()).ok_or_else(|| {
+            c.unknown(
+                t.span(),
+                "target",
+                t.get_ref(),
+                Target::NAMES.iter().copied(),
+            )
+        })?,
     };
     c.jobspec = target == Target::Jobspec;
-    let reported_by_parser = match &raw.reported_by {
-        None => false,
-        Some(r) if r.get_ref() == "parser" && builtin => true,
-        Some(r) => return Err(c.err(r.span(), "`reported-by` is reserved for built-in rules")),
+    c.target = target;
+    let reported_by = match &raw.reported_by {
+        None => ReportedBy::Checks,
+        Some(r) if !builtin => {
+            return Err(c.err(r.span(), "`reported-by` is reserved for built-in rules"))
+        }
+        Some(r) => match r.get_ref().as_str() {
+            "parser" => ReportedBy::Parser,
+            "walker" => ReportedBy::Walker,
+            "suppressions" => ReportedBy::Suppressions,
+            other => return Err(c.err(r.span(), format!("unknown `reported-by` {other}"))),
+        },
     };
-    if raw.check.is_empty() && !reported_by_parser {
+    if raw.check.is_empty() && reported_by == ReportedBy::Checks {
         return Err(c.err(raw.id.span(), "a rule needs at least one [[check]]"));
     }
+    let mask = match &raw.mask {
+        Some(m) if target != Target::Text => {
+            return Err(c.err(m.span(), "`mask` goes with `target = \"text\"`"))
+        }
+        Some(m) => *m.get_ref(),
+        None => false,
+    };
     let checks = raw
         .check
         .iter()
@@ -667,6 +871,23 @@ pub(super) fn compile(
     };
     let needs = super::plan::rule_needs(&checks);
     let cases = compile_cases(name, &text, 0, &raw.valid, &raw.invalid)?;
+    for case in &cases {
+        match (target.is_experiment(), &case.file) {
+            (true, None) => {
+                return Err(c.err(
+                    case.span.clone(),
+                    "a case of a rule on experiment files needs `file` (its path in the experiment) and `text`",
+                ))
+            }
+            (false, Some(_)) => {
+                return Err(c.err(
+                    case.span.clone(),
+                    "`file` and `text` are for rules on experiment files; a jobspec case takes `patch` or `document`",
+                ))
+            }
+            _ => {}
+        }
+    }
     let globs = |patterns: &[Spanned<String>]| -> Result<Option<globset::GlobSet>> {
         if patterns.is_empty() {
             return Ok(None);
@@ -699,6 +920,8 @@ pub(super) fn compile(
         explanation: raw.explanation.unwrap_or_default().trim().to_string(),
         help,
         target,
+        mask,
+        reported_by,
         // Selectors are numbered (and `keys` checks with them) when the rule joins a set.
         plan: super::plan::plan_of(&checks, &mut 0),
         checks,

@@ -12,14 +12,39 @@ use super::predicate::{
     Outcome, Val,
 };
 pub use super::predicate::{Lit, MAX_VALUE_CHARS};
-use super::{Assertion, Check, Condition, Fact, Operand, Predicate, ReportAt, Setting};
+use super::{Assertion, Check, Condition, Fact, Operand, OtherDoc, Predicate, ReportAt, Setting};
 
 /// The directories of the project, for rules about `spec.source.exp`.
 pub trait ProjectFs: Sync {
     fn dir_exists(&self, relative: &str) -> bool;
 }
 
+/// The other files a check may read: the spec that names an experiment, and the experiment's
+/// config file.
+#[derive(Default, Clone, Copy)]
+pub struct Others<'a> {
+    pub spec: Option<&'a Document<'a>>,
+    pub config: Option<ConfigDoc<'a>>,
+}
+
+impl Others<'_> {
+    pub const NONE: Others<'static> = Others {
+        spec: None,
+        config: None,
+    };
+}
+
+/// An experiment's config file, parsed (its first document, for YAML).
+#[derive(Clone, Copy)]
+pub struct ConfigDoc<'a> {
+    pub doc: &'a Document<'a>,
+    pub text: &'a str,
+    /// The file as reported.
+    pub path: &'a std::sync::Arc<str>,
+}
+
 /// Everything a check may read while linting one document.
+#[derive(Clone, Copy)]
 pub struct Context<'a> {
     pub doc: &'a Document<'a>,
     pub platform: &'a Platform,
@@ -30,6 +55,7 @@ pub struct Context<'a> {
     pub resolved: &'a Resolutions,
     /// The values of the wrong type, which no other check reports on.
     pub faults: &'a Faults,
+    pub others: &'a Others<'a>,
 }
 
 pub use super::faults::Faults;
@@ -181,6 +207,19 @@ pub fn holds(c: &Condition, ctx: &Context<'_>) -> bool {
                 test(p, value.val(), operand.as_ref()) == Outcome::Pass
             }
         },
+        Condition::Other(which, sel, p) => {
+            let doc = match which {
+                OtherDoc::Spec => ctx.others.spec,
+                OtherDoc::Config => ctx.others.config.map(|c| c.doc),
+            };
+            match doc {
+                None => matches!(p, Predicate::Absent | Predicate::Empty),
+                Some(doc) => {
+                    let on_other = Context { doc, ..*ctx };
+                    holds_for(p, sel.resolve(doc).view(), &on_other)
+                }
+            }
+        }
         Condition::Any(list) => list.iter().any(|c| holds(c, ctx)),
         Condition::All(list) => list.iter().all(|c| holds(c, ctx)),
         Condition::Not(inner) => !holds(inner, ctx),
@@ -235,6 +274,7 @@ pub fn emit(
         message,
         help,
         related,
+        elsewhere: Vec::new(),
     }
 }
 
@@ -454,6 +494,8 @@ fn assert(check: &Check, ctx: &Context<'_>, res: Resolved<'_>, out: &mut Hits) {
             }
         }
         Assertion::Function(f) => f.run(check, ctx, res, out),
+        // Text checks read a file's text, not a document (`crate::experiment`).
+        Assertion::Text { .. } => {}
     }
 }
 
@@ -706,6 +748,7 @@ mod tests {
                 project: &project,
                 resolved: &resolved,
                 faults: &super::Faults::default(),
+                others: &super::Others::NONE,
             };
             let mut quiet = 0;
             let rule = &set.rules[0];

@@ -23,6 +23,11 @@ pub enum Function {
     PathEscapesRoot,
     /// A relative path that names no directory under the project root.
     DirectoryMissing,
+    /// Text: a string literal that is a host path under a data mount (`[experiments]
+    /// host-path-roots`).
+    HostPath,
+    /// The selected keys (dotted paths) must name keys of the experiment's config file.
+    ConfigKey,
 }
 
 type CompileError = (bool, String);
@@ -50,14 +55,21 @@ fn check_keys(name: &str, options: &toml::Table, known: &[&str]) -> Result<(), C
 }
 
 impl Function {
-    pub const NAMES: [&'static str; 6] = [
+    pub const NAMES: [&'static str; 8] = [
         "duplicate-keys",
         "gpu-quota",
         "image-registry",
         "leaf-collision",
         "path-escapes-root",
         "directory-missing",
+        "host-path",
+        "config-key",
     ];
+
+    /// Reads a text file's string literals (a `target = "text"` rule), not a document.
+    pub fn reads_text(&self) -> bool {
+        matches!(self, Function::HostPath)
+    }
 
     /// Compiles `function = name` with its options; errors say whether the options are at fault.
     pub fn compile(name: &str, options: Option<&toml::Table>) -> Result<Function, CompileError> {
@@ -79,6 +91,14 @@ impl Function {
             "directory-missing" => {
                 no_options(name, options)?;
                 Function::DirectoryMissing
+            }
+            "host-path" => {
+                no_options(name, options)?;
+                Function::HostPath
+            }
+            "config-key" => {
+                no_options(name, options)?;
+                Function::ConfigKey
             }
             "image-registry" => {
                 check_keys(name, opts, &["allowed"])?;
@@ -124,6 +144,8 @@ impl Function {
             Function::LeafCollision { .. } => &["leaf", "other"],
             Function::PathEscapesRoot => &["reason"],
             Function::DirectoryMissing => &[],
+            Function::HostPath => &["root"],
+            Function::ConfigKey => &["config", "did-you-mean"],
         }
     }
 
@@ -155,6 +177,9 @@ impl Function {
             Function::PathEscapesRoot | Function::DirectoryMissing => {
                 self.project_path(check, ctx, res, out)
             }
+            Function::ConfigKey => super::config_key::config_key(check, ctx, res, out),
+            // Run over a text file's string literals by `crate::experiment`.
+            Function::HostPath => {}
         }
     }
 

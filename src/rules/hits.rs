@@ -10,6 +10,8 @@ pub struct Hit {
     pub message: String,
     pub help: Option<String>,
     pub related: Vec<(Span, String)>,
+    /// Related places in another file, located already.
+    pub elsewhere: Vec<crate::diagnostic::Related>,
 }
 
 /// One rule's hits in a file: one per span and pointer (two checks of a rule can agree on a
@@ -94,6 +96,7 @@ mod tests {
 
     fn hit(start: u32, pointer: &str, message: &str) -> Hit {
         Hit {
+            elsewhere: Vec::new(),
             span: Span::new(start as usize, start as usize + 1),
             pointer: pointer.into(),
             message: message.into(),

@@ -6,9 +6,10 @@
 
 mod cases;
 mod compile;
+mod config_key;
 pub mod eval;
 pub mod faults;
-mod functions;
+pub mod functions;
 mod hits;
 mod pattern;
 pub mod plan;
@@ -60,11 +61,71 @@ impl std::fmt::Display for Severity {
     }
 }
 
-/// What kind of file a rule reads. Only jobspecs today; a field so text rules over other files of
-/// an experiment directory can be added without changing rule files.
+/// What kind of file a rule reads: jobspecs, or the files of an experiment directory as text
+/// or as parsed config (YAML, TOML, JSON).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Target {
     Jobspec,
+    Text,
+    Yaml,
+    Toml,
+    Json,
+}
+
+impl Target {
+    pub const NAMES: [&'static str; 5] = ["jobspec", "text", "yaml", "toml", "json"];
+    pub fn parse(s: &str) -> Option<Target> {
+        Some(match s {
+            "jobspec" => Target::Jobspec,
+            "text" => Target::Text,
+            "yaml" => Target::Yaml,
+            "toml" => Target::Toml,
+            "json" => Target::Json,
+            _ => return None,
+        })
+    }
+    pub fn as_str(self) -> &'static str {
+        Self::NAMES[self as usize]
+    }
+    /// Reads the files of experiment directories, not jobspecs.
+    pub fn is_experiment(self) -> bool {
+        self != Target::Jobspec
+    }
+}
+
+/// Which regions of a text file a `pattern` may match in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    String,
+    Comment,
+    Code,
+    Any,
+}
+
+impl Scope {
+    pub const NAMES: [&'static str; 4] = ["string", "comment", "code", "any"];
+    pub fn parse(s: &str) -> Option<Scope> {
+        Some(match s {
+            "string" => Scope::String,
+            "comment" => Scope::Comment,
+            "code" => Scope::Code,
+            "any" => Scope::Any,
+            _ => return None,
+        })
+    }
+}
+
+/// How a rule's findings come about when it has no checks of its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReportedBy {
+    /// By its checks.
+    Checks,
+    /// By the JSON loader (`invalid-json`).
+    Parser,
+    /// By the experiment walk: a file too large or a weights file (`exp-large-file`).
+    Walker,
+    /// By the inline suppressions of a text file (`unused-suppression`).
+    Suppressions,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -185,9 +246,20 @@ pub enum Predicate {
 pub enum Condition {
     Select(Selector, Predicate),
     Fact(Fact, Predicate),
+    /// A condition on another file: the spec that names the experiment, or its config.
+    Other(OtherDoc, Selector, Predicate),
     Any(Vec<Condition>),
     All(Vec<Condition>),
     Not(Box<Condition>),
+}
+
+/// The other file a cross-file condition reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OtherDoc {
+    /// The jobspec whose `spec.source.exp` names the experiment (rules on experiment files).
+    Spec,
+    /// The experiment's config file (`[experiments] config`).
+    Config,
 }
 
 #[derive(Debug, Clone)]
@@ -198,6 +270,12 @@ pub enum Assertion {
     /// The selected objects have no keys but these.
     Keys(Vec<String>),
     Function(functions::Function),
+    /// A text rule's regex, matched in the regions of `scope`; the named group `at`, when the
+    /// pattern has one, is the span reported.
+    Text {
+        pattern: Pattern,
+        scope: Scope,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -254,6 +332,8 @@ impl Condition {
             Condition::Fact(_, p) => predicate_selector(p)
                 .into_iter()
                 .for_each(|s| f(s, Uses::Found)),
+            // Resolved on the other file, never in this document's table.
+            Condition::Other(..) => {}
             Condition::Any(list) | Condition::All(list) => {
                 list.iter().for_each(|c| c.visit_selectors(f))
             }
@@ -268,6 +348,7 @@ impl Condition {
                 predicate_selector_mut(p).into_iter().for_each(f);
             }
             Condition::Fact(_, p) => predicate_selector_mut(p).into_iter().for_each(f),
+            Condition::Other(..) => {}
             Condition::Any(list) | Condition::All(list) => {
                 list.iter_mut().for_each(|c| c.visit_selectors_mut(f))
             }
@@ -327,6 +408,9 @@ pub struct Rule {
     pub explanation: String,
     pub help: Option<Template>,
     pub target: Target,
+    /// The text a finding of this rule matched is a secret: masked in every output.
+    pub mask: bool,
+    pub reported_by: ReportedBy,
     pub checks: Vec<Check>,
     /// Context without which none of the checks can run (shown by `forgelint rules`).
     pub needs: Needs,

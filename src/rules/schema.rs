@@ -12,8 +12,11 @@ pub struct RawRule {
     pub id: Spanned<String>,
     pub severity: Spanned<String>,
     pub summary: String,
-    /// What the rule reads: `jobspec` (the default) is the only kind today.
+    /// What the rule reads: `jobspec` (the default), or the files of an experiment directory:
+    /// `text`, `yaml`, `toml`, `json`.
     pub target: Option<Spanned<String>>,
+    /// The matched text is a secret: every output masks it.
+    pub mask: Option<Spanned<bool>>,
     /// Default message template for the checks.
     pub message: Option<Spanned<String>>,
     pub help: Option<Spanned<String>>,
@@ -22,7 +25,8 @@ pub struct RawRule {
     /// `"parser"` for the one rule the JSON loader reports itself (`invalid-json`); such a rule
     /// has no checks.
     pub reported_by: Option<Spanned<String>>,
-    /// Globs (relative to the config's folder): the rule runs only on matching files.
+    /// Globs (relative to the config's folder; for experiment targets, to the experiment
+    /// directory): the rule runs only on matching files.
     pub files: Option<Vec<Spanned<String>>>,
     /// Globs: the rule never runs on matching files.
     #[serde(default)]
@@ -43,6 +47,15 @@ pub struct RawClause {
     // Subject.
     pub select: Option<Spanned<String>>,
     pub fact: Option<Spanned<String>>,
+    /// A selector on the jobspec that names the experiment (conditions of experiment rules).
+    pub spec: Option<Spanned<String>>,
+    /// A selector on the experiment's config file (conditions).
+    pub config: Option<Spanned<String>>,
+    /// A text rule's regex.
+    pub pattern: Option<Spanned<String>>,
+    /// Where a text pattern may match: `string`, `comment`, `code` or `any` (the default).
+    #[serde(rename = "in")]
+    pub in_: Option<Spanned<String>>,
     // Check-only.
     pub when: Option<Vec<Spanned<RawClause>>>,
     pub message: Option<Spanned<String>>,
@@ -90,6 +103,13 @@ pub struct RawCase {
     pub patch: Option<Spanned<String>>,
     /// The whole file instead of a patch.
     pub document: Option<Spanned<String>>,
+    /// Experiment targets: the file's text, and its path in the experiment directory.
+    pub text: Option<Spanned<String>>,
+    pub file: Option<Spanned<String>>,
+    /// The experiment's config file (`config.yaml` unless `config-file` names another), for
+    /// rules that read it.
+    pub config: Option<Spanned<String>>,
+    pub config_file: Option<String>,
     /// Text replacements `[old, new]` applied, in order, to the document after the patch: for
     /// what a patch cannot express (duplicate keys, comments, line endings).
     #[serde(default)]

@@ -3,7 +3,12 @@
 use super::*;
 
 /// The built-in rules of the product contract, with their default severity.
-const BUILTIN_RULES: [(&str, &str); 32] = [
+const BUILTIN_RULES: [(&str, &str); 37] = [
+    ("exp-host-path", "error"),
+    ("exp-secret", "error"),
+    ("hyperparam-unknown", "warning"),
+    ("exp-large-file", "warning"),
+    ("unused-suppression", "warning"),
     ("invalid-json", "error"),
     ("duplicate-key", "error"),
     ("wrong-type", "error"),
@@ -60,7 +65,7 @@ fn rules_lists_every_builtin_rule_with_its_severity() {
         .map(|(id, sev)| (id.to_string(), sev.to_string()))
         .collect();
     expected.sort();
-    assert_eq!(listed, expected, "sorted by id, 32 rules");
+    assert_eq!(listed, expected, "sorted by id, 37 rules");
 
     // What each context-dependent rule needs.
     for (id, needs) in [

@@ -149,6 +149,26 @@ else
     fail "try-repo --files: the clean jobspec.json has a finding" "$WORK/try-broken.log"
 fi
 
+# --- 2b. a staged experiment file -----------------------------------------------------------------
+echo 'CORPUS = "/mnt/shared/handbook"' >experiments/my-grpo/data.py
+git add experiments/my-grpo/data.py
+echo "== pre-commit try-repo --files on an experiment file with a hard-coded mount"
+"$PRE_COMMIT" try-repo --color never "$HOOK_REPO" forgelint --ref "$HOOK_REV" \
+    --files experiments/my-grpo/data.py jobspec.json >"$WORK/try-experiment.log" 2>&1
+rc=$?
+if [ "$rc" -eq 1 ] && has "$WORK/try-experiment.log" 'exp-host-path' &&
+    has "$WORK/try-experiment.log" 'experiments/my-grpo/data\.py:1:10'; then
+    pass "try-repo --files: reports exp-host-path at experiments/my-grpo/data.py:1:10"
+else
+    fail "try-repo --files: no exp-host-path finding for experiments/my-grpo/data.py (exit $rc)" "$WORK/try-experiment.log"
+fi
+if [ "$(grep -c 'exp-host-path' "$WORK/try-experiment.log")" -eq 1 ]; then
+    pass "try-repo --files: the file named and the experiment the spec names give one finding"
+else
+    fail "try-repo --files: exp-host-path reported more than once" "$WORK/try-experiment.log"
+fi
+git rm -q --cached experiments/my-grpo/data.py && rm experiments/my-grpo/data.py
+
 # --- 3. the installed hook guards `git commit` ----------------------------------------------------
 cat >.pre-commit-config.yaml <<EOF
 repos:

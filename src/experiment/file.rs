@@ -1,0 +1,169 @@
+//! One file of an experiment: skipped when binary, reported (not read) when it is a weights
+//! file or over the size limit, else linted by the text rules and, for a config file, by the
+//! config rules of its format.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use super::{Linter, BINARY_PROBE};
+use crate::diagnostic::Finding;
+use crate::engine::{self, Active, FileName, KeptHits, VirtualProject};
+use crate::formats::ConfigFormat;
+use crate::rules::eval::Others;
+use crate::rules::{ReportedBy, Target};
+use crate::text::{self, Language};
+
+/// File extensions of model weights and checkpoints: packed into the job package on every
+/// submit, whatever their size.
+pub const WEIGHTS: [&str; 6] = ["safetensors", "ckpt", "pt", "pth", "bin", "gguf"];
+
+pub const WEIGHTS_MESSAGE: &str =
+    "a weights file: it is packed into the job package on every submit";
+
+pub fn is_weights_file(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| WEIGHTS.iter().any(|w| e.eq_ignore_ascii_case(w)))
+}
+
+/// Experiment files not linted, by why.
+#[derive(Debug, Default)]
+pub struct FileCounts {
+    /// Binary (a NUL in the first 8 KB) or not UTF-8.
+    pub binary: AtomicUsize,
+    /// Weights files and files over the size limit: reported, never read.
+    pub large: AtomicUsize,
+    /// Experiment files looked at (those three kinds included).
+    pub files: AtomicUsize,
+}
+
+impl Linter<'_> {
+    /// Lints the file at `path`, which is `rel` in its experiment directory.
+    pub(super) fn lint_file(
+        &self,
+        path: &Path,
+        rel: &Path,
+        problem: Option<String>,
+        others: &Others<'_>,
+    ) -> Vec<Finding> {
+        self.counts.files.fetch_add(1, Ordering::Relaxed);
+        let rules = (self.rules_for)(path, rel);
+        if rules.is_empty() || problem.is_some() {
+            return Vec::new();
+        }
+        let make = || (self.display)(path);
+        let name = FileName::lazy(&make);
+        let limit = self.platform.experiments.max_file_size;
+        let too_large = |message: String| {
+            self.counts.large.fetch_add(1, Ordering::Relaxed);
+            rules
+                .iter()
+                .find(|a| a.rule.reported_by == ReportedBy::Walker)
+                .map(|r| vec![engine::file_finding(name.get(), *r, message)])
+                .unwrap_or_default()
+        };
+        if is_weights_file(path) {
+            return too_large(WEIGHTS_MESSAGE.into());
+        }
+        let size = std::fs::metadata(path).map_or(0, |m| m.len());
+        if size > limit {
+            return too_large(format!(
+                "{} bytes, over the experiment file limit of {limit} bytes: it is packed into the job package on every submit",
+                size
+            ));
+        }
+        engine::with_file_bytes(path, |read| {
+            let Ok(bytes) = read else {
+                return Vec::new();
+            };
+            let probe = &bytes[..bytes.len().min(BINARY_PROBE)];
+            let text = match std::str::from_utf8(bytes) {
+                Ok(text) if memchr::memchr(0, probe).is_none() => text,
+                _ => {
+                    self.counts.binary.fetch_add(1, Ordering::Relaxed);
+                    return Vec::new();
+                }
+            };
+            self.lint_text(text, path, &name, &rules, others)
+        })
+    }
+
+    /// Lints a text file: its text rules, its config rules, then its suppressions.
+    pub(super) fn lint_text(
+        &self,
+        text: &str,
+        path: &Path,
+        name: &FileName<'_>,
+        rules: &[Active<'_>],
+        others: &Others<'_>,
+    ) -> Vec<Finding> {
+        let language = text::language_of(path, text);
+        let regions = text::scan(language, text);
+        let mut kept = KeptHits::default();
+        super::text::run(text, &regions, rules, self.platform, others, &mut kept);
+        let mut findings = engine::locate(text, name, kept);
+        if let Some(format) = ConfigFormat::of_path(path) {
+            findings.extend(self.lint_config(text, format, name, rules, others));
+        }
+        if has_comments(language) {
+            super::suppress::apply(text, &regions, rules, name, &mut findings);
+        }
+        findings
+    }
+
+    /// The config rules of `format` on each document of the file.
+    fn lint_config(
+        &self,
+        text: &str,
+        format: ConfigFormat,
+        name: &FileName<'_>,
+        rules: &[Active<'_>],
+        others: &Others<'_>,
+    ) -> Vec<Finding> {
+        let target = match format {
+            ConfigFormat::Yaml => Target::Yaml,
+            ConfigFormat::Toml => Target::Toml,
+            ConfigFormat::Json => Target::Json,
+        };
+        let config_rules: Vec<Active<'_>> = rules
+            .iter()
+            .filter(|a| a.rule.target == target)
+            .copied()
+            .collect();
+        if config_rules.is_empty() {
+            return Vec::new();
+        }
+        let Ok(docs) = crate::formats::parse_config(format, text) else {
+            return Vec::new();
+        };
+        let project = VirtualProject { dirs: Vec::new() };
+        let mut findings = Vec::new();
+        for doc in &docs {
+            findings.extend(engine::with_resolutions(
+                &self.config_table,
+                doc,
+                |resolved| {
+                    engine::lint_document(
+                        text,
+                        doc,
+                        name,
+                        &config_rules,
+                        self.platform,
+                        &project,
+                        resolved,
+                        others,
+                    )
+                },
+            ));
+        }
+        findings
+    }
+}
+
+/// Languages whose `#` comments can carry a suppression.
+fn has_comments(language: Language) -> bool {
+    matches!(
+        language,
+        Language::Python | Language::Shell | Language::Yaml | Language::Toml
+    )
+}

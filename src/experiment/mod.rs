@@ -1,0 +1,201 @@
+//! Experiment directories: every file of an experiment linted with the experiment rules —
+//! text rules over its code, config rules over its YAML, TOML and JSON — beside the spec that
+//! names it. [`walk`] lists a directory's files; [`file`] lints one; [`text`] runs the text
+//! rules; [`suppress`] applies the inline `# forgelint: ignore[…]` comments.
+
+mod file;
+mod suppress;
+mod text;
+mod walk;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::diagnostic::Finding;
+use crate::engine::{Active, LoadedConfig};
+use crate::formats::ConfigFormat;
+use crate::json::Document;
+use crate::platform::Platform;
+use crate::rules::eval::{ConfigDoc, Others};
+use crate::rules::{Condition, OtherDoc, Rule};
+use crate::select::SelectorTable;
+
+pub use file::{is_weights_file, FileCounts};
+
+/// The rule ids of the findings the experiment walk and the suppressions make themselves.
+pub const EXP_LARGE_FILE: &str = "exp-large-file";
+pub const UNUSED_SUPPRESSION: &str = "unused-suppression";
+
+/// Bytes read to tell a binary file (a NUL among them) from a text file, as git does.
+pub const BINARY_PROBE: usize = 8 * 1024;
+
+/// What linting the files of experiments shares over a run.
+pub struct Linter<'a> {
+    pub platform: &'a Platform,
+    /// The shared selectors of the config rules (`yaml`, `toml`, `json`).
+    pub config_table: SelectorTable,
+    /// The experiment rules that apply to a file: `(path, path in its experiment)`.
+    pub rules_for: &'a (dyn Fn(&Path, &Path) -> Vec<Active<'a>> + Sync),
+    /// How a file is shown in findings.
+    pub display: &'a (dyn Fn(&Path) -> Arc<str> + Sync),
+    pub no_ignore: bool,
+    /// Some experiment rule reads the experiment's config (a `config` condition).
+    pub reads_config: bool,
+    pub counts: FileCounts,
+}
+
+impl<'a> Linter<'a> {
+    pub fn new(
+        platform: &'a Platform,
+        rules: &[Active<'a>],
+        rules_for: &'a (dyn Fn(&Path, &Path) -> Vec<Active<'a>> + Sync),
+        display: &'a (dyn Fn(&Path) -> Arc<str> + Sync),
+        no_ignore: bool,
+    ) -> Linter<'a> {
+        Linter {
+            platform,
+            config_table: crate::rules::selector_table(
+                rules
+                    .iter()
+                    .map(|a| a.rule)
+                    .filter(|r| r.target.is_experiment()),
+            ),
+            rules_for,
+            display,
+            no_ignore,
+            reads_config: rules
+                .iter()
+                .any(|a| a.rule.target.is_experiment() && reads(a.rule, OtherDoc::Config)),
+            counts: FileCounts::default(),
+        }
+    }
+
+    /// Lints every file of the experiment directory `dir` (not the specs in it: `spec_file`
+    /// is handed those), with the spec that names it and its config when known.
+    pub fn lint_dir(
+        &self,
+        dir: &Path,
+        spec: Option<&Document<'_>>,
+        config: Option<ConfigDoc<'_>>,
+        spec_file: &mut dyn FnMut(&Path) -> bool,
+    ) -> Vec<Finding> {
+        let loaded = config.is_none().then(|| self.own_config(dir)).flatten();
+        let parsed = loaded
+            .as_ref()
+            .and_then(|c| c.parse().map(|docs| (c, docs)));
+        let config = config.or_else(|| parsed.as_ref().and_then(|(c, docs)| c.first(docs)));
+        let others = Others { spec, config };
+        let mut findings = Vec::new();
+        walk::each_file(dir, self.no_ignore, &mut |path, problem| {
+            if spec_file(path) {
+                return;
+            }
+            let rel = path.strip_prefix(dir).unwrap_or(path);
+            findings.extend(self.lint_file(path, rel, problem, &others));
+        });
+        findings
+    }
+
+    /// The config of the experiment `dir`, when an experiment rule reads it.
+    fn own_config(&self, dir: &Path) -> Option<LoadedConfig> {
+        if !self.reads_config {
+            return None;
+        }
+        load_config(dir, &self.platform.experiments.config, self.display)
+    }
+
+    /// Lints one file named on the command line, of the experiment directory `root`.
+    pub fn lint_named_file(&self, path: &Path, root: &Path) -> Vec<Finding> {
+        let loaded = self.own_config(root);
+        let parsed = loaded
+            .as_ref()
+            .and_then(|c| c.parse().map(|docs| (c, docs)));
+        let config = parsed.as_ref().and_then(|(c, docs)| c.first(docs));
+        let others = Others { spec: None, config };
+        let rel = path.strip_prefix(root).unwrap_or(path);
+        self.lint_file(path, rel, None, &others)
+    }
+}
+
+/// Lints `text` as the file `path` of an experiment, without reading the disk: for the cases
+/// of rule files (`forgelint test-rules`, `explain`).
+pub fn lint_in_memory(
+    path: &Path,
+    text: &str,
+    rules: &[Active<'_>],
+    platform: &Platform,
+    others: &Others<'_>,
+) -> Vec<Finding> {
+    let rules: Vec<Active<'_>> = rules
+        .iter()
+        .filter(|a| a.rule.target.is_experiment() && a.rule.applies_to(path))
+        .copied()
+        .collect();
+    let rules_for = |_: &Path, _: &Path| Vec::new();
+    let display = |p: &Path| -> Arc<str> { Arc::from(p.to_string_lossy().as_ref()) };
+    let linter = Linter::new(platform, &rules, &rules_for, &display, true);
+    let name = crate::engine::FileName::ready(display(path));
+    if file::is_weights_file(path) {
+        return rules
+            .iter()
+            .find(|a| a.rule.reported_by == crate::rules::ReportedBy::Walker)
+            .map(|r| {
+                vec![crate::engine::file_finding(
+                    name.get(),
+                    *r,
+                    file::WEIGHTS_MESSAGE.into(),
+                )]
+            })
+            .unwrap_or_default();
+    }
+    linter.lint_text(text, path, &name, &rules, others)
+}
+
+/// Does a check of `rule` read the `which` document in a condition?
+pub fn reads(rule: &Rule, which: OtherDoc) -> bool {
+    fn in_condition(c: &Condition, which: OtherDoc) -> bool {
+        match c {
+            Condition::Other(w, ..) => *w == which,
+            Condition::Any(list) | Condition::All(list) => {
+                list.iter().any(|c| in_condition(c, which))
+            }
+            Condition::Not(inner) => in_condition(inner, which),
+            Condition::Select(..) | Condition::Fact(..) => false,
+        }
+    }
+    rule.checks
+        .iter()
+        .any(|check| check.when.iter().any(|c| in_condition(c, which)))
+}
+
+/// Does a check of the jobspec rule `rule` read the experiment's config?
+pub fn spec_rule_reads_config(rule: &Rule) -> bool {
+    use crate::rules::functions::Function;
+    use crate::rules::Assertion;
+    reads(rule, OtherDoc::Config)
+        || rule
+            .checks
+            .iter()
+            .any(|c| matches!(&c.assertion, Assertion::Function(Function::ConfigKey)))
+}
+
+/// The experiment's config file: the first of `names` that is a regular file in `dir`, read
+/// (up to the size limit). `None` when there is none or it cannot be read.
+pub fn load_config(
+    dir: &Path,
+    names: &[String],
+    display: &dyn Fn(&Path) -> Arc<str>,
+) -> Option<LoadedConfig> {
+    let path: PathBuf = names
+        .iter()
+        .map(|n| dir.join(n))
+        .find(|p| std::fs::metadata(p).is_ok_and(|m| m.is_file()))?;
+    let format = ConfigFormat::of_path(&path)?;
+    let bytes = crate::read::read_bounded(&path).ok()?;
+    let text = String::from_utf8(bytes).ok()?;
+    Some(LoadedConfig {
+        path: display(&path),
+        text,
+        format,
+    })
+}

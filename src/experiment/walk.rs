@@ -1,0 +1,51 @@
+//! The files of one experiment directory, walked by the worker that lints them: sorted, with
+//! `.gitignore` respected (unless `--no-ignore`), `.git`, `target` and `node_modules` skipped,
+//! and links never followed.
+
+use std::path::Path;
+
+use crate::discover::SKIPPED_DIRS;
+
+/// Hands every file under `dir` to `visit` in path order, with why it is not opened when it
+/// is not a regular file (a FIFO, a socket, a dangling link).
+pub fn each_file(dir: &Path, no_ignore: bool, visit: &mut dyn FnMut(&Path, Option<String>)) {
+    let walker = ignore::WalkBuilder::new(dir)
+        .hidden(false)
+        .parents(true)
+        .ignore(!no_ignore)
+        .git_ignore(!no_ignore)
+        .git_exclude(!no_ignore)
+        .git_global(!no_ignore)
+        .require_git(false)
+        .follow_links(false)
+        .sort_by_file_name(|a, b| a.cmp(b))
+        .filter_entry(|entry| {
+            !(entry.file_type().is_some_and(|t| t.is_dir())
+                && entry.depth() > 0
+                && SKIPPED_DIRS
+                    .iter()
+                    .any(|d| entry.file_name() == std::ffi::OsStr::new(d)))
+        })
+        .build();
+    for entry in walker.flatten() {
+        let Some(ft) = entry.file_type() else {
+            continue;
+        };
+        if ft.is_dir() {
+            continue;
+        }
+        let problem = if ft.is_file() {
+            None
+        } else if ft.is_symlink() {
+            match std::fs::metadata(entry.path()) {
+                Ok(m) if m.is_file() => None,
+                Ok(m) if m.is_dir() => continue,
+                Ok(_) => Some("not a regular file; it was not opened".to_string()),
+                Err(_) => continue,
+            }
+        } else {
+            Some("not a regular file; it was not opened".to_string())
+        };
+        visit(entry.path(), problem);
+    }
+}
