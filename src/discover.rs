@@ -1,7 +1,7 @@
 //! Paths → the sorted list of files to lint. The only module that walks the file system.
 
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use crate::config::Settings;
 
@@ -13,10 +13,8 @@ pub const SKIPPED_DIRS: [&str; 3] = [".git", "target", "node_modules"];
 pub enum Kind {
     /// A jobspec (or any file named on the command line outside an experiment).
     Spec,
-    /// A folder matching `[files] experiments`: every file in it is linted.
-    ExperimentDir,
-    /// A file of the experiment directory `root`, named on the command line.
-    ExperimentFile { root: PathBuf },
+    /// A file of the experiment directory `root`.
+    ExperimentFile { root: Arc<Path> },
 }
 
 /// A file to lint.
@@ -62,57 +60,78 @@ fn not_regular(ft: &std::fs::FileType) -> String {
 }
 
 impl Options<'_> {
-    /// Is the folder `dir` an experiment directory by `[files] experiments` (globs relative to
-    /// the project root)?
+    /// Is the folder `dir` an experiment directory by `[files] experiments`: globs relative to
+    /// the project root, or to a parent that holds `.starforge` (the project root of the spec
+    /// in it)?
     pub fn is_experiment_dir(&self, dir: &Path) -> bool {
         let files = &self.settings.files;
         if files.experiments.is_empty() {
             return false;
         }
         let rel = crate::paths::relative_to(dir, &self.settings.base_dir, self.cwd);
-        if rel.is_absolute() {
-            return false;
+        if rel.is_relative() && files.experiments.is_match(&*rel) {
+            return true;
         }
-        if let Some(depth) = files.experiments_depth {
-            if rel.components().count() > depth {
-                return false;
+        // Under a `.starforge` project root: its last components, one stat to confirm.
+        let Some(depth) = files.experiments_depth else {
+            return false;
+        };
+        let mut root = dir;
+        for _ in 0..depth {
+            match root.parent() {
+                Some(p) => root = p,
+                None => return false,
             }
         }
-        files.experiments.is_match(&*rel)
+        let Ok(tail) = dir.strip_prefix(root) else {
+            return false;
+        };
+        files.experiments.is_match(tail)
+            && crate::paths::normalize(root, self.cwd)
+                .join(".starforge")
+                .is_dir()
     }
 
-    /// The experiment directory holding `path`, if any: the nearest parent matching
-    /// `[files] experiments`, relative to the project root or to a parent holding `.starforge`.
-    pub fn experiment_of(&self, path: &Path) -> Option<PathBuf> {
-        let abs = crate::paths::normalize(path, self.cwd);
-        let base = crate::paths::normalize(&self.settings.base_dir, self.cwd);
-        let mut dir = abs.parent();
-        while let Some(d) = dir {
-            let mut root = d.parent();
-            while let Some(r) = root {
-                let is_root = r == base || r.join(".starforge").is_dir();
-                if is_root {
-                    if let Ok(rel) = d.strip_prefix(r) {
-                        if self.settings.files.experiments.is_match(rel) {
-                            return Some(d.to_path_buf());
-                        }
-                    }
-                }
-                root = r.parent();
-            }
-            dir = d.parent();
+    /// The experiment directory holding the file `path`, if any: its nearest parent that is
+    /// one. The answer for a folder is kept per thread, so the files of one folder ask once.
+    pub fn experiment_of(&self, path: &Path) -> Option<Arc<Path>> {
+        thread_local! {
+            static LAST: std::cell::RefCell<Option<(PathBuf, Option<Arc<Path>>)>> =
+                const { std::cell::RefCell::new(None) };
         }
-        None
+        let parent = path.parent()?;
+        if let Some(root) = LAST.with(|last| {
+            let last = last.borrow();
+            last.as_ref()
+                .filter(|(dir, _)| dir == parent)
+                .map(|(_, root)| root.clone())
+        }) {
+            return root;
+        }
+        let root = parent
+            .ancestors()
+            .take_while(|d| !d.as_os_str().is_empty() && *d != Path::new("."))
+            .find(|d| self.is_experiment_dir(d))
+            .map(Arc::from);
+        LAST.with(|last| *last.borrow_mut() = Some((parent.to_path_buf(), root.clone())));
+        root
     }
 
     /// A file named on the command line: a spec, unless its name is not a spec's and it lies
     /// in an experiment directory.
-    fn explicit_kind(&self, path: &Path) -> Kind {
+    pub fn explicit_kind(&self, path: &Path) -> Kind {
         if self.settings.files.included_by_name(path) == Some(true) || self.wanted(path) {
             return Kind::Spec;
         }
-        match self.experiment_of(path) {
-            Some(root) => Kind::ExperimentFile { root },
+        let absolute = crate::paths::normalize(path, self.cwd);
+        match self.experiment_of(&absolute) {
+            // Spelt like the path, so the path in the experiment is `path` less `root`.
+            Some(root) => Kind::ExperimentFile {
+                root: match (path.is_relative(), root.strip_prefix(self.cwd)) {
+                    (true, Ok(relative)) => Arc::from(relative),
+                    _ => root,
+                },
+            },
             None => Kind::Spec,
         }
     }
@@ -232,21 +251,19 @@ pub fn discover_each(
 /// linter, [`crate::handoff`]) from costing a lock and a wake-up per file.
 pub const BATCH: usize = 128;
 
-/// What a file found by the walk is: a candidate, or nothing to lint. An experiment folder
-/// is a candidate of its own, linted whole by one worker.
+/// What a file found by the walk is: a spec, a file of an experiment, or nothing to lint.
 fn candidate(entry: ignore::DirEntry, opts: &Options<'_>) -> Option<Candidate> {
     let ft = entry.file_type()?;
     if ft.is_dir() {
-        return (entry.depth() > 0 && opts.is_experiment_dir(entry.path())).then(|| Candidate {
-            path: without_dot_prefix(entry.into_path()),
-            kind: Kind::ExperimentDir,
-            explicit: false,
-            problem: None,
-        });
-    }
-    if !opts.wanted(entry.path()) {
         return None;
     }
+    let kind = if opts.wanted(entry.path()) {
+        Kind::Spec
+    } else {
+        Kind::ExperimentFile {
+            root: opts.experiment_of(entry.path())?,
+        }
+    };
     let problem = if ft.is_file() {
         None
     } else if ft.is_symlink() {
@@ -266,7 +283,7 @@ fn candidate(entry: ignore::DirEntry, opts: &Options<'_>) -> Option<Candidate> {
     let path = without_dot_prefix(entry.into_path());
     Some(Candidate {
         path,
-        kind: Kind::Spec,
+        kind,
         explicit: false,
         problem,
     })
@@ -299,11 +316,6 @@ impl ignore::ParallelVisitor for Batcher<'_, '_> {
         match entry {
             Ok(entry) => {
                 if let Some(c) = candidate(entry, self.opts) {
-                    // An experiment folder's files are its worker's to walk.
-                    let state = match c.kind {
-                        Kind::ExperimentDir => ignore::WalkState::Skip,
-                        _ => ignore::WalkState::Continue,
-                    };
                     self.batch.push(c);
                     if self.batch.len() >= BATCH {
                         (self.visit)(std::mem::replace(
@@ -311,7 +323,6 @@ impl ignore::ParallelVisitor for Batcher<'_, '_> {
                             Vec::with_capacity(BATCH),
                         ));
                     }
-                    return state;
                 }
             }
             Err(e) => {
@@ -362,7 +373,8 @@ fn walk(
     builder
         .hidden(false)
         .parents(true)
-        .ignore(!opts.no_ignore)
+        // `.gitignore` is the contract; ripgrep's own `.ignore` files are not read.
+        .ignore(false)
         .git_ignore(!opts.no_ignore)
         .git_exclude(!opts.no_ignore)
         .git_global(!opts.no_ignore)

@@ -111,6 +111,7 @@ impl DirCache {
                 Some(&known) => known,
                 None => {
                     let known = self.shared_is_dir(root, relative);
+                    bound(&mut local.known);
                     local
                         .known
                         .entry(root.as_os_str().to_os_string())
@@ -135,6 +136,7 @@ impl DirCache {
         }
         let exists = root.join(relative).is_dir();
         if let Ok(mut known) = self.known.write() {
+            bound(&mut known);
             known
                 .entry(root.to_path_buf())
                 .or_default()
@@ -153,6 +155,7 @@ impl DirCache {
             .find(|a| a.join(".git").exists())
             .map(Arc::from);
         if let Ok(mut known) = self.git_roots.write() {
+            bound(&mut known);
             known.insert(dir.to_path_buf(), root.clone());
         }
         root
@@ -160,6 +163,18 @@ impl DirCache {
 }
 
 /// The project root of one spec as a real directory, found only if a rule asks about it.
+/// Folders remembered by a cache before it starts over: an archive of a million runs has a
+/// million project roots, and memory must not grow with them. A spec tree names a few
+/// experiment folders many times; far fewer than this.
+const MAX_REMEMBERED: usize = 4096;
+
+/// Empties `map` when it is full, so it never holds more than [`MAX_REMEMBERED`] entries.
+fn bound<K, V>(map: &mut HashMap<K, V>) {
+    if map.len() >= MAX_REMEMBERED {
+        map.clear();
+    }
+}
+
 pub struct RealProject<'a> {
     pub spec: &'a Path,
     pub settings: &'a Settings,

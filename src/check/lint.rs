@@ -70,8 +70,8 @@ struct Linter<'p, 's> {
     /// The folders walked, absolute: an experiment directory under one, matching
     /// `[files] experiments`, is linted by the walk.
     walked: Vec<PathBuf>,
-    /// The files named on the command line, absolute: linted as named, never again as part
-    /// of an experiment a spec names.
+    /// The experiment files named on the command line, absolute: linted as named, never again
+    /// as part of an experiment a spec names.
     named: HashSet<PathBuf>,
 }
 
@@ -105,15 +105,10 @@ pub fn run(plan: &Plan<'_>, env: &mut Env<'_>) -> Result<Linted, Error> {
         walked: plan
             .paths
             .iter()
-            .filter(|p| p.is_dir())
+            .filter(|p| cwd.join(p).is_dir())
             .map(|p| crate::paths::normalize(p, &cwd))
             .collect(),
-        named: plan
-            .paths
-            .iter()
-            .filter(|p| !p.is_dir())
-            .map(|p| crate::paths::normalize(p, &cwd))
-            .collect(),
+        named: named_experiment_files(plan, &cwd),
     };
     let collector = Collector::new();
     let discovery = walk_and_lint(&linter, &collector)?;
@@ -152,7 +147,7 @@ fn walk_and_lint(
     let options = discover::Options {
         settings: plan.settings,
         no_ignore: plan.args.no_ignore,
-        threads: plan.threads.div_ceil(2),
+        threads: plan.threads,
         cwd: linter.cwd,
     };
     let batches = handoff::Handoff::<Vec<Candidate>>::new(32);
@@ -172,12 +167,7 @@ fn walk_and_lint(
             while let Some(batch) = batches.pop() {
                 // Counted and kept per batch: one shared counter bumped per file would bounce
                 // between the workers, and one lock serves the batch's findings.
-                // An experiment folder counts the files in it as it lints them.
-                let files = batch
-                    .iter()
-                    .filter(|c| c.kind != Kind::ExperimentDir)
-                    .count();
-                collector.files.fetch_add(files, Ordering::Relaxed);
+                collector.files.fetch_add(batch.len(), Ordering::Relaxed);
                 let mut outcome = FileOutcome {
                     findings: Vec::new(),
                     tool_error: false,
@@ -213,39 +203,13 @@ impl Linter<'_, '_> {
     }
 
     fn lint_file(&self, candidate: &Candidate) -> FileOutcome {
-        let findings = match &candidate.kind {
-            Kind::Spec => return self.lint_spec(candidate),
-            Kind::ExperimentDir => self.lint_experiment_dir(&candidate.path),
-            Kind::ExperimentFile { root } => {
-                self.experiments.lint_named_file(&candidate.path, root)
-            }
-        };
-        FileOutcome {
-            findings,
-            tool_error: false,
+        match &candidate.kind {
+            Kind::Spec => self.lint_spec(candidate),
+            Kind::ExperimentFile { root } => FileOutcome {
+                findings: self.experiments.lint_named_file(&candidate.path, root),
+                tool_error: false,
+            },
         }
-    }
-
-    /// An experiment directory found by the walk: its files, and the specs among them.
-    fn lint_experiment_dir(&self, dir: &Path) -> Vec<Finding> {
-        let mut specs = Vec::new();
-        let mut findings = self.experiments.lint_dir(dir, None, None, &mut |path| {
-            let is_spec = self.plan.settings.files.included_by_name(path) == Some(true);
-            if is_spec {
-                specs.push(path.to_path_buf());
-            }
-            is_spec
-        });
-        for path in specs {
-            let spec = Candidate {
-                path,
-                kind: Kind::Spec,
-                explicit: false,
-                problem: None,
-            };
-            findings.extend(self.lint_spec(&spec).findings);
-        }
-        findings
     }
 
     fn lint_spec(&self, candidate: &Candidate) -> FileOutcome {
@@ -319,11 +283,14 @@ impl SpecExperiment for SpecExperiments<'_, '_, '_> {
             linter.cwd,
             &linter.dir_cache,
         );
-        let dir = crate::paths::normalize(&root.join(exp), linter.cwd);
-        if !dir.is_dir() {
+        // Asked once already by source-exp-missing: the answer is cached.
+        if !linter.dir_cache.is_dir(&root, exp) {
             return None;
         }
-        let lint_files = wants_files && !linter.walk_lints(&dir) && linter.claim(&dir);
+        let dir = crate::paths::normalize(&root.join(exp), linter.cwd);
+        let starforge_root = engine::mentions_starforge(self.spec).then_some(&*root);
+        let lint_files =
+            wants_files && !linter.walk_lints(&dir, starforge_root) && linter.claim(&dir);
         let reads_config =
             linter.spec_reads_config || (lint_files && linter.experiments.reads_config);
         let config = reads_config
@@ -334,7 +301,12 @@ impl SpecExperiment for SpecExperiments<'_, '_, '_> {
                     &*linter.experiments.display,
                 )
             })
-            .flatten();
+            .flatten()
+            // A config that has every key the spec looks up need not be parsed: most do.
+            .filter(|config| {
+                (lint_files && linter.experiments.reads_config)
+                    || !experiment::config_keys_present(config, doc, &linter.plan.spec_rules)
+            });
         Some(OpenedExperiment {
             dir,
             config,
@@ -364,6 +336,22 @@ impl SpecExperiment for SpecExperiments<'_, '_, '_> {
     }
 }
 
+/// The files named on the command line that are linted as experiment files.
+fn named_experiment_files(plan: &Plan<'_>, cwd: &Path) -> HashSet<PathBuf> {
+    let options = discover::Options {
+        settings: plan.settings,
+        no_ignore: plan.args.no_ignore,
+        threads: 1,
+        cwd,
+    };
+    plan.paths
+        .iter()
+        .filter(|p| cwd.join(p).is_file())
+        .filter(|p| matches!(options.explicit_kind(p), Kind::ExperimentFile { .. }))
+        .map(|p| crate::paths::normalize(p, cwd))
+        .collect()
+}
+
 /// `spec.source.exp`, when it is a string.
 fn source_exp<'d>(doc: &'d Document<'_>) -> Option<&'d str> {
     let spec = doc.get(doc.root(), "spec")?;
@@ -373,16 +361,25 @@ fn source_exp<'d>(doc: &'d Document<'_>) -> Option<&'d str> {
 
 impl Linter<'_, '_> {
     /// Does the walk lint the experiment directory `dir` itself (it matches
-    /// `[files] experiments` under a walked folder)?
-    fn walk_lints(&self, dir: &Path) -> bool {
-        self.walked.iter().any(|root| dir.starts_with(root))
-            && discover::Options {
-                settings: self.plan.settings,
-                no_ignore: self.plan.args.no_ignore,
-                threads: 1,
-                cwd: self.cwd,
+    /// `[files] experiments` under a walked folder)? `starforge_root` is the spec's project
+    /// root when the spec is in its `.starforge` folder: known to hold one, not asked again.
+    fn walk_lints(&self, dir: &Path, starforge_root: Option<&Path>) -> bool {
+        if !self.walked.iter().any(|root| dir.starts_with(root)) {
+            return false;
+        }
+        let experiments = &self.plan.settings.files.experiments;
+        if let Some(tail) = starforge_root.and_then(|r| dir.strip_prefix(r).ok()) {
+            if experiments.is_match(tail) {
+                return true;
             }
-            .is_experiment_dir(dir)
+        }
+        discover::Options {
+            settings: self.plan.settings,
+            no_ignore: self.plan.args.no_ignore,
+            threads: 1,
+            cwd: self.cwd,
+        }
+        .is_experiment_dir(dir)
     }
 
     /// Claims `dir` for linting: true the first time only.

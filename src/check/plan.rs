@@ -141,7 +141,10 @@ impl<'s> Plan<'s> {
         path: &Path,
         in_experiment: &Path,
         cwd: &Path,
-    ) -> Vec<Active<'s>> {
+    ) -> Cow<'_, [Active<'s>]> {
+        if !self.scoped {
+            return Cow::Borrowed(&self.experiment_rules);
+        }
         let ignored = if self.settings.per_file_ignores.is_empty() {
             Vec::new()
         } else {

@@ -33,7 +33,7 @@ pub struct FileCounts {
     pub binary: AtomicUsize,
     /// Weights files and files over the size limit: reported, never read.
     pub large: AtomicUsize,
-    /// Experiment files looked at (those three kinds included).
+    /// Files of experiments linted with their spec, not found by the walk.
     pub files: AtomicUsize,
 }
 
@@ -46,7 +46,6 @@ impl Linter<'_> {
         problem: Option<String>,
         others: &Others<'_>,
     ) -> Vec<Finding> {
-        self.counts.files.fetch_add(1, Ordering::Relaxed);
         let rules = (self.rules_for)(path, rel);
         if rules.is_empty() || problem.is_some() {
             return Vec::new();
@@ -65,17 +64,22 @@ impl Linter<'_> {
         if is_weights_file(path) {
             return too_large(WEIGHTS_MESSAGE.into());
         }
-        let size = std::fs::metadata(path).map_or(0, |m| m.len());
-        if size > limit {
-            return too_large(format!(
-                "{} bytes, over the experiment file limit of {limit} bytes: it is packed into the job package on every submit",
-                size
-            ));
-        }
         engine::with_file_bytes(path, |read| {
             let Ok(bytes) = read else {
                 return Vec::new();
             };
+            // The read stops one byte past its own limit: a file that long is too large.
+            let size = bytes.len() as u64;
+            if size > limit || size > crate::read::MAX_FILE_SIZE {
+                return too_large(format!(
+                    "{}, over the experiment file limit of {limit} bytes: it is packed into the job package on every submit",
+                    if size > crate::read::MAX_FILE_SIZE {
+                        format!("over {} bytes", crate::read::MAX_FILE_SIZE)
+                    } else {
+                        format!("{size} bytes")
+                    }
+                ));
+            }
             let probe = &bytes[..bytes.len().min(BINARY_PROBE)];
             let text = match std::str::from_utf8(bytes) {
                 Ok(text) if memchr::memchr(0, probe).is_none() => text,

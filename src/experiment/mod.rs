@@ -9,6 +9,7 @@ mod text;
 mod walk;
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use crate::diagnostic::Finding;
@@ -29,13 +30,16 @@ pub const UNUSED_SUPPRESSION: &str = "unused-suppression";
 /// Bytes read to tell a binary file (a NUL among them) from a text file, as git does.
 pub const BINARY_PROBE: usize = 8 * 1024;
 
+/// The experiment rules that apply to a file: `(path, path in its experiment)`.
+pub type RulesFor<'a> = dyn Fn(&Path, &Path) -> std::borrow::Cow<'a, [Active<'a>]> + Sync + 'a;
+
 /// What linting the files of experiments shares over a run.
 pub struct Linter<'a> {
     pub platform: &'a Platform,
     /// The shared selectors of the config rules (`yaml`, `toml`, `json`).
     pub config_table: SelectorTable,
     /// The experiment rules that apply to a file: `(path, path in its experiment)`.
-    pub rules_for: &'a (dyn Fn(&Path, &Path) -> Vec<Active<'a>> + Sync),
+    pub rules_for: &'a RulesFor<'a>,
     /// How a file is shown in findings.
     pub display: &'a (dyn Fn(&Path) -> Arc<str> + Sync),
     pub no_ignore: bool,
@@ -48,7 +52,7 @@ impl<'a> Linter<'a> {
     pub fn new(
         platform: &'a Platform,
         rules: &[Active<'a>],
-        rules_for: &'a (dyn Fn(&Path, &Path) -> Vec<Active<'a>> + Sync),
+        rules_for: &'a RulesFor<'a>,
         display: &'a (dyn Fn(&Path) -> Arc<str> + Sync),
         no_ignore: bool,
     ) -> Linter<'a> {
@@ -70,14 +74,15 @@ impl<'a> Linter<'a> {
         }
     }
 
-    /// Lints every file of the experiment directory `dir` (not the specs in it: `spec_file`
-    /// is handed those), with the spec that names it and its config when known.
+    /// Lints every file of the experiment directory `dir` (not those `skip` takes), with the
+    /// spec that names it and its config when known. Counted in `counts.files`: the walk
+    /// does not see them.
     pub fn lint_dir(
         &self,
         dir: &Path,
         spec: Option<&Document<'_>>,
         config: Option<ConfigDoc<'_>>,
-        spec_file: &mut dyn FnMut(&Path) -> bool,
+        skip: &mut dyn FnMut(&Path) -> bool,
     ) -> Vec<Finding> {
         let loaded = config.is_none().then(|| self.own_config(dir)).flatten();
         let parsed = loaded
@@ -87,10 +92,11 @@ impl<'a> Linter<'a> {
         let others = Others { spec, config };
         let mut findings = Vec::new();
         walk::each_file(dir, self.no_ignore, &mut |path, problem| {
-            if spec_file(path) {
+            if skip(path) {
                 return;
             }
             let rel = path.strip_prefix(dir).unwrap_or(path);
+            self.counts.files.fetch_add(1, Ordering::Relaxed);
             findings.extend(self.lint_file(path, rel, problem, &others));
         });
         findings
@@ -131,7 +137,7 @@ pub fn lint_in_memory(
         .filter(|a| a.rule.target.is_experiment() && a.rule.applies_to(path))
         .copied()
         .collect();
-    let rules_for = |_: &Path, _: &Path| Vec::new();
+    let rules_for = |_: &Path, _: &Path| std::borrow::Cow::Borrowed(&[][..]);
     let display = |p: &Path| -> Arc<str> { Arc::from(p.to_string_lossy().as_ref()) };
     let linter = Linter::new(platform, &rules, &rules_for, &display, true);
     let name = crate::engine::FileName::ready(display(path));
@@ -179,6 +185,36 @@ pub fn spec_rule_reads_config(rule: &Rule) -> bool {
             .any(|c| matches!(&c.assertion, Assertion::Function(Function::ConfigKey)))
 }
 
+/// Does `config` have every key the `config-key` checks of `rules` look up in `spec`, by the
+/// quick scan of a plain YAML config? `false` when it lacks one, when only a full parse can
+/// tell, or when a rule reads the config some other way: then the config is parsed.
+pub fn config_keys_present(
+    config: &LoadedConfig,
+    spec: &Document<'_>,
+    rules: &[Active<'_>],
+) -> bool {
+    use crate::rules::functions::Function;
+    use crate::rules::Assertion;
+    if config.format != ConfigFormat::Yaml {
+        return false;
+    }
+    let mut keys = Vec::new();
+    for rule in rules.iter().map(|a| a.rule) {
+        if reads(rule, OtherDoc::Config) {
+            return false;
+        }
+        for check in &rule.checks {
+            if let Assertion::Function(Function::ConfigKey) = check.assertion {
+                for m in check.select.resolve(spec).found {
+                    keys.push(crate::rules::eval::last_key(&m.pointer(spec)));
+                }
+            }
+        }
+    }
+    let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
+    crate::formats::has_key_paths(&config.text, &keys).is_some_and(|found| found.iter().all(|&f| f))
+}
+
 /// The experiment's config file: the first of `names` that is a regular file in `dir`, read
 /// (up to the size limit). `None` when there is none or it cannot be read.
 pub fn load_config(
@@ -186,10 +222,7 @@ pub fn load_config(
     names: &[String],
     display: &dyn Fn(&Path) -> Arc<str>,
 ) -> Option<LoadedConfig> {
-    let path: PathBuf = names
-        .iter()
-        .map(|n| dir.join(n))
-        .find(|p| std::fs::metadata(p).is_ok_and(|m| m.is_file()))?;
+    let path = config_path(dir, names)?;
     let format = ConfigFormat::of_path(&path)?;
     let bytes = crate::read::read_bounded(&path).ok()?;
     let text = String::from_utf8(bytes).ok()?;
@@ -198,4 +231,35 @@ pub fn load_config(
         text,
         format,
     })
+}
+
+/// Folders whose config file a worker looked up last: many specs name the same experiment.
+const RECENT_CONFIGS: usize = 16;
+
+/// The path of the experiment's config file, looked up once per folder among the recent ones.
+fn config_path(dir: &Path, names: &[String]) -> Option<PathBuf> {
+    type Recent = Vec<(PathBuf, Option<PathBuf>)>;
+    thread_local! {
+        static RECENT: std::cell::RefCell<Recent> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    if let Some(known) = RECENT.with(|r| {
+        r.borrow()
+            .iter()
+            .find(|(d, _)| d == dir)
+            .map(|(_, path)| path.clone())
+    }) {
+        return known;
+    }
+    let found = names
+        .iter()
+        .map(|n| dir.join(n))
+        .find(|p| std::fs::metadata(p).is_ok_and(|m| m.is_file()));
+    RECENT.with(|r| {
+        let mut recent = r.borrow_mut();
+        if recent.len() == RECENT_CONFIGS {
+            recent.pop();
+        }
+        recent.insert(0, (dir.to_path_buf(), found.clone()));
+    });
+    found
 }

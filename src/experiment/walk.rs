@@ -12,7 +12,7 @@ pub fn each_file(dir: &Path, no_ignore: bool, visit: &mut dyn FnMut(&Path, Optio
     let walker = ignore::WalkBuilder::new(dir)
         .hidden(false)
         .parents(true)
-        .ignore(!no_ignore)
+        .ignore(false)
         .git_ignore(!no_ignore)
         .git_exclude(!no_ignore)
         .git_global(!no_ignore)

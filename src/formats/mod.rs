@@ -4,6 +4,9 @@
 
 mod toml;
 mod yaml;
+mod yaml_keys;
+
+pub use yaml_keys::has_key_paths;
 
 use std::borrow::Cow;
 use std::path::Path;

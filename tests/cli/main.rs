@@ -14,6 +14,7 @@ mod common;
 mod demo;
 mod discovery;
 mod exit_codes;
+mod experiments;
 mod forgiving;
 mod hostile;
 mod in_process;
