@@ -257,13 +257,7 @@ fn candidate(entry: ignore::DirEntry, opts: &Options<'_>) -> Option<Candidate> {
     if ft.is_dir() {
         return None;
     }
-    let kind = if opts.wanted(entry.path()) {
-        Kind::Spec
-    } else {
-        Kind::ExperimentFile {
-            root: opts.experiment_of(entry.path())?,
-        }
-    };
+    let spec = opts.wanted(entry.path());
     let problem = if ft.is_file() {
         None
     } else if ft.is_symlink() {
@@ -281,6 +275,14 @@ fn candidate(entry: ignore::DirEntry, opts: &Options<'_>) -> Option<Candidate> {
     };
     // `./x` is shown as `x`, as every other linter does (in place: this runs for every file).
     let path = without_dot_prefix(entry.into_path());
+    let kind = if spec {
+        Kind::Spec
+    } else {
+        // Spelt like `path`, so the path in the experiment is `path` less `root`.
+        Kind::ExperimentFile {
+            root: opts.experiment_of(&path)?,
+        }
+    };
     Some(Candidate {
         path,
         kind,

@@ -96,6 +96,7 @@ pub fn run(plan: &Plan<'_>, env: &mut Env<'_>) -> Result<Linted, Error> {
             &experiment_rules_for,
             &display,
             plan.args.no_ignore,
+            &cwd,
         ),
         spec_reads_config: plan
             .spec_rules

@@ -4,6 +4,7 @@
 //! rules; [`suppress`] applies the inline `# forgelint: ignore[…]` comments.
 
 mod file;
+mod spec;
 mod suppress;
 mod text;
 mod walk;
@@ -43,8 +44,12 @@ pub struct Linter<'a> {
     /// How a file is shown in findings.
     pub display: &'a (dyn Fn(&Path) -> Arc<str> + Sync),
     pub no_ignore: bool,
+    /// The folder relative paths are relative to.
+    pub cwd: &'a Path,
     /// Some experiment rule reads the experiment's config (a `config` condition).
     pub reads_config: bool,
+    /// Some experiment rule reads the spec that names the experiment (a `spec` condition).
+    pub reads_spec: bool,
     pub counts: FileCounts,
 }
 
@@ -55,6 +60,7 @@ impl<'a> Linter<'a> {
         rules_for: &'a RulesFor<'a>,
         display: &'a (dyn Fn(&Path) -> Arc<str> + Sync),
         no_ignore: bool,
+        cwd: &'a Path,
     ) -> Linter<'a> {
         Linter {
             platform,
@@ -67,9 +73,13 @@ impl<'a> Linter<'a> {
             rules_for,
             display,
             no_ignore,
+            cwd,
             reads_config: rules
                 .iter()
                 .any(|a| a.rule.target.is_experiment() && reads(a.rule, OtherDoc::Config)),
+            reads_spec: rules
+                .iter()
+                .any(|a| a.rule.target.is_experiment() && reads(a.rule, OtherDoc::Spec)),
             counts: FileCounts::default(),
         }
     }
@@ -117,7 +127,18 @@ impl<'a> Linter<'a> {
             .as_ref()
             .and_then(|c| c.parse().map(|docs| (c, docs)));
         let config = parsed.as_ref().and_then(|(c, docs)| c.first(docs));
-        let others = Others { spec: None, config };
+        let spec_text = if self.reads_spec {
+            spec::naming(&crate::paths::normalize(root, self.cwd))
+        } else {
+            None
+        };
+        let spec = spec_text
+            .as_deref()
+            .and_then(|text| crate::json::parse(text).ok());
+        let others = Others {
+            spec: spec.as_ref(),
+            config,
+        };
         let rel = path.strip_prefix(root).unwrap_or(path);
         self.lint_file(path, rel, None, &others)
     }
@@ -139,7 +160,7 @@ pub fn lint_in_memory(
         .collect();
     let rules_for = |_: &Path, _: &Path| std::borrow::Cow::Borrowed(&[][..]);
     let display = |p: &Path| -> Arc<str> { Arc::from(p.to_string_lossy().as_ref()) };
-    let linter = Linter::new(platform, &rules, &rules_for, &display, true);
+    let linter = Linter::new(platform, &rules, &rules_for, &display, true, Path::new("/"));
     let name = crate::engine::FileName::ready(display(path));
     if file::is_weights_file(path) {
         return rules

@@ -505,26 +505,29 @@ in = "comment"
         "no spec names experiments/clean: its `spec` condition does not hold\n{}",
         run.stdout
     );
-    // The spec names my-grpo: there the condition holds.
+    // The spec names my-grpo: there the condition holds, and not for another project.
     tree.write(
         "experiments/my-grpo/config.yaml",
         "trainer:\n  precision: fp32\n",
+    );
+    let run = tree.run(&["--format", "concise", "--select", "precision-bf16"]);
+    run.expect_code(1);
+    assert_eq!(
+        lines(&run),
+        ["experiments/my-grpo/config.yaml:2:14 precision-bf16"],
+        "{}",
+        run.stdout
     );
     tree.write(
         "jobspec.json",
         patch(
             &reference(),
-            r#""exp": "experiments/my-grpo""#,
-            r#""exp": "experiments/my-grpo/""#,
+            r#""project": "my-lab""#,
+            r#""project": "other-lab""#,
         ),
     );
     let run = tree.run(&["--format", "concise", "--select", "precision-bf16"]);
-    assert!(
-        lines(&run).is_empty()
-            || lines(&run) == ["experiments/my-grpo/config.yaml:2:14 precision-bf16"],
-        "{}",
-        run.stdout
-    );
+    run.expect_code(0);
 }
 
 #[test]

@@ -1,0 +1,62 @@
+//! The spec that names an experiment found by the `[files] experiments` globs, for the `spec`
+//! conditions of experiment rules: the project's `.starforge/jobspec.json` (what `sf submit`
+//! writes) or its `jobspec.json`, in the experiment's parent folders, when its
+//! `spec.source.exp` names this experiment.
+
+use std::path::{Path, PathBuf};
+
+/// Parent folders searched for the project of an experiment.
+const MAX_LEVELS: usize = 8;
+/// Where a project keeps its spec, by its root.
+const SPEC_PLACES: [&str; 2] = [".starforge/jobspec.json", "jobspec.json"];
+
+/// The text of the spec that names the experiment `root` (an absolute path), if one does;
+/// looked up once per experiment per thread (its files come one after another).
+pub fn naming(root: &Path) -> Option<String> {
+    thread_local! {
+        static LAST: std::cell::RefCell<Option<(PathBuf, Option<String>)>> =
+            const { std::cell::RefCell::new(None) };
+    }
+    if let Some(known) = LAST.with(|last| {
+        last.borrow()
+            .as_ref()
+            .filter(|(dir, _)| dir == root)
+            .map(|(_, text)| text.clone())
+    }) {
+        return known;
+    }
+    let found = search(root);
+    LAST.with(|last| *last.borrow_mut() = Some((root.to_path_buf(), found.clone())));
+    found
+}
+
+fn search(root: &Path) -> Option<String> {
+    for project in root.ancestors().skip(1).take(MAX_LEVELS) {
+        for place in SPEC_PLACES {
+            let path = project.join(place);
+            let Ok(text) = crate::read::read_text(&path) else {
+                continue;
+            };
+            if names(&text, project, root) {
+                return Some(text);
+            }
+        }
+    }
+    None
+}
+
+/// Does the spec `text` of the project at `project` name the folder `experiment`?
+fn names(text: &str, project: &Path, experiment: &Path) -> bool {
+    let Ok(doc) = crate::json::parse(text) else {
+        return false;
+    };
+    let exp = doc
+        .get(doc.root(), "spec")
+        .and_then(|s| doc.get(s, "source"))
+        .and_then(|s| doc.get(s, "exp"))
+        .and_then(|e| doc.as_str(e));
+    exp.is_some_and(|exp| {
+        crate::rules::functions::path_escape(exp).is_none()
+            && crate::paths::normalize(&project.join(exp), project) == experiment
+    })
+}
