@@ -333,6 +333,16 @@ const STARTER_CONFIG: &str = r#"# forgelint configuration. Every key is optional
 # Which files are specs (this replaces the defaults), and which paths to skip.
 # include = ["**/jobspec.json", "**/*.jobspec.json"]
 # exclude = ["vendor/**"]
+# Experiment directories linted even when no spec names them.
+# experiments = ["experiments/*"]
+
+[experiments]
+# Host paths under these roots are data mounts (exp-host-path); this replaces the defaults.
+# host-path-roots = ["/mnt", "/data", "/datasets", "/lustre", "/gpfs", "/scratch", "/shared", "/home", "~", "file:"]
+# The experiment's config file, for hyperparam-unknown: the first of these that exists.
+# config = ["config.yaml", "config.yml", "config.toml", "config.json"]
+# Experiment files larger than this (bytes) are reported by exp-large-file, not read.
+# max-file-size = 10000000
 
 [platform]
 # The SDK's KIND_TRAINING string.

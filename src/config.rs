@@ -454,7 +454,11 @@ fn experiments(name: &str, text: &Arc<str>, raw: RawExperiments) -> Result<Exper
     if let Some(roots) = raw.host_path_roots {
         for root in &roots {
             let r = root.get_ref();
-            if !(r.starts_with('/') || r.starts_with('~') || r.ends_with(':')) || r.len() < 2 {
+            let is_root = r == "~"
+                || (r.starts_with('~') && r.len() > 2)
+                || (r.starts_with('/') && r.trim_end_matches('/').len() > 1)
+                || (r.ends_with(':') && r.len() > 1);
+            if !is_root {
                 return Err(FileError::new(
                     name,
                     text,
