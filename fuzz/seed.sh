@@ -37,8 +37,18 @@ copy lint_spec "${specs[@]}" "${suite[@]}"
 copy rule_file "${rules[@]}"
 
 # The saved regressions of each target (tests/data/fuzz-regressions/<target>-<short-name>).
-for t in json_parse lint_spec rule_file selector pattern pattern_shapes; do
+for t in json_parse lint_spec rule_file selector pattern pattern_shapes experiment_file; do
     copy "$t" "$root"/tests/data/fuzz-regressions/"$t"-*
+done
+
+# Each demo experiment file under each of the target's seven names (the first byte picks it).
+mkdir -p corpus/experiment_file
+for f in "$root"/fixtures/demo/experiments/**/*; do
+    [ -f "$f" ] || continue
+    for pick in 0 1 2 3 4 5 6; do
+        sum=$( (printf "\\$(printf '%03o' "$pick")"; cat "$f") | sha1sum | cut -c1-16)
+        (printf "\\$(printf '%03o' "$pick")"; cat "$f") >"corpus/experiment_file/seed-$sum"
+    done
 done
 
 # The README's selectors, and a few edge cases of the grammar.
@@ -73,6 +83,6 @@ grep -ho "matches = '[^']*'" "$root"/rules/*.toml | sed "s/.*matches = '//; s/'\
         done
     done
 
-for t in json_parse lint_spec rule_file selector pattern pattern_shapes; do
+for t in json_parse lint_spec rule_file selector pattern pattern_shapes experiment_file; do
     echo "$t: $(find "corpus/$t" -type f | wc -l) files"
 done

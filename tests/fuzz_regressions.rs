@@ -17,7 +17,7 @@ mod props;
 type Check = fn(&[u8]);
 
 /// The fuzz targets, each with its check as it calls it on the raw input bytes.
-const TARGETS: [(&str, Check); 6] = [
+const TARGETS: [(&str, Check); 7] = [
     ("json_parse", props::check_json_parse),
     ("lint_spec", props::check_lint_spec),
     ("rule_file", |b| {
@@ -28,6 +28,7 @@ const TARGETS: [(&str, Check); 6] = [
     }),
     ("pattern", props::check_pattern),
     ("pattern_shapes", props::check_pattern_shapes),
+    ("experiment_file", props::check_experiment_file),
 ];
 
 /// Inputs of bugs not fixed yet, skipped by the replay; each would have an ignored test below.

@@ -613,3 +613,85 @@ pub fn check_pattern(bytes: &[u8]) {
 #[path = "pattern_shapes.rs"]
 mod pattern_shapes;
 pub use pattern_shapes::{check_pattern_shapes, decode as decode_pattern_shape};
+
+// ---------------------------------------------------------------------------------------------
+// experiment_file
+
+/// The file names an experiment file is linted under: one per language the text scanners know,
+/// and one they do not.
+const EXPERIMENT_FILES: [&str; 7] = [
+    "train.py",
+    "run.sh",
+    "config.yaml",
+    "config.toml",
+    "config.json",
+    "README.md",
+    "model.safetensors",
+];
+
+/// A rule of each config target, so the YAML, TOML and JSON converters run on every input.
+const CONFIG_RULES: [&str; 3] = [
+    "id = \"fuzz-yaml\"\nseverity = \"error\"\ntarget = \"yaml\"\nsummary = \"s\"\nmessage = \"{value}\"\n[[check]]\nselect = \"*.*\"\nmax-length = 3\n",
+    "id = \"fuzz-toml\"\nseverity = \"error\"\ntarget = \"toml\"\nsummary = \"s\"\nmessage = \"{value}\"\n[[check]]\nselect = \"*\"\ntype = \"string\"\n",
+    "id = \"fuzz-json\"\nseverity = \"error\"\ntarget = \"json\"\nsummary = \"s\"\nmessage = \"{value}\"\n[[check]]\nselect = \"*\"\nnot-matches = 'x'\n",
+];
+
+fn experiment_rules() -> &'static RuleSet {
+    static RULES: OnceLock<RuleSet> = OnceLock::new();
+    RULES.get_or_init(|| {
+        let mut rules = RuleSet::builtin().expect("the built-in rules compile");
+        for (i, text) in CONFIG_RULES.iter().enumerate() {
+            let rule = compile_rule(&format!("fuzz-{i}.toml"), Arc::from(*text), false)
+                .expect("the fuzz target's config rules compile");
+            rules.add(rule).expect("distinct ids");
+        }
+        rules.sort();
+        rules
+    })
+}
+
+/// The first byte picks the file's name, the rest is its text: linting it with every
+/// experiment rule (and a rule of each config target) never panics; every finding lies inside
+/// the text at positions that agree with the line index; a secret's text is in no message.
+pub fn check_experiment_file(bytes: &[u8]) {
+    let Some((&pick, rest)) = bytes.split_first() else {
+        return;
+    };
+    let Ok(text) = std::str::from_utf8(rest) else {
+        return;
+    };
+    let name = EXPERIMENT_FILES[pick as usize % EXPERIMENT_FILES.len()];
+    let rules = experiment_rules();
+    let active: Vec<Active<'_>> = rules
+        .rules
+        .iter()
+        .map(|rule| Active {
+            rule,
+            severity: rule.severity,
+        })
+        .collect();
+    let spec =
+        forgelint::json::parse(forgelint::rules::REFERENCE_SPEC).expect("the reference spec");
+    let others = forgelint::rules::eval::Others {
+        spec: Some(&spec),
+        config: None,
+    };
+    let findings = forgelint::experiment::lint_in_memory(
+        std::path::Path::new(name),
+        text,
+        &active,
+        &reference_platform(),
+        &others,
+    );
+    check_findings(rest, &findings);
+    for f in findings.iter().filter(|f| f.secret) {
+        let secret = &text[f.span.start as usize..f.span.end as usize];
+        if secret.chars().count() > 5 {
+            assert!(
+                !f.message.contains(secret),
+                "a secret in a message: {:?}",
+                f.message
+            );
+        }
+    }
+}
