@@ -607,3 +607,32 @@ fn a_yaml_alias_bomb_in_an_experiment_config_stays_bounded() {
     // The config does not load (too many nodes): the rules that read it see no config.
     run.expect_code(0);
 }
+
+#[test]
+fn hostile_experiment_files_reach_no_output_raw() {
+    let tree = Tree::new();
+    tree.valid_project("jobspec.json")
+        .write(
+            "experiments/my-grpo/evil\u{1b}[31m::x%0A.py",
+            "A = \"/mnt/\u{1b}]8;;http://x\u{7}\u{202e}here\"\nB = \"/data/::error file=x::pwned\"\n# forgelint: ignore[exp-\u{1b}[2J]\n",
+        )
+        .write(
+            "experiments/my-grpo/config.yaml",
+            format!("k\u{202e}: /scratch/\u{9b}x\ntoken: {TOKEN}\u{1b}[0m\n"),
+        );
+    for format in ["human", "concise", "json", "sarif", "github"] {
+        // The harness fails the run on any raw control or bidi character in its output.
+        let run = tree.run(&["--no-config", "--format", format]);
+        run.expect_code(1);
+        assert!(!run.stdout.contains(TOKEN_TAIL), "--format {format}");
+        if format == "github" {
+            assert!(
+                run.stdout.lines().all(|l| l.starts_with("::error ") || l.starts_with("::warning ")),
+                "{}",
+                run.stdout
+            );
+            // The value is inside a message, never a command of its own.
+            assert!(!run.stdout.contains("\n::error file=x"), "{}", run.stdout);
+        }
+    }
+}
