@@ -627,7 +627,9 @@ fn hostile_experiment_files_reach_no_output_raw() {
         assert!(!run.stdout.contains(TOKEN_TAIL), "--format {format}");
         if format == "github" {
             assert!(
-                run.stdout.lines().all(|l| l.starts_with("::error ") || l.starts_with("::warning ")),
+                run.stdout
+                    .lines()
+                    .all(|l| l.starts_with("::error ") || l.starts_with("::warning ")),
                 "{}",
                 run.stdout
             );
