@@ -98,6 +98,7 @@ fn summarize(
 ) -> report::Summary {
     let mut summary = report::Summary {
         files: linted.files,
+        binary: linted.binary_files,
         elapsed: started.elapsed(),
         baseline,
         held_limit: linted.held_limit,

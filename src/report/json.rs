@@ -144,6 +144,9 @@ struct SummaryOut<'a> {
     /// were, so a complete run's document is as it was.
     #[serde(skip_serializing_if = "is_zero")]
     findings_not_reported: usize,
+    /// Experiment files skipped as binary (among `files`): only when some were.
+    #[serde(skip_serializing_if = "is_zero")]
+    binary_skipped: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
     baseline: Option<Baseline>,
     /// Rules that could not run for want of context: only when some could not.
@@ -164,6 +167,7 @@ pub fn write(out: &mut dyn Write, input: &ReportInput<'_>) -> std::io::Result<()
         warnings: s.warnings,
         notes: s.notes,
         findings_not_reported: s.beyond_limit,
+        binary_skipped: s.binary,
         baseline: s.baseline.map(|b| Baseline {
             hidden: b.hidden,
             stale: b.stale,

@@ -43,6 +43,8 @@ pub const MAX_GRAPHICAL: usize = 200;
 #[derive(Debug, Default, Clone)]
 pub struct Summary {
     pub files: usize,
+    /// Of `files`, experiment files skipped as binary (or not UTF-8).
+    pub binary: usize,
     pub files_with_findings: usize,
     pub errors: usize,
     pub warnings: usize,
@@ -161,17 +163,17 @@ impl Summary {
             Some(note) => format!("{baseline} {note}."),
             None => baseline,
         };
+        let files = match self.binary {
+            0 => plural(self.files, "file"),
+            binary => format!("{} ({binary} binary skipped)", plural(self.files, "file")),
+        };
         if self.errors + self.warnings + self.notes == 0 && self.incomplete {
             return format!(
-                "No findings in {} checked, but not every path could be linted: see the errors above ({time}).{baseline}",
-                plural(self.files, "file")
+                "No findings in {files} checked, but not every path could be linted: see the errors above ({time}).{baseline}"
             );
         }
         if self.errors + self.warnings + self.notes == 0 {
-            return format!(
-                "All clear: {} checked, no findings ({time}).{baseline}",
-                plural(self.files, "file")
-            );
+            return format!("All clear: {files} checked, no findings ({time}).{baseline}");
         }
         let mut parts = vec![
             plural(self.errors, "error"),
@@ -181,10 +183,9 @@ impl Summary {
             parts.push(plural(self.notes, "note"));
         }
         format!(
-            "Found {} in {} of {} checked ({time}).{baseline}",
+            "Found {} in {} of {files} checked ({time}).{baseline}",
             parts.join(", "),
             self.files_with_findings,
-            plural(self.files, "file"),
         )
     }
 }
