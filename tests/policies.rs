@@ -19,6 +19,9 @@ fn example_policies_load_and_their_cases_hold() {
         "plugin-limit",
         "recipe-project",
         "forbidden-hyperparam",
+        "config-precision",
+        "no-local-cache",
+        "fp8-needs-h200",
     ] {
         assert!(ids.contains(&expected), "{expected} missing from {ids:?}");
     }
@@ -32,7 +35,7 @@ fn example_policies_load_and_their_cases_hold() {
             }
         }
     }
-    assert!(ran >= 12);
+    assert!(ran >= 20);
 }
 
 #[test]
