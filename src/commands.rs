@@ -5,16 +5,9 @@ use crate::cli::{CompletionsArgs, ExplainArgs, ListFormat, RulesArgs, TestRulesA
 use crate::error::Error;
 use crate::escape::visible;
 use crate::process::{Env, ExitStatus};
-use crate::rules::{CaseSource, Rule};
 
-fn needs_text(rule: &Rule) -> String {
-    let names = rule.needs.names();
-    if names.is_empty() {
-        "-".to_string()
-    } else {
-        names.join(", ")
-    }
-}
+use crate::ruledoc::needs_text;
+pub use crate::ruledoc::rule_doc;
 
 pub fn rules(args: RulesArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
     let settings = load_settings(&args.config, &env.cwd)?;
@@ -89,159 +82,12 @@ pub fn explain(args: ExplainArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error
         path: "standard output".into(),
         source: e,
     };
-    // The same page as docs/rules/<id>.md, with anything from a user's rule file made visible.
-    let doc = rule_doc(rule);
+    // The page of docs/rules/<id>.md, rendered for a terminal, with anything from a user's
+    // rule file made visible.
+    let doc = crate::ruledoc::terminal(&crate::ruledoc::rule_doc(rule));
     let safe: String = doc.lines().map(|l| format!("{}\n", visible(l))).collect();
     write!(env.stdout, "{safe}").map_err(io)?;
     Ok(ExitStatus::Success)
-}
-
-/// A rule's documentation page (Markdown): what `docs/rules/<id>.md` holds and SARIF's `helpUri`
-/// points at.
-pub fn rule_doc(rule: &Rule) -> String {
-    let mut out = format!("# {}\n\n", rule.id);
-    out.push_str(&format!(
-        "Severity: **{}** · needs: {} · reads: {}\n\n{}\n",
-        rule.severity,
-        needs_text(rule),
-        target_text(rule.target),
-        rule.summary
-    ));
-    if !rule.explanation.is_empty() {
-        out.push_str(&format!("\n## Why\n\n{}\n", rule.explanation));
-    }
-    if let Some(help) = &rule.help {
-        out.push_str(&format!("\n## Fix\n\n{}\n", help.render(|_| Some("…"))));
-    }
-    for (valid, title) in [(false, "Fails"), (true, "Passes")] {
-        // Prefer a case that differs from the reference spec: it shows what matters.
-        let mut cases = rule.cases().iter().filter(|c| c.valid == valid);
-        let example = cases
-            .clone()
-            .find(|c| !matches!(c.source, CaseSource::Reference) || !c.edits.is_empty())
-            .or_else(|| cases.next());
-        if let Some(case) = example {
-            out.push_str(&format!("\n## {title}: {}\n\n", case.name));
-            out.push_str(&case_text(case));
-            if !valid {
-                out.push_str(&findings_text(rule, case));
-            }
-        }
-    }
-    out
-}
-
-fn target_text(target: crate::rules::Target) -> &'static str {
-    use crate::rules::Target;
-    match target {
-        Target::Jobspec => "jobspecs",
-        Target::Text => "the text of experiment files",
-        Target::Yaml => "YAML files of experiments",
-        Target::Toml => "TOML files of experiments",
-        Target::Json => "JSON files of experiments",
-    }
-}
-
-/// What the rule reports on a failing case, as `forgelint check --format concise` prints it.
-fn findings_text(rule: &Rule, case: &crate::rules::Case) -> String {
-    let Ok(findings) = crate::cases::run_case(case, &[rule]) else {
-        return String::new();
-    };
-    if findings.is_empty() {
-        return String::new();
-    }
-    let mut out = String::from("\nforgelint reports:\n\n```text\n");
-    for f in &findings {
-        out.push_str(&format!(
-            "{}:{}:{}: {}[{}] {}\n",
-            f.path, f.start.line, f.start.column, f.severity, f.rule, f.message
-        ));
-    }
-    out.push_str("```\n");
-    out
-}
-
-/// The language of a code block for a file of an experiment.
-fn fence_language(file: &str) -> &'static str {
-    crate::text::language_of(std::path::Path::new(file), "")
-        .sarif_name()
-        .map_or("text", |name| match name {
-            "shellscript" => "sh",
-            other => other,
-        })
-}
-
-/// A case as a reader wants it: the change to the reference spec, not the whole spec.
-fn case_text(case: &crate::rules::Case) -> String {
-    if let Some((file, text)) = &case.file {
-        let mut out = format!(
-            "The experiment file `{file}`:\n\n```{}\n{}\n```\n",
-            fence_language(file),
-            text.trim_end()
-        );
-        if !matches!(case.source, CaseSource::Reference) {
-            out.push_str("\nIts spec:\n\n");
-            out.push_str(&spec_text(case));
-        }
-        return out;
-    }
-    let mut out = spec_text(case);
-    if let Some((file, text)) = &case.config {
-        out.push_str(&format!(
-            "\nThe experiment's `{file}`:\n\n```{}\n{}\n```\n",
-            fence_language(file),
-            text.trim_end()
-        ));
-    }
-    out
-}
-
-/// A case's spec as a reader wants it: the change to the reference spec, not the whole spec.
-fn spec_text(case: &crate::rules::Case) -> String {
-    let mut out = match &case.source {
-        CaseSource::Reference => {
-            "The reference spec ([rules/reference/jobspec.json](../../rules/reference/jobspec.json)).\n".to_string()
-        }
-        CaseSource::Patch(patch) => {
-            let pretty = serde_json::from_str::<serde_json::Value>(patch)
-                .ok()
-                .and_then(|v| serde_json::to_string_pretty(&v).ok())
-                .unwrap_or_else(|| patch.clone());
-            format!(
-                "The reference spec ([rules/reference/jobspec.json](../../rules/reference/jobspec.json)) with this JSON merge patch:\n\n```json\n{pretty}\n```\n"
-            )
-        }
-        CaseSource::Document(document) => format!("```json\n{}\n```\n", document.trim_end()),
-    };
-    for (old, new) in &case.edits {
-        out.push_str(&format!("\nthen the text {old:?} replaced by {new:?}.\n"));
-    }
-    let c = &case.context;
-    let mut context = Vec::new();
-    if let Some(kind) = &c.kind {
-        context.push(format!("kind = {kind:?}"));
-    }
-    match &c.catalog {
-        Some(None) => context.push("no catalog".to_string()),
-        Some(Some(catalog)) => context.push(format!("a catalog of {:?}", catalog.names())),
-        None => {}
-    }
-    if let Some(r) = &c.registries {
-        context.push(format!("registries = {r:?}"));
-    }
-    if let Some(q) = c.gpu_quota {
-        context.push(format!("gpu-quota = {q}"));
-    }
-    if let Some(q) = &c.project_quota {
-        context.push(format!("project-quota = {q:?}"));
-    }
-    if let Some(d) = &c.dirs {
-        context.push(format!("directories {d:?}"));
-    }
-    if !context.is_empty() {
-        out.push_str(&format!("\nIn a context with {}.\n", context.join(", ")));
-    }
-    out
 }
 
 /// Runs the cases of rule files; each case that does not behave as declared is reported with the

@@ -34,6 +34,7 @@ pub mod process;
 pub mod project;
 pub mod read;
 pub mod report;
+pub mod ruledoc;
 pub mod rules;
 pub mod select;
 pub mod source;

@@ -4,7 +4,8 @@
 //!
 //! Each rule file also has a test of its own, named after its rule in snake case, so
 //! `cargo test gpu_quota` runs the cases of `rules/gpu-quota.toml` alone. A rule file missing from
-//! the list below fails `every_rule_file_has_a_test_of_its_own`.
+//! the list below fails `every_rule_file_has_a_test_of_its_own`. Each test also pins the findings
+//! of its rule's failing cases in a snapshot (`tests/snapshots/rule_cases__findings__<id>.snap`).
 
 use forgelint::cases::verify_case;
 use forgelint::rules::RuleSet;
@@ -47,6 +48,12 @@ fn rule_file_cases_hold(test: &str, file: &str) {
         failures.len(),
         rule.cases().len(),
         failures.join("\n")
+    );
+    // The findings of every failing case, as forgelint prints them: pinned here, and shown on
+    // the rule's page in docs/rules/.
+    insta::assert_snapshot!(
+        format!("findings__{id}"),
+        forgelint::ruledoc::failing_cases_findings(rule)
     );
 }
 

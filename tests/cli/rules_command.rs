@@ -92,3 +92,32 @@ fn rules_lists_every_builtin_rule_with_its_severity() {
     demo.expect_code(0);
     assert!(demo.stdout.lines().count() > 1 + 32, "{}", demo.stdout);
 }
+
+/// `explain` is the rule's page rendered for a terminal: no code fences, no link targets, no
+/// merge patch against a spec the reader does not have; the failing example with its finding.
+#[test]
+fn explain_reads_well_in_a_terminal() {
+    let tree = Tree::new();
+    for id in [
+        "gpu-quota",
+        "exp-secret",
+        "hyperparam-unknown",
+        "corpus-host-path",
+    ] {
+        let run = tree.run(&["explain", id, "--no-config"]);
+        run.expect_code(0);
+        let out = &run.stdout;
+        assert!(
+            out.starts_with(&format!("{id}\n{}\n", "=".repeat(id.len()))),
+            "{out}"
+        );
+        for raw in ["```", "](", "**", "merge patch", "reference spec"] {
+            assert!(!out.contains(raw), "{id}: {raw:?} in\n{out}");
+        }
+        assert!(out.contains("forgelint reports:\n\n    "), "{id}:\n{out}");
+        assert!(
+            out.contains(&format!("[{id}] ")),
+            "{id}: the finding is shown\n{out}"
+        );
+    }
+}

@@ -10,6 +10,7 @@
 # - action.yml                    keeps its documented inputs/outputs and never pastes ${{ }} into a
 #                                 `run:` script (inputs go through env:, against script injection)
 # - .pre-commit-hooks.yaml        has the forgelint hook whose `files` matches the default names
+#                                 and the files of the default experiment directories
 #
 # check-jsonschema (PyPI) goes into a throw-away virtualenv; its schemas are bundled, so nothing
 # else is fetched. Prints PASS/FAIL per check and ends with "N passed, M failed"; exits 1 on failure.
@@ -105,16 +106,18 @@ problems = [f"{k} is {hook.get(k)!r}, not {v!r}"
             for k, v in {"name": "forgelint", "entry": "forgelint", "language": "rust"}.items()
             if hook.get(k) != v]
 files = re.compile(hook.get("files", ""))
-for path in ["jobspec.json", "a/b/jobspec.json", "x/.starforge/jobspec.json", "specs/grpo.jobspec.json"]:
+for path in ["jobspec.json", "a/b/jobspec.json", "x/.starforge/jobspec.json", "specs/grpo.jobspec.json",
+             "experiments/my-grpo/train.py", "experiments/my-grpo/conf/config.yaml"]:
     if not files.search(path):
         problems.append(f"files does not match {path}")
-for path in ["package.json", "myjobspec.json", "jobspec.json.bak", "a/jobspec.jsonc"]:
+for path in ["package.json", "myjobspec.json", "jobspec.json.bak", "a/jobspec.jsonc",
+             "experiments/README.md", "src/experiments/x/train.py", "notes/train.py"]:
     if files.search(path):
         problems.append(f"files matches {path}")
 if problems:
     sys.exit("\n".join(problems))
 PY
-    pass ".pre-commit-hooks.yaml: the forgelint hook (language rust) matches jobspec.json and *.jobspec.json only"
+    pass ".pre-commit-hooks.yaml: the forgelint hook (language rust) matches jobspec.json, *.jobspec.json and experiments/*/ files only"
 else
     fail ".pre-commit-hooks.yaml" "$WORK/hooks.log"
 fi
