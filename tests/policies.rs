@@ -22,6 +22,7 @@ fn example_policies_load_and_their_cases_hold() {
         "config-precision",
         "no-local-cache",
         "fp8-needs-h200",
+        "h200-full-nodes",
     ] {
         assert!(ids.contains(&expected), "{expected} missing from {ids:?}");
     }
@@ -99,4 +100,33 @@ fn raw_placeholders_are_unknown_where_the_predicate_has_none() {
         let err = compile_rule("x.toml", text.into(), false).expect_err(predicate);
         assert!(err.to_string().contains(wanted), "{predicate}: {err}");
     }
+}
+
+/// Item conditions (`@.…`) are checked when the rule file loads: their selector, read from the
+/// check's item, must fit the jobspec shape; they stand directly in a check's `when`.
+#[test]
+fn item_conditions_are_checked_when_the_rule_loads() {
+    let rule = |when: &str| {
+        format!(
+            "id = \"x\"\nseverity = \"error\"\nsummary = \"s\"\nmessage = \"m\"\n[[check]]\nselect = \"spec.resources.pools[*].gpus_per_node\"\nequals = 8\nwhen = [{when}]\n"
+        )
+    };
+    let compile = |text: String| {
+        forgelint::rules::compile_rule("x.toml", std::sync::Arc::from(text), false)
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    };
+    assert_eq!(
+        compile(rule("{ select = \"@.series\", equals = \"h200\" }")),
+        Ok(())
+    );
+    let err = compile(rule("{ select = \"@.seriess\", equals = \"h200\" }")).unwrap_err();
+    assert!(err.contains("spec.resources.pools[*].seriess"), "{err}");
+    let err = compile(rule(
+        "{ any = [{ select = \"@.series\", equals = \"h200\" }] }",
+    ))
+    .unwrap_err();
+    assert!(err.contains("directly in a check's `when`"), "{err}");
+    let err = compile(rule("{ select = \"@series\", equals = \"h200\" }")).unwrap_err();
+    assert!(err.contains("bad selector"), "{err}");
 }

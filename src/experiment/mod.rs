@@ -187,7 +187,7 @@ pub fn reads(rule: &Rule, which: OtherDoc) -> bool {
                 list.iter().any(|c| in_condition(c, which))
             }
             Condition::Not(inner) => in_condition(inner, which),
-            Condition::Select(..) | Condition::Fact(..) => false,
+            Condition::Select(..) | Condition::Fact(..) | Condition::Item(..) => false,
         }
     }
     rule.checks

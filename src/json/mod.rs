@@ -165,6 +165,31 @@ impl<'s> Document<'s> {
         }
     }
 
+    /// The array or object that holds `target` (`None` for the root), found from the root
+    /// down as [`Document::pointer_of`] finds its path.
+    pub fn parent_of(&self, target: NodeId) -> Option<NodeId> {
+        let mut at = self.root();
+        let mut parent = None;
+        while at != target {
+            let next = match self.value(at) {
+                Value::Object { .. } => {
+                    let members = self.members(at);
+                    members
+                        .get(members.partition_point(|m| m.value < target))?
+                        .value
+                }
+                Value::Array { .. } => {
+                    let items = self.items(at);
+                    *items.get(items.partition_point(|&c| c < target))?
+                }
+                _ => return None,
+            };
+            parent = Some(at);
+            at = next;
+        }
+        parent
+    }
+
     /// The JSON Pointer (RFC 6901) of `target`, found from the root down. Nodes are numbered
     /// in post-order (a container after its children, siblings in order), so the child of a
     /// container whose subtree holds `target` is its first child numbered `target` or more: a

@@ -52,6 +52,50 @@ impl Compiler<'_> {
         at..end
     }
 
+    /// An item condition's selector, read from the check's item (its `select` less the last
+    /// segment), must fit the jobspec's shape like any other; an item needs a last segment.
+    fn item_fits(
+        &self,
+        select: &Selector,
+        condition: &Condition,
+        raw: &Spanned<RawClause>,
+    ) -> Result<()> {
+        let Condition::Item(item, _) = condition else {
+            return Ok(());
+        };
+        let span = raw
+            .get_ref()
+            .select
+            .as_ref()
+            .map_or(raw.span(), |s| s.span());
+        let Some(last) = select.segments.len().checked_sub(1) else {
+            return Err(self.err(
+                span,
+                "an item condition needs a check that selects values inside objects or arrays, not `$`",
+            ));
+        };
+        if !self.jobspec {
+            return Ok(());
+        }
+        let prefix = &select.as_str()[..select.segment_range(last).start];
+        let prefix = prefix.strip_suffix('.').unwrap_or(prefix);
+        let joined = format!("{prefix}{}", &item.as_str()[1..]);
+        let Ok(whole) = Selector::parse(&joined) else {
+            return Ok(());
+        };
+        if let Err(no) = super::shape::check(&whole) {
+            let mut e = FileError::new(
+                self.name,
+                self.text,
+                Some(span),
+                format!("{} (read from the item: `{joined}`)", no.message),
+            );
+            e.help = no.help;
+            return Err(Box::new(e));
+        }
+        Ok(())
+    }
+
     /// A selector on another file: shaped like a jobspec's when `jobspec`; never shared.
     fn other_selector(&self, raw: &Spanned<String>, jobspec: bool) -> Result<Selector> {
         let sel = Selector::parse(raw.get_ref()).map_err(|e| {
@@ -339,6 +383,12 @@ impl Compiler<'_> {
     }
 
     fn condition(&self, raw: &Spanned<RawClause>) -> Result<Condition> {
+        self.condition_at(raw, false)
+    }
+
+    /// A condition; `top`: directly in a check's `when` list, where item conditions
+    /// (`select = "@.…"`) may stand.
+    fn condition_at(&self, raw: &Spanned<RawClause>, top: bool) -> Result<Condition> {
         let c = raw.get_ref();
         self.forbid(
             "a condition",
@@ -401,6 +451,21 @@ impl Compiler<'_> {
                 "a condition needs a predicate (`equals`, `one-of`, `present`, …)",
             ));
         };
+        if let Some(sel) = c.select.as_ref().filter(|s| s.get_ref().starts_with('@')) {
+            if !top || self.target == Target::Text {
+                return Err(self.err(
+                    sel.span(),
+                    "an item selector (`@…`) goes directly in a check's `when`, where each selected value has an item",
+                ));
+            }
+            let item = Selector::parse_item(sel.get_ref()).map_err(|e| {
+                self.err(
+                    self.inner(&sel.span(), e.offset),
+                    format!("bad selector: {}", e.message),
+                )
+            })?;
+            return Ok(Condition::Item(item, predicate));
+        }
         if let Some(sel) = &c.select {
             if self.target == Target::Text {
                 return Err(self.err(
@@ -685,7 +750,11 @@ impl Compiler<'_> {
         let when = match &c.when {
             Some(list) => list
                 .iter()
-                .map(|x| self.condition(x))
+                .map(|x| {
+                    let condition = self.condition_at(x, true)?;
+                    self.item_fits(&select, &condition, x)?;
+                    Ok(condition)
+                })
                 .collect::<Result<Vec<_>>>()?,
             None => Vec::new(),
         };

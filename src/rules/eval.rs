@@ -220,6 +220,8 @@ pub fn holds(c: &Condition, ctx: &Context<'_>) -> bool {
                 }
             }
         }
+        // Decided per selected value, when the check asserts (`assert`).
+        Condition::Item(..) => true,
         Condition::Any(list) => list.iter().any(|c| holds(c, ctx)),
         Condition::All(list) => list.iter().all(|c| holds(c, ctx)),
         Condition::Not(inner) => !holds(inner, ctx),
@@ -450,6 +452,43 @@ fn run_around_faults(check: &Check, ctx: &Context<'_>, out: &mut Hits) {
 }
 
 fn assert(check: &Check, ctx: &Context<'_>, res: Resolved<'_>, out: &mut Hits) {
+    if check.when.iter().any(|c| matches!(c, Condition::Item(..))) {
+        let kept = items_holding(check, ctx, res);
+        return assert_on(check, ctx, kept.view(), out);
+    }
+    assert_on(check, ctx, res, out)
+}
+
+/// The selected values (and missing ones) whose item — the object that holds them — meets the
+/// check's item conditions (`@.series`).
+#[cold]
+fn items_holding(check: &Check, ctx: &Context<'_>, res: Resolved<'_>) -> crate::select::Resolution {
+    let doc = ctx.doc;
+    let holds_at = |item: crate::json::NodeId| {
+        check.when.iter().all(|c| match c {
+            Condition::Item(sel, p) => holds_for(p, sel.resolve_from(doc, item).view(), ctx),
+            _ => true,
+        })
+    };
+    let last = check.select.segments.len().saturating_sub(1);
+    crate::select::Resolution {
+        found: res
+            .found
+            .iter()
+            .filter(|m| doc.parent_of(m.node).is_some_and(holds_at))
+            .copied()
+            .collect(),
+        // A value missing from its item: the item is the object that lacks it.
+        missing: res
+            .missing
+            .iter()
+            .filter(|miss| miss.depth == last && holds_at(miss.parent))
+            .copied()
+            .collect(),
+    }
+}
+
+fn assert_on(check: &Check, ctx: &Context<'_>, res: Resolved<'_>, out: &mut Hits) {
     match &check.assertion {
         Assertion::Predicate(p) => {
             let operand = match predicate_operand(p) {

@@ -248,6 +248,9 @@ pub enum Condition {
     Fact(Fact, Predicate),
     /// A condition on another file: the spec that names the experiment, or its config.
     Other(OtherDoc, Selector, Predicate),
+    /// A condition on each selected value's item, the object that holds it (`@.series`): the
+    /// check runs on the values whose item it holds for.
+    Item(Selector, Predicate),
     Any(Vec<Condition>),
     All(Vec<Condition>),
     Not(Box<Condition>),
@@ -332,8 +335,8 @@ impl Condition {
             Condition::Fact(_, p) => predicate_selector(p)
                 .into_iter()
                 .for_each(|s| f(s, Uses::Found)),
-            // Resolved on the other file, never in this document's table.
-            Condition::Other(..) => {}
+            // Resolved on the other file, or from each item: never in the document's table.
+            Condition::Other(..) | Condition::Item(..) => {}
             Condition::Any(list) | Condition::All(list) => {
                 list.iter().for_each(|c| c.visit_selectors(f))
             }
@@ -348,7 +351,7 @@ impl Condition {
                 predicate_selector_mut(p).into_iter().for_each(f);
             }
             Condition::Fact(_, p) => predicate_selector_mut(p).into_iter().for_each(f),
-            Condition::Other(..) => {}
+            Condition::Other(..) | Condition::Item(..) => {}
             Condition::Any(list) | Condition::All(list) => {
                 list.iter_mut().for_each(|c| c.visit_selectors_mut(f))
             }

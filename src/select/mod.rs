@@ -205,6 +205,34 @@ impl Selector {
         &self.text
     }
 
+    /// An item-relative selector, `@` (the item itself), `@.series` or `@['a.b'][0]`: its
+    /// segments are taken from the item, not the document's root.
+    pub fn parse_item(text: &str) -> Result<Selector, SelectorError> {
+        let Some(rest) = text.strip_prefix('@') else {
+            return Err(SelectorError {
+                offset: 0,
+                message: "an item selector starts with `@`".into(),
+            });
+        };
+        let mut sel = Selector::parse(&format!("${rest}")).map_err(|e| SelectorError {
+            offset: e.offset,
+            message: e.message.replace('$', "@"),
+        })?;
+        sel.text = text.to_string();
+        Ok(sel)
+    }
+
+    /// What the selector selects below `base` (for an item selector, the item).
+    pub fn resolve_from(&self, doc: &Document<'_>, base: NodeId) -> Resolution {
+        let mut out = Resolution::default();
+        let start = Match {
+            node: base,
+            key_span: None,
+        };
+        self.walk(doc, start, 0, &mut out);
+        out
+    }
+
     pub fn resolve(&self, doc: &Document<'_>) -> Resolution {
         let mut out = Resolution::default();
         self.resolve_into(doc, &mut out);
