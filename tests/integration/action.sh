@@ -249,8 +249,9 @@ else
     fail "config=strict.toml format=concise (lint exit $(lint_exit config))" "$WORK/config.log"
 fi
 run_action multi "$LAB" 'paths=specs\n  jobspec.json\n'
-if [ "$(lint_exit multi)" = 0 ] && grep -q '2 files' "$WORK/multi.log"; then
-    pass "paths: newline-separated paths are linted, only those"
+# The two specs, and the one file of the experiment jobspec.json names (linted with it).
+if [ "$(lint_exit multi)" = 0 ] && grep -q '3 files' "$WORK/multi.log"; then
+    pass "paths: newline-separated paths are linted, only those (and the experiment a spec names)"
 else
     fail "paths on several lines (lint exit $(lint_exit multi))" "$WORK/multi.log"
 fi
