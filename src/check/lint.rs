@@ -406,6 +406,21 @@ fn lint_stdin(linter: &Linter<'_, '_>, name: &Path, env: &mut Env<'_>, linted: &
         return;
     }
     let display: Arc<str> = Arc::from(name.to_string_lossy().as_ref());
+    let options = discover::Options {
+        settings: linter.plan.settings,
+        no_ignore: linter.plan.args.no_ignore,
+        threads: 1,
+        cwd: linter.cwd,
+    };
+    // Named as a file of an experiment: linted as that file would be.
+    if let Kind::ExperimentFile { root } = options.explicit_kind(name) {
+        linted
+            .findings
+            .extend(linter.experiments.lint_given(name, &root, &bytes));
+        linted.binary_files = linter.experiments.counts.binary.load(Ordering::Relaxed);
+        linted.stdin_source = Some((display, Arc::from(String::from_utf8_lossy(&bytes).as_ref())));
+        return;
+    }
     let active = linter.plan.rules_for(name, linter.cwd);
     let project = linter.project(name);
     linted.findings.extend(engine::lint_bytes(

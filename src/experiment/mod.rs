@@ -144,6 +144,45 @@ impl<'a> Linter<'a> {
     }
 }
 
+impl Linter<'_> {
+    /// Lints `bytes`, given for the file `path` of the experiment `root` (standard input with
+    /// `--stdin-filename`): as the file would be linted, without reading it.
+    pub fn lint_given(&self, path: &Path, root: &Path, bytes: &[u8]) -> Vec<Finding> {
+        let rel = path.strip_prefix(root).unwrap_or(path);
+        let rules = (self.rules_for)(path, rel);
+        let name = crate::engine::FileName::ready((self.display)(path));
+        if file::is_weights_file(path)
+            || bytes.len() as u64 > self.platform.experiments.max_file_size
+        {
+            return rules
+                .iter()
+                .find(|a| a.rule.reported_by == crate::rules::ReportedBy::Walker)
+                .map(|r| {
+                    let message = if file::is_weights_file(path) {
+                        file::WEIGHTS_MESSAGE.to_string()
+                    } else {
+                        format!(
+                            "{} bytes, over the experiment file limit of {} bytes: it is packed into the job package on every submit",
+                            bytes.len(),
+                            self.platform.experiments.max_file_size
+                        )
+                    };
+                    vec![crate::engine::file_finding(name.get(), *r, message)]
+                })
+                .unwrap_or_default();
+        }
+        let probe = &bytes[..bytes.len().min(BINARY_PROBE)];
+        let text = match std::str::from_utf8(bytes) {
+            Ok(text) if memchr::memchr(0, probe).is_none() => text,
+            _ => {
+                self.counts.binary.fetch_add(1, Ordering::Relaxed);
+                return Vec::new();
+            }
+        };
+        self.lint_text(text, path, &name, &rules, &Others::NONE)
+    }
+}
+
 /// Lints `text` as the file `path` of an experiment, without reading the disk: for the cases
 /// of rule files (`forgelint test-rules`, `explain`).
 pub fn lint_in_memory(

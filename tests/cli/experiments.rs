@@ -638,3 +638,35 @@ fn hostile_experiment_files_reach_no_output_raw() {
         }
     }
 }
+
+#[test]
+fn standard_input_named_as_an_experiment_file_is_linted_as_one() {
+    let tree = experiment_tree();
+    let text = format!("CORPUS = \"/data/x\"\nTOKEN = \"{TOKEN}\"\n");
+    for format in ["concise", "human"] {
+        let run = tree.run_stdin(
+            &[
+                "--no-config",
+                "--format",
+                format,
+                "--stdin-filename",
+                "experiments/my-grpo/new.py",
+                "-",
+            ],
+            &text,
+        );
+        run.expect_code(1);
+        assert!(!run.stdout.contains(TOKEN_TAIL), "{}", run.stdout);
+        if format == "concise" {
+            assert_eq!(
+                lines(&run),
+                [
+                    "experiments/my-grpo/new.py:1:10 exp-host-path",
+                    "experiments/my-grpo/new.py:2:10 exp-secret",
+                ]
+            );
+        } else {
+            assert!(run.stdout.contains("TOKEN = \"hf_Q…"), "{}", run.stdout);
+        }
+    }
+}
