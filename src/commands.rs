@@ -25,6 +25,7 @@ pub fn rules(args: RulesArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
                         "id": r.id,
                         "severity": r.severity.as_str(),
                         "needs": r.needs.names(),
+                        "target": r.target.as_str(),
                         "summary": r.summary,
                         "builtin": r.origin.builtin,
                         "source": r.origin.name,
