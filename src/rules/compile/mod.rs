@@ -1,0 +1,418 @@
+//! Rule file (TOML) → compiled [`Rule`]. Every error points at the rule file's own span.
+
+use std::collections::HashMap;
+use std::ops::Range;
+use std::sync::Arc;
+
+use toml::Spanned;
+
+use super::cases::{cases_start, compile_cases};
+use super::eval::Lit;
+use super::functions::Function;
+use super::schema::RawRule;
+use super::template::Template;
+use super::*;
+use crate::error::FileError;
+
+mod clauses;
+mod offsets;
+mod text;
+
+use offsets::source_offset;
+
+/// Placeholders every check can use in its message.
+pub const COMMON_VARS: [&str; 5] = ["value", "expected", "path", "key", "pointer"];
+/// The placeholder of the configured `[platform] kind`, for the messages of predicate checks.
+pub const PLATFORM_KIND: &str = "platform.kind";
+
+#[derive(Clone, Copy)]
+struct Compiler<'a> {
+    name: &'a str,
+    text: &'a Arc<str>,
+    /// A built-in rule: its patterns are known to compile (a test compiles them), so they are
+    /// compiled on first use instead of at start-up.
+    builtin: bool,
+    /// Selectors must fit the forge/v2 shape (the rule reads jobspecs).
+    jobspec: bool,
+    target: Target,
+}
+
+type Result<T> = std::result::Result<T, Box<FileError>>;
+
+impl Compiler<'_> {
+    fn err(&self, span: Range<usize>, message: impl Into<String>) -> Box<FileError> {
+        Box::new(FileError::new(self.name, self.text, Some(span), message))
+    }
+
+    /// The source range of byte `offset` of a string value whose TOML span is `span`: the
+    /// literal is walked as TOML decodes it (escapes, the newline after `"""`), so an error
+    /// inside a decoded string points at the right character of the rule file.
+    fn inner(&self, span: &Range<usize>, offset: usize) -> Range<usize> {
+        let raw = &self.text[span.clone()];
+        let at = span.start + source_offset(raw, offset);
+        let end = self.text[at..]
+            .chars()
+            .next()
+            .map_or(at, |c| at + c.len_utf8())
+            .min(span.end.max(at));
+        at..end
+    }
+
+    fn selector(&self, raw: &Spanned<String>) -> Result<Selector> {
+        let sel = Selector::parse(raw.get_ref()).map_err(|e| {
+            self.err(
+                self.inner(&raw.span(), e.offset),
+                format!("bad selector: {}", e.message),
+            )
+        })?;
+        self.fits_shape(&sel, &raw.span())?;
+        Ok(sel)
+    }
+
+    /// A selector that cannot match a jobspec would load and never fire, so it is an error at
+    /// the segment that leaves the forge/v2 shape. `span` is the TOML string holding it.
+    fn fits_shape(&self, sel: &Selector, span: &Range<usize>) -> Result<()> {
+        if !self.jobspec {
+            return Ok(());
+        }
+        let Err(no) = super::shape::check(sel) else {
+            return Ok(());
+        };
+        let range = sel.segment_range(no.segment);
+        let start = self.inner(span, range.start).start;
+        let end = self.inner(span, range.end).start.max(start);
+        let mut e = FileError::new(self.name, self.text, Some(start..end), no.message);
+        e.help = no.help;
+        Err(Box::new(e))
+    }
+
+    /// The span of the string value of the one-entry inline table `span` (`{ select = "…" }`),
+    /// or the whole table when it cannot be found.
+    fn table_string(&self, span: Range<usize>) -> Range<usize> {
+        let raw = &self.text[span.clone()];
+        raw.find('=')
+            .and_then(|eq| {
+                let from = eq + 1 + raw[eq + 1..].find(|c: char| !c.is_whitespace())?;
+                let quote = raw[from..].chars().next()?;
+                if quote != '"' && quote != '\'' {
+                    return None;
+                }
+                let mut end = from + 1;
+                let bytes = raw.as_bytes();
+                while end < raw.len() && bytes[end] as char != quote {
+                    end += if bytes[end] == b'\\' && quote == '"' {
+                        2
+                    } else {
+                        1
+                    };
+                }
+                Some(span.start + from..span.start + (end + 1).min(raw.len()))
+            })
+            .unwrap_or(span)
+    }
+
+    fn regex(&self, raw: &Spanned<String>) -> Result<regex::Regex> {
+        super::pattern::build_regex(raw.get_ref()).map_err(|e| {
+            let detail = e.to_string();
+            let last = detail.lines().last().unwrap_or("").trim();
+            let last = last.strip_prefix("error: ").unwrap_or(last).to_string();
+            self.err(raw.span(), format!("bad regex: {last}"))
+        })
+    }
+
+    /// A compiled pattern, shared with every other check of the process that uses the same
+    /// text: compiled once, and one set of search caches per worker instead of one per check.
+    fn pattern(&self, raw: &Spanned<String>) -> Result<Pattern> {
+        static COMPILED: std::sync::OnceLock<std::sync::Mutex<HashMap<String, Pattern>>> =
+            std::sync::OnceLock::new();
+        let compiled = COMPILED.get_or_init(Default::default);
+        if let Some(p) = compiled
+            .lock()
+            .ok()
+            .and_then(|c| c.get(raw.get_ref()).cloned())
+        {
+            return Ok(p);
+        }
+        let pattern = if self.builtin {
+            Pattern::deferred(raw.get_ref())
+        } else {
+            Pattern::new(self.regex(raw)?)
+        };
+        if let Ok(mut c) = compiled.lock() {
+            c.insert(raw.get_ref().clone(), pattern.clone());
+        }
+        Ok(pattern)
+    }
+
+    fn template(&self, raw: &Spanned<String>, known: &[&str]) -> Result<Template> {
+        Template::parse(raw.get_ref(), known)
+            .map_err(|(offset, message)| self.err(self.inner(&raw.span(), offset), message))
+    }
+
+    fn operand(&self, raw: &Spanned<toml::Value>) -> Result<Operand> {
+        if let toml::Value::Table(t) = raw.get_ref() {
+            if t.len() == 1 {
+                let (k, v) = t.iter().next().expect("one entry");
+                let name = v
+                    .as_str()
+                    .ok_or_else(|| self.err(raw.span(), format!("`{k}` takes a string")))?;
+                return match k.as_str() {
+                    "fact" => Fact::ALL
+                        .iter()
+                        .find(|(n, _)| *n == name)
+                        .map(|(_, f)| Operand::Fact(*f))
+                        .ok_or_else(|| self.unknown(raw.span(), "fact", name, Fact::ALL.iter().map(|f| f.0))),
+                    "setting" => Setting::ALL
+                        .iter()
+                        .find(|(n, _)| *n == name)
+                        .map(|(_, s)| Operand::Setting(*s))
+                        .ok_or_else(|| self.unknown(raw.span(), "setting", name, Setting::ALL.iter().map(|f| f.0))),
+                    "select" => {
+                        let sel = Selector::parse(name)
+                            .map_err(|e| self.err(raw.span(), format!("bad selector: {}", e.message)))?;
+                        self.fits_shape(&sel, &self.table_string(raw.span()))?;
+                        Ok(Operand::Select(sel))
+                    }
+                    _ => Err(self.err(
+                        raw.span(),
+                        format!("unknown reference `{k}`: use {{ fact = \"…\" }}, {{ setting = \"…\" }} or {{ select = \"…\" }}"),
+                    )),
+                };
+            }
+        }
+        Lit::from_toml(raw.get_ref())
+            .map(Operand::Literal)
+            .map_err(|m| self.err(raw.span(), m))
+    }
+
+    fn unknown<'n>(
+        &self,
+        span: Range<usize>,
+        what: &str,
+        name: &str,
+        known: impl Iterator<Item = &'n str> + Clone,
+    ) -> Box<FileError> {
+        let mut e = FileError::new(
+            self.name,
+            self.text,
+            Some(span),
+            format!("unknown {what} `{name}`"),
+        );
+        e.help = Some(match crate::error::suggest(name, known.clone()) {
+            Some(s) => format!("did you mean `{s}`?"),
+            None => format!("known: {}", known.collect::<Vec<_>>().join(", ")),
+        });
+        Box::new(e)
+    }
+
+    fn number(&self, raw: &Spanned<toml::Value>) -> Result<Operand> {
+        let op = self.operand(raw)?;
+        if let Operand::Literal(lit) = &op {
+            if !matches!(lit, Lit::Num(_)) {
+                return Err(self.err(raw.span(), "a bound must be a number or a reference"));
+            }
+        }
+        Ok(op)
+    }
+
+    fn forbid(&self, what: &str, spans: &[(Option<Range<usize>>, &str)]) -> Result<()> {
+        for (span, key) in spans {
+            if let Some(span) = span {
+                return Err(self.err(span.clone(), format!("`{key}` is not allowed in {what}")));
+            }
+        }
+        Ok(())
+    }
+
+    fn function(
+        &self,
+        name: &Spanned<String>,
+        options: Option<&Spanned<toml::Table>>,
+    ) -> Result<Function> {
+        Function::compile(name.get_ref(), options.map(|o| o.get_ref())).map_err(
+            |(on_options, message)| {
+                let span = if on_options {
+                    options.map(|o| o.span()).unwrap_or(name.span())
+                } else {
+                    name.span()
+                };
+                let mut e = FileError::new(self.name, self.text, Some(span), message);
+                if !on_options {
+                    e.help = Some(
+                        match crate::error::suggest(name.get_ref(), Function::NAMES.iter().copied())
+                        {
+                            Some(s) => format!("did you mean `{s}`?"),
+                            None => format!("built-in functions: {}", Function::NAMES.join(", ")),
+                        },
+                    );
+                }
+                Box::new(e)
+            },
+        )
+    }
+}
+
+/// Compiles one rule file. A built-in rule's cases (`[[valid]]`, `[[invalid]]`, 40% of its
+/// text) are compiled only when asked for ([`Rule::cases`]): a lint never reads them.
+pub fn compile_rule(
+    name: &str,
+    text: Arc<str>,
+    builtin: bool,
+) -> std::result::Result<Rule, Box<FileError>> {
+    compile(name, text, builtin, !builtin)
+}
+
+pub(super) fn compile(
+    name: &str,
+    text: Arc<str>,
+    builtin: bool,
+    with_cases: bool,
+) -> std::result::Result<Rule, Box<FileError>> {
+    let parsed = if with_cases {
+        &text[..]
+    } else {
+        &text[..cases_start(&text)]
+    };
+    let raw: RawRule =
+        toml::from_str(parsed).map_err(|e| Box::new(FileError::from_toml(name, &text, &e)))?;
+    let mut c = Compiler {
+        name,
+        text: &text,
+        builtin,
+        jobspec: false,
+        target: Target::Jobspec,
+    };
+    let id = raw.id.get_ref();
+    let id_ok = !id.is_empty()
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        && id.as_bytes()[0].is_ascii_lowercase();
+    if !id_ok {
+        return Err(c.err(
+            raw.id.span(),
+            "a rule id is lowercase letters, digits and `-`, starting with a letter",
+        ));
+    }
+    let severity = Severity::parse(raw.severity.get_ref()).ok_or_else(|| {
+        c.unknown(
+            raw.severity.span(),
+            "severity",
+            raw.severity.get_ref(),
+            ["error", "warning", "note"].into_iter(),
+        )
+    })?;
+    let target = match &raw.target {
+        None => Target::Jobspec,
+        Some(t) => Target::parse(t.get_ref()).ok_or_else(|| {
+            c.unknown(
+                t.span(),
+                "target",
+                t.get_ref(),
+                Target::NAMES.iter().copied(),
+            )
+        })?,
+    };
+    c.jobspec = target == Target::Jobspec;
+    c.target = target;
+    let reported_by = match &raw.reported_by {
+        None => ReportedBy::Checks,
+        Some(r) if !builtin => {
+            return Err(c.err(r.span(), "`reported-by` is reserved for built-in rules"))
+        }
+        Some(r) => match r.get_ref().as_str() {
+            "parser" => ReportedBy::Parser,
+            "walker" => ReportedBy::Walker,
+            "suppressions" => ReportedBy::Suppressions,
+            other => return Err(c.err(r.span(), format!("unknown `reported-by` {other}"))),
+        },
+    };
+    if raw.check.is_empty() && reported_by == ReportedBy::Checks {
+        return Err(c.err(raw.id.span(), "a rule needs at least one [[check]]"));
+    }
+    let mask = match &raw.mask {
+        Some(m) if target != Target::Text => {
+            return Err(c.err(m.span(), "`mask` goes with `target = \"text\"`"))
+        }
+        Some(m) => *m.get_ref(),
+        None => false,
+    };
+    let checks = raw
+        .check
+        .iter()
+        .map(|x| c.check(x, raw.message.as_ref(), raw.help.as_ref()))
+        .collect::<Result<Vec<_>>>()?;
+    let help = match &raw.help {
+        Some(h) => Some(c.template(h, &COMMON_VARS)?),
+        None => None,
+    };
+    let needs = super::plan::rule_needs(&checks);
+    let cases = compile_cases(name, &text, 0, &raw.valid, &raw.invalid)?;
+    for case in &cases {
+        match (target.is_experiment(), &case.file) {
+            (true, None) => {
+                return Err(c.err(
+                    case.span.clone(),
+                    "a case of a rule on experiment files needs `file` (its path in the experiment) and `text`",
+                ))
+            }
+            (false, Some(_)) => {
+                return Err(c.err(
+                    case.span.clone(),
+                    "`file` and `text` are for rules on experiment files; a jobspec case takes `patch` or `document`",
+                ))
+            }
+            _ => {}
+        }
+    }
+    let globs = |patterns: &[Spanned<String>]| -> Result<Option<globset::GlobSet>> {
+        if patterns.is_empty() {
+            return Ok(None);
+        }
+        let mut builder = globset::GlobSetBuilder::new();
+        for p in patterns {
+            let glob = globset::GlobBuilder::new(p.get_ref())
+                .literal_separator(true)
+                .build()
+                .map_err(|e| c.err(p.span(), format!("bad glob: {}", e.kind())))?;
+            builder.add(glob);
+        }
+        builder
+            .build()
+            .map(Some)
+            .map_err(|e| c.err(0..0, e.to_string()))
+    };
+    let files = match &raw.files {
+        Some(list) if list.is_empty() => Some(globset::GlobSet::empty()),
+        Some(list) => globs(list)?,
+        None => None,
+    };
+    let ignores = globs(&raw.ignores)?;
+    Ok(Rule {
+        files,
+        ignores,
+        id: id.clone(),
+        severity,
+        summary: raw.summary.trim().to_string(),
+        explanation: raw.explanation.unwrap_or_default().trim().to_string(),
+        help,
+        target,
+        mask,
+        reported_by,
+        // Selectors are numbered (and `keys` checks with them) when the rule joins a set.
+        plan: super::plan::plan_of(&checks, &mut 0),
+        checks,
+        needs,
+        origin: Origin {
+            name: name.to_string(),
+            text: text.clone(),
+            builtin,
+            id_span: raw.id.span(),
+        },
+        cases: if with_cases {
+            std::sync::OnceLock::from(cases)
+        } else {
+            std::sync::OnceLock::new()
+        },
+    })
+}
