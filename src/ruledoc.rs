@@ -73,13 +73,24 @@ pub fn failing_cases_findings(rule: &Rule) -> String {
     out
 }
 
-/// What the rule reports on a case, as `forgelint check --format concise` prints it.
+/// What the rule reports on a case, as `forgelint check --format concise` prints it, with the
+/// built-in rules running beside it (as in a real run: `unused-suppression` needs the rule a
+/// suppression names to run).
 fn case_findings(rule: &Rule, case: &Case) -> String {
-    let Ok(findings) = run_case(case, &[rule]) else {
+    static BUILTIN: std::sync::OnceLock<Option<crate::rules::RuleSet>> = std::sync::OnceLock::new();
+    let builtin = BUILTIN.get_or_init(|| crate::rules::RuleSet::builtin().ok());
+    let mut rules: Vec<&Rule> = builtin
+        .iter()
+        .flat_map(|set| set.rules.iter())
+        .filter(|r| r.id != rule.id)
+        .collect();
+    rules.push(rule);
+    let Ok(findings) = run_case(case, &rules) else {
         return String::new();
     };
     findings
         .iter()
+        .filter(|f| *f.rule == rule.id)
         .map(|f| {
             format!(
                 "{}:{}:{}: {}[{}] {}\n",

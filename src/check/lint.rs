@@ -97,6 +97,12 @@ pub fn run(plan: &Plan<'_>, env: &mut Env<'_>) -> Result<Linted, Error> {
             &display,
             plan.args.no_ignore,
             &cwd,
+            plan.settings
+                .rules
+                .rules
+                .iter()
+                .map(|r| r.id.clone())
+                .collect(),
         ),
         spec_reads_config: plan
             .spec_rules

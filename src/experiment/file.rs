@@ -110,7 +110,7 @@ impl Linter<'_> {
             findings.extend(self.lint_config(text, format, name, rules, others));
         }
         if has_comments(language) {
-            super::suppress::apply(text, &regions, rules, name, &mut findings);
+            super::suppress::apply(text, &regions, rules, &self.known_ids, name, &mut findings);
         }
         findings
     }

@@ -46,6 +46,8 @@ pub struct Linter<'a> {
     pub no_ignore: bool,
     /// The folder relative paths are relative to.
     pub cwd: &'a Path,
+    /// Every rule id of the rule set, running or not: a suppression naming another is a typo.
+    pub known_ids: Vec<String>,
     /// Some experiment rule reads the experiment's config (a `config` condition).
     pub reads_config: bool,
     /// Some experiment rule reads the spec that names the experiment (a `spec` condition).
@@ -61,8 +63,10 @@ impl<'a> Linter<'a> {
         display: &'a (dyn Fn(&Path) -> Arc<str> + Sync),
         no_ignore: bool,
         cwd: &'a Path,
+        known_ids: Vec<String>,
     ) -> Linter<'a> {
         Linter {
+            known_ids,
             platform,
             config_table: crate::rules::selector_table(
                 rules
@@ -199,7 +203,25 @@ pub fn lint_in_memory(
         .collect();
     let rules_for = |_: &Path, _: &Path| std::borrow::Cow::Borrowed(&[][..]);
     let display = |p: &Path| -> Arc<str> { Arc::from(p.to_string_lossy().as_ref()) };
-    let linter = Linter::new(platform, &rules, &rules_for, &display, true, Path::new("/"));
+    // The rules given, and every built-in rule (named after its file), running or not.
+    let known = rules
+        .iter()
+        .map(|a| a.rule.id.clone())
+        .chain(
+            crate::rules::BUILTIN
+                .iter()
+                .filter_map(|(file, _)| file.strip_suffix(".toml").map(String::from)),
+        )
+        .collect();
+    let linter = Linter::new(
+        platform,
+        &rules,
+        &rules_for,
+        &display,
+        true,
+        Path::new("/"),
+        known,
+    );
     let name = crate::engine::FileName::ready(display(path));
     if file::is_weights_file(path) {
         return rules

@@ -12,12 +12,14 @@ use crate::rules::ReportedBy;
 use crate::text::Region;
 
 /// Drops the findings a suppression covers, and reports the suppressions (and the rule ids in
-/// them) that covered none. A rule id that is not active for this file is not reported as
-/// unused: `--select` or the config turned it off, not the code.
+/// them) that covered none. A known rule that is not active for this file is not reported as
+/// unused: `--select` or the config turned it off, not the code. An id of no rule is (a typo
+/// would otherwise hide nothing, silently).
 pub fn apply(
     text: &str,
     regions: &[Region],
     rules: &[Active<'_>],
+    known: &[String],
     name: &FileName<'_>,
     findings: &mut Vec<Finding>,
 ) {
@@ -76,7 +78,18 @@ pub fn apply(
     };
     for (s, flags) in suppressions.iter().zip(&used) {
         for ((id, range), used) in s.rules.iter().zip(flags) {
-            if !used && active(id) {
+            if !known.iter().any(|k| k == id) {
+                let hint = crate::error::suggest(id, known.iter().map(String::as_str))
+                    .map(|k| format!("; did you mean {}?", crate::escape::quote(k, 64)))
+                    .unwrap_or_default();
+                report(
+                    range.clone(),
+                    format!(
+                        "this suppression names {}, which is no rule{hint}",
+                        crate::escape::quote(id, 64)
+                    ),
+                );
+            } else if !used && active(id) {
                 report(
                     range.clone(),
                     format!(
