@@ -45,7 +45,7 @@ pub struct Options<'a> {
 }
 
 /// Why a path that is not a regular file is not opened.
-fn not_regular(ft: &std::fs::FileType) -> String {
+pub(crate) fn not_regular(ft: &std::fs::FileType) -> String {
     use std::os::unix::fs::FileTypeExt;
     let kind = if ft.is_fifo() {
         "a FIFO"

@@ -84,26 +84,28 @@ pub fn run(plan: &Plan<'_>, env: &mut Env<'_>) -> Result<Linted, Error> {
         let shown = path.strip_prefix(&cwd).unwrap_or(path);
         Arc::from(shown.to_string_lossy().as_ref())
     };
+    let mut experiments = experiment::Linter::new(
+        &plan.settings.platform,
+        &plan.experiment_rules,
+        &experiment_rules_for,
+        &display,
+        plan.args.no_ignore,
+        &cwd,
+        plan.settings
+            .rules
+            .rules
+            .iter()
+            .map(|r| r.id.clone())
+            .collect(),
+    );
+    experiments.unreadable = plan.invalid_json;
     let linter = Linter {
         plan,
         cwd: &cwd,
         dir_cache: DirCache::default(),
         cwd_mentions_starforge: engine::mentions_starforge(&env.cwd),
         table: crate::rules::selector_table(plan.spec_rules.iter().map(|a| a.rule)),
-        experiments: experiment::Linter::new(
-            &plan.settings.platform,
-            &plan.experiment_rules,
-            &experiment_rules_for,
-            &display,
-            plan.args.no_ignore,
-            &cwd,
-            plan.settings
-                .rules
-                .rules
-                .iter()
-                .map(|r| r.id.clone())
-                .collect(),
-        ),
+        experiments,
         spec_reads_config: plan
             .spec_rules
             .iter()
@@ -213,7 +215,11 @@ impl Linter<'_, '_> {
         match &candidate.kind {
             Kind::Spec => self.lint_spec(candidate),
             Kind::ExperimentFile { root } => FileOutcome {
-                findings: self.experiments.lint_named_file(&candidate.path, root),
+                findings: self.experiments.lint_named_file(
+                    &candidate.path,
+                    root,
+                    candidate.problem.clone(),
+                ),
                 tool_error: false,
             },
         }

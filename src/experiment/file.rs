@@ -47,11 +47,20 @@ impl Linter<'_> {
         others: &Others<'_>,
     ) -> Vec<Finding> {
         let rules = (self.rules_for)(path, rel);
-        if rules.is_empty() || problem.is_some() {
+        if rules.is_empty() {
             return Vec::new();
         }
         let make = || (self.display)(path);
         let name = FileName::lazy(&make);
+        // What cannot be read is said, as for a spec (`invalid-json`: "cannot be read").
+        let unreadable = |message: String| {
+            self.unreadable
+                .map(|r| vec![engine::file_finding(name.get(), r, message)])
+                .unwrap_or_default()
+        };
+        if let Some(problem) = problem {
+            return unreadable(problem);
+        }
         let limit = self.platform.experiments.max_file_size;
         let too_large = |message: String| {
             self.counts.large.fetch_add(1, Ordering::Relaxed);
@@ -65,8 +74,9 @@ impl Linter<'_> {
             return too_large(WEIGHTS_MESSAGE.into());
         }
         engine::with_file_bytes(path, |read| {
-            let Ok(bytes) = read else {
-                return Vec::new();
+            let bytes = match read {
+                Ok(bytes) => bytes,
+                Err(e) => return unreadable(format!("cannot read the file: {e}")),
             };
             // The read stops one byte past its own limit: a file that long is too large.
             let size = bytes.len() as u64;

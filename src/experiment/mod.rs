@@ -48,6 +48,8 @@ pub struct Linter<'a> {
     pub cwd: &'a Path,
     /// Every rule id of the rule set, running or not: a suppression naming another is a typo.
     pub known_ids: Vec<String>,
+    /// The rule a file that cannot be read is reported under (`invalid-json`), if it runs.
+    pub unreadable: Option<Active<'a>>,
     /// Some experiment rule reads the experiment's config (a `config` condition).
     pub reads_config: bool,
     /// Some experiment rule reads the spec that names the experiment (a `spec` condition).
@@ -67,6 +69,7 @@ impl<'a> Linter<'a> {
     ) -> Linter<'a> {
         Linter {
             known_ids,
+            unreadable: None,
             platform,
             config_table: crate::rules::selector_table(
                 rules
@@ -124,8 +127,14 @@ impl<'a> Linter<'a> {
         load_config(dir, &self.platform.experiments.config, self.display)
     }
 
-    /// Lints one file named on the command line, of the experiment directory `root`.
-    pub fn lint_named_file(&self, path: &Path, root: &Path) -> Vec<Finding> {
+    /// Lints one file of the experiment directory `root` (found by the walk, or named on the
+    /// command line); `problem` says why it is not opened (a FIFO, a dangling link).
+    pub fn lint_named_file(
+        &self,
+        path: &Path,
+        root: &Path,
+        problem: Option<String>,
+    ) -> Vec<Finding> {
         let loaded = self.own_config(root);
         let parsed = loaded
             .as_ref()
@@ -144,7 +153,7 @@ impl<'a> Linter<'a> {
             config,
         };
         let rel = path.strip_prefix(root).unwrap_or(path);
-        self.lint_file(path, rel, None, &others)
+        self.lint_file(path, rel, problem, &others)
     }
 }
 

@@ -670,3 +670,32 @@ fn standard_input_named_as_an_experiment_file_is_linted_as_one() {
         }
     }
 }
+
+#[test]
+fn experiment_files_that_cannot_be_read_are_said_never_opened() {
+    let tree = Tree::new();
+    tree.valid_project("jobspec.json")
+        .mkfifo("experiments/my-grpo/pipe.py")
+        .symlink("nowhere.py", "experiments/my-grpo/dangling.py");
+    // Through the walk (the glob), and through the spec that names the experiment.
+    for args in [
+        &["--no-config", "--format", "concise"][..],
+        &["--no-config", "--format", "concise", "jobspec.json"][..],
+    ] {
+        let run = tree.run(args);
+        run.expect_code(1);
+        assert_eq!(
+            lines(&run),
+            [
+                "experiments/my-grpo/dangling.py:1:1 invalid-json",
+                "experiments/my-grpo/pipe.py:1:1 invalid-json",
+            ],
+            "{args:?}"
+        );
+        assert!(
+            run.stdout.contains("(a FIFO); it was not opened"),
+            "{}",
+            run.stdout
+        );
+    }
+}
