@@ -136,7 +136,8 @@ impl Options<'_> {
         }
     }
 
-    fn wanted(&self, path: &Path) -> bool {
+    /// Is the file at `path` a spec by `[files] include` and `exclude`?
+    pub fn wanted(&self, path: &Path) -> bool {
         let files = &self.settings.files;
         match files.included_by_name(path) {
             Some(false) => return false,

@@ -334,17 +334,26 @@ impl SpecExperiment for SpecExperiments<'_, '_, '_> {
         config: Option<ConfigDoc<'_>>,
     ) -> Vec<Finding> {
         let linter = self.linter;
-        let settings = linter.plan.settings;
-        // A spec inside the experiment is the walk's (or its own candidate's) to lint, and so
-        // is a file named on the command line.
+        let options = discover::Options {
+            settings: linter.plan.settings,
+            no_ignore: linter.plan.args.no_ignore,
+            threads: 1,
+            cwd: linter.cwd,
+        };
+        // Left to others: a spec inside the experiment (the walk's, or its own candidate's), a
+        // file named on the command line, and the files of an experiment the walk lints (an
+        // experiment `.` holds the project's `experiments/*`).
         linter
             .experiments
             .lint_dir(&opened.dir, Some(spec), config, &mut |path| {
-                settings.files.included_by_name(path) == Some(true)
+                options.wanted(path)
                     || (!linter.named.is_empty()
                         && linter
                             .named
                             .contains(&crate::paths::normalize(path, linter.cwd)))
+                    || options
+                        .experiment_of(path)
+                        .is_some_and(|root| *root != *opened.dir && linter.walk_lints(&root, None))
             })
     }
 }

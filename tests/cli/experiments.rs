@@ -699,3 +699,36 @@ fn experiment_files_that_cannot_be_read_are_said_never_opened() {
         );
     }
 }
+
+#[test]
+fn a_spec_naming_its_whole_project_lints_each_file_once() {
+    let tree = Tree::new();
+    tree.write(
+        ".starforge/jobspec.json",
+        patch(
+            &reference(),
+            r#""exp": "experiments/my-grpo""#,
+            r#""exp": ".""#,
+        ),
+    )
+    .write("run.py", "A = \"/mnt/a\"\n")
+    .write("experiments/b/train.py", "B = \"/mnt/b\"\n")
+    .write("specs/x.jobspec.json", reference());
+    let run = tree.run(&[
+        "--no-config",
+        "--format",
+        "concise",
+        "--select",
+        "exp-host-path",
+    ]);
+    run.expect_code(1);
+    assert_eq!(
+        lines(&run),
+        [
+            "experiments/b/train.py:1:5 exp-host-path",
+            "run.py:1:5 exp-host-path",
+        ],
+        "{}",
+        run.stdout
+    );
+}
