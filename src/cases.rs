@@ -16,7 +16,7 @@ use crate::engine::{
 use crate::formats::ConfigFormat;
 use crate::json::Document;
 use crate::platform::Platform;
-use crate::rules::eval::{ConfigDoc, Others};
+use crate::rules::eval::Others;
 use crate::rules::{Case, Rule, RuleSet, REFERENCE_CATALOG};
 
 /// The reference context's registries allowlist.
@@ -140,14 +140,6 @@ impl SpecExperiment for CaseExperiment<'_> {
             config: Some(config),
             lint_files: false,
         })
-    }
-    fn lint_files(
-        &self,
-        _: &OpenedExperiment,
-        _: &Document<'_>,
-        _: Option<ConfigDoc<'_>>,
-    ) -> Vec<Finding> {
-        Vec::new()
     }
 }
 

@@ -252,6 +252,27 @@ pub fn discover_each(
 /// linter, [`crate::handoff`]) from costing a lock and a wake-up per file.
 pub const BATCH: usize = 128;
 
+/// Why the file at `path` (of type `ft`, as the walk saw it) is not opened: `Some(None)` for a
+/// regular file (or a link to one), `Some(Some(why))` for what is reported but never opened,
+/// `None` for a link to a folder (not followed).
+pub(crate) fn why_not_opened(ft: &std::fs::FileType, path: &Path) -> Option<Option<String>> {
+    if ft.is_file() {
+        return Some(None);
+    }
+    if !ft.is_symlink() {
+        return Some(Some(not_regular(ft)));
+    }
+    Some(match std::fs::metadata(path) {
+        Ok(m) if m.is_file() => None,
+        Ok(m) if m.is_dir() => return None,
+        Ok(m) => Some(not_regular(&m.file_type())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            Some("a dangling symbolic link; its target does not exist".into())
+        }
+        Err(e) => Some(format!("cannot follow the symbolic link: {e}")),
+    })
+}
+
 /// What a file found by the walk is: a spec, a file of an experiment, or nothing to lint.
 fn candidate(entry: ignore::DirEntry, opts: &Options<'_>) -> Option<Candidate> {
     let ft = entry.file_type()?;
@@ -259,21 +280,7 @@ fn candidate(entry: ignore::DirEntry, opts: &Options<'_>) -> Option<Candidate> {
         return None;
     }
     let spec = opts.wanted(entry.path());
-    let problem = if ft.is_file() {
-        None
-    } else if ft.is_symlink() {
-        match std::fs::metadata(entry.path()) {
-            Ok(m) if m.is_file() => None,
-            Ok(m) if m.is_dir() => return None,
-            Ok(m) => Some(not_regular(&m.file_type())),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                Some("a dangling symbolic link; its target does not exist".into())
-            }
-            Err(e) => Some(format!("cannot follow the symbolic link: {e}")),
-        }
-    } else {
-        Some(not_regular(&ft))
-    };
+    let problem = why_not_opened(&ft, entry.path())?;
     // `./x` is shown as `x`, as every other linter does (in place: this runs for every file).
     let path = without_dot_prefix(entry.into_path());
     let kind = if spec {

@@ -177,12 +177,15 @@ pub struct OpenedExperiment {
 /// lints its files with the spec at hand.
 pub trait SpecExperiment: Sync {
     fn open(&self, spec: &Document<'_>) -> Option<OpenedExperiment>;
+    /// The findings of the experiment's files (none where the files are not read).
     fn lint_files(
         &self,
-        opened: &OpenedExperiment,
-        spec: &Document<'_>,
-        config: Option<ConfigDoc<'_>>,
-    ) -> Vec<Finding>;
+        _opened: &OpenedExperiment,
+        _spec: &Document<'_>,
+        _config: Option<ConfigDoc<'_>>,
+    ) -> Vec<Finding> {
+        Vec::new()
+    }
 }
 
 /// A spec linted on its own: its experiment is neither read nor linted.
@@ -191,14 +194,6 @@ pub struct NoExperiment;
 impl SpecExperiment for NoExperiment {
     fn open(&self, _: &Document<'_>) -> Option<OpenedExperiment> {
         None
-    }
-    fn lint_files(
-        &self,
-        _: &OpenedExperiment,
-        _: &Document<'_>,
-        _: Option<ConfigDoc<'_>>,
-    ) -> Vec<Finding> {
-        Vec::new()
     }
 }
 

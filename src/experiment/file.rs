@@ -61,45 +61,65 @@ impl Linter<'_> {
         if let Some(problem) = problem {
             return unreadable(problem);
         }
-        let limit = self.platform.experiments.max_file_size;
-        let too_large = |message: String| {
-            self.counts.large.fetch_add(1, Ordering::Relaxed);
-            rules
-                .iter()
-                .find(|a| a.rule.reported_by == ReportedBy::Walker)
-                .map(|r| vec![engine::file_finding(name.get(), *r, message)])
-                .unwrap_or_default()
-        };
         if is_weights_file(path) {
-            return too_large(WEIGHTS_MESSAGE.into());
+            return self.too_large(&rules, &name, WEIGHTS_MESSAGE.into());
         }
-        engine::with_file_bytes(path, |read| {
-            let bytes = match read {
-                Ok(bytes) => bytes,
-                Err(e) => return unreadable(format!("cannot read the file: {e}")),
-            };
-            // The read stops one byte past its own limit: a file that long is too large.
-            let size = bytes.len() as u64;
-            if size > limit || size > crate::read::MAX_FILE_SIZE {
-                return too_large(format!(
-                    "{}, over the experiment file limit of {limit} bytes: it is packed into the job package on every submit",
-                    if size > crate::read::MAX_FILE_SIZE {
-                        format!("over {} bytes", crate::read::MAX_FILE_SIZE)
-                    } else {
-                        format!("{size} bytes")
-                    }
-                ));
-            }
-            let probe = &bytes[..bytes.len().min(BINARY_PROBE)];
-            let text = match std::str::from_utf8(bytes) {
-                Ok(text) if memchr::memchr(0, probe).is_none() => text,
-                _ => {
-                    self.counts.binary.fetch_add(1, Ordering::Relaxed);
-                    return Vec::new();
-                }
-            };
-            self.lint_text(text, path, &name, &rules, others)
+        engine::with_file_bytes(path, |read| match read {
+            Ok(bytes) => self.lint_read(path, &name, &rules, bytes, others),
+            Err(e) => unreadable(format!("cannot read the file: {e}")),
         })
+    }
+
+    /// Lints the bytes read of the file at `path`: reported when too large, skipped (and
+    /// counted) when binary, else linted as text.
+    pub(super) fn lint_read(
+        &self,
+        path: &Path,
+        name: &FileName<'_>,
+        rules: &[Active<'_>],
+        bytes: &[u8],
+        others: &Others<'_>,
+    ) -> Vec<Finding> {
+        let limit = self.platform.experiments.max_file_size;
+        // A read stops one byte past its own limit: a file that long is too large.
+        let size = bytes.len() as u64;
+        if size > limit || size > crate::read::MAX_FILE_SIZE {
+            let size = if size > crate::read::MAX_FILE_SIZE {
+                format!("over {} bytes", crate::read::MAX_FILE_SIZE)
+            } else {
+                format!("{size} bytes")
+            };
+            return self.too_large(
+                rules,
+                name,
+                format!("{size}, over the experiment file limit of {limit} bytes: it is packed into the job package on every submit"),
+            );
+        }
+        let probe = &bytes[..bytes.len().min(BINARY_PROBE)];
+        match std::str::from_utf8(bytes) {
+            Ok(text) if memchr::memchr(0, probe).is_none() => {
+                self.lint_text(text, path, name, rules, others)
+            }
+            _ => {
+                self.counts.binary.fetch_add(1, Ordering::Relaxed);
+                Vec::new()
+            }
+        }
+    }
+
+    /// An `exp-large-file` finding (when it runs), counted.
+    pub(super) fn too_large(
+        &self,
+        rules: &[Active<'_>],
+        name: &FileName<'_>,
+        message: String,
+    ) -> Vec<Finding> {
+        self.counts.large.fetch_add(1, Ordering::Relaxed);
+        rules
+            .iter()
+            .find(|a| a.rule.reported_by == ReportedBy::Walker)
+            .map(|r| vec![engine::file_finding(name.get(), *r, message)])
+            .unwrap_or_default()
     }
 
     /// Lints a text file: its text rules, its config rules, then its suppressions.

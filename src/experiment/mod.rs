@@ -164,35 +164,10 @@ impl Linter<'_> {
         let rel = path.strip_prefix(root).unwrap_or(path);
         let rules = (self.rules_for)(path, rel);
         let name = crate::engine::FileName::ready((self.display)(path));
-        if file::is_weights_file(path)
-            || bytes.len() as u64 > self.platform.experiments.max_file_size
-        {
-            return rules
-                .iter()
-                .find(|a| a.rule.reported_by == crate::rules::ReportedBy::Walker)
-                .map(|r| {
-                    let message = if file::is_weights_file(path) {
-                        file::WEIGHTS_MESSAGE.to_string()
-                    } else {
-                        format!(
-                            "{} bytes, over the experiment file limit of {} bytes: it is packed into the job package on every submit",
-                            bytes.len(),
-                            self.platform.experiments.max_file_size
-                        )
-                    };
-                    vec![crate::engine::file_finding(name.get(), *r, message)]
-                })
-                .unwrap_or_default();
+        if file::is_weights_file(path) {
+            return self.too_large(&rules, &name, file::WEIGHTS_MESSAGE.into());
         }
-        let probe = &bytes[..bytes.len().min(BINARY_PROBE)];
-        let text = match std::str::from_utf8(bytes) {
-            Ok(text) if memchr::memchr(0, probe).is_none() => text,
-            _ => {
-                self.counts.binary.fetch_add(1, Ordering::Relaxed);
-                return Vec::new();
-            }
-        };
-        self.lint_text(text, path, &name, &rules, &Others::NONE)
+        self.lint_read(path, &name, &rules, bytes, &Others::NONE)
     }
 }
 
@@ -233,17 +208,7 @@ pub fn lint_in_memory(
     );
     let name = crate::engine::FileName::ready(display(path));
     if file::is_weights_file(path) {
-        return rules
-            .iter()
-            .find(|a| a.rule.reported_by == crate::rules::ReportedBy::Walker)
-            .map(|r| {
-                vec![crate::engine::file_finding(
-                    name.get(),
-                    *r,
-                    file::WEIGHTS_MESSAGE.into(),
-                )]
-            })
-            .unwrap_or_default();
+        return linter.too_large(&rules, &name, file::WEIGHTS_MESSAGE.into());
     }
     linter.lint_text(text, path, &name, &rules, others)
 }

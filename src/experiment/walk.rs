@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use crate::discover::{not_regular, SKIPPED_DIRS};
+use crate::discover::{why_not_opened, SKIPPED_DIRS};
 
 /// Hands every file under `dir` to `visit` in path order, with why it is not opened when it
 /// is not a regular file (a FIFO, a socket, a dangling link).
@@ -34,21 +34,9 @@ pub fn each_file(dir: &Path, no_ignore: bool, visit: &mut dyn FnMut(&Path, Optio
         if ft.is_dir() {
             continue;
         }
-        // As the main walk says it (`discover::candidate`).
-        let problem = if ft.is_file() {
-            None
-        } else if ft.is_symlink() {
-            match std::fs::metadata(entry.path()) {
-                Ok(m) if m.is_file() => None,
-                Ok(m) if m.is_dir() => continue,
-                Ok(m) => Some(not_regular(&m.file_type())),
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                    Some("a dangling symbolic link; its target does not exist".into())
-                }
-                Err(e) => Some(format!("cannot follow the symbolic link: {e}")),
-            }
-        } else {
-            Some(not_regular(&ft))
+        // As the main walk says it.
+        let Some(problem) = why_not_opened(&ft, entry.path()) else {
+            continue;
         };
         visit(entry.path(), problem);
     }

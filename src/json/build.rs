@@ -4,9 +4,8 @@
 //! node or key owns its text. The converter gives every span itself.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
 
-use super::{Document, DuplicateKey, Member, Node, NodeId, Span, Value};
+use super::{Document, Member, Node, NodeId, Span, Value};
 
 /// Builds one document: open containers with `start_array`/`start_object`, give each object
 /// member's `key` before its value, close with `end`; values are `scalar`s, closed containers
@@ -228,31 +227,10 @@ impl<'s> Builder<'s> {
 
     /// Lists the keys that `object` repeats, each against its first occurrence.
     fn find_duplicates(&mut self, object: NodeId) {
-        let members = self.doc.members(object);
-        let mut found = Vec::new();
-        if members.len() <= 16 {
-            for (i, m) in members.iter().enumerate() {
-                if let Some(prev) = members[..i].iter().find(|p| p.key == m.key) {
-                    found.push((prev.key_span, m.key_span, m.key.to_string()));
-                }
-            }
-        } else {
-            let mut seen: HashMap<&str, Span> = HashMap::with_capacity(members.len());
-            for m in members {
-                if let Some(prev) = seen.get(m.key.as_ref()) {
-                    found.push((*prev, m.key_span, m.key.to_string()));
-                } else {
-                    seen.insert(&m.key, m.key_span);
-                }
-            }
-        }
-        for (first, second, key) in found {
-            self.doc.duplicates.push(DuplicateKey {
-                object,
-                key,
-                first,
-                second,
-            });
+        if let Value::Object { start, len } = *self.doc.value(object) {
+            let start = start as usize;
+            self.doc
+                .note_duplicates(object, start..start + len as usize);
         }
     }
 }

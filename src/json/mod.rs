@@ -113,6 +113,40 @@ pub struct Document<'s> {
     owned_strings: bool,
 }
 
+impl Document<'_> {
+    /// Records the keys that the object `object`, whose members are `members`, repeats, each
+    /// against its first occurrence: pairwise for a small object, by a hash map for a big one.
+    pub(crate) fn note_duplicates(&mut self, object: NodeId, members: std::ops::Range<usize>) {
+        let members = &self.members[members];
+        let mut found = Vec::new();
+        if members.len() <= 16 {
+            for (i, m) in members.iter().enumerate() {
+                if let Some(prev) = members[..i].iter().find(|p| p.key == m.key) {
+                    found.push((prev.key_span, m.key_span, m.key.to_string()));
+                }
+            }
+        } else {
+            let mut seen: std::collections::HashMap<&str, Span> =
+                std::collections::HashMap::with_capacity(members.len());
+            for m in members {
+                if let Some(prev) = seen.get(m.key.as_ref()) {
+                    found.push((*prev, m.key_span, m.key.to_string()));
+                } else {
+                    seen.insert(&m.key, m.key_span);
+                }
+            }
+        }
+        for (first, second, key) in found {
+            self.duplicates.push(DuplicateKey {
+                object,
+                key,
+                first,
+                second,
+            });
+        }
+    }
+}
+
 impl Document<'static> {
     /// `{}`: the document of a check that reads none (a text rule's conditions).
     pub fn empty_object() -> Document<'static> {

@@ -5,9 +5,8 @@
 //! through slower, straightforward code that keeps the exact error offsets and messages.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
 
-use super::{Document, DuplicateKey, Member, Node, NodeId, ParseError, Span, Value, MAX_DEPTH};
+use super::{Document, Member, Node, NodeId, ParseError, Span, Value, MAX_DEPTH};
 
 /// Checks that `bytes` is UTF-8 and parses it.
 pub fn parse_bytes(bytes: &[u8]) -> Result<Document<'_>, ParseError> {
@@ -645,32 +644,7 @@ impl<'s> Parser<'s> {
     #[cold]
     #[inline(never)]
     fn find_duplicates(&mut self, object: NodeId, first: usize, len: usize) {
-        let members = &self.doc.members[first..first + len];
-        let mut found = Vec::new();
-        if len <= 16 {
-            for (i, m) in members.iter().enumerate() {
-                if let Some(prev) = members[..i].iter().find(|p| p.key == m.key) {
-                    found.push((prev.key_span, m.key_span, m.key.to_string()));
-                }
-            }
-        } else {
-            let mut seen: HashMap<&str, Span> = HashMap::with_capacity(len);
-            for m in members {
-                if let Some(prev) = seen.get(m.key.as_ref()) {
-                    found.push((*prev, m.key_span, m.key.to_string()));
-                } else {
-                    seen.insert(&m.key, m.key_span);
-                }
-            }
-        }
-        for (first, second, key) in found {
-            self.doc.duplicates.push(DuplicateKey {
-                object,
-                key,
-                first,
-                second,
-            });
-        }
+        self.doc.note_duplicates(object, first..first + len);
     }
 
     /// Checks for `word` at `pos`; returns the position after it.

@@ -9,7 +9,7 @@ use toml::Spanned;
 use super::cases::{cases_start, compile_cases};
 use super::eval::Lit;
 use super::functions::Function;
-use super::schema::RawRule;
+use super::schema::{RawClause, RawRule};
 use super::template::Template;
 use super::*;
 use crate::error::FileError;
@@ -142,6 +142,29 @@ impl Compiler<'_> {
             c.insert(raw.get_ref().clone(), pattern.clone());
         }
         Ok(pattern)
+    }
+
+    /// A check's message and help templates: its own, else the rule file's defaults; a check
+    /// needs a message.
+    fn templates(
+        &self,
+        raw: &Spanned<RawClause>,
+        default_message: Option<&Spanned<String>>,
+        default_help: Option<&Spanned<String>>,
+        known: &[&str],
+    ) -> Result<(Template, Option<Template>)> {
+        let c = raw.get_ref();
+        let message = c.message.as_ref().or(default_message).ok_or_else(|| {
+            self.err(
+                raw.span(),
+                "a check needs a `message` (here or at the top of the rule file)",
+            )
+        })?;
+        let help = match c.help.as_ref().or(default_help) {
+            Some(h) => Some(self.template(h, known)?),
+            None => None,
+        };
+        Ok((self.template(message, known)?, help))
     }
 
     fn template(&self, raw: &Spanned<String>, known: &[&str]) -> Result<Template> {

@@ -76,17 +76,7 @@ impl Compiler<'_> {
                 ))
             }
         };
-        let message_raw = c.message.as_ref().or(default_message).ok_or_else(|| {
-            self.err(
-                raw.span(),
-                "a check needs a `message` (here or at the top of the rule file)",
-            )
-        })?;
-        let message = self.template(message_raw, &known)?;
-        let help = match c.help.as_ref().or(default_help) {
-            Some(h) => Some(self.template(h, &known)?),
-            None => None,
-        };
+        let (message, help) = self.templates(raw, default_message, default_help, &known)?;
         let when = match &c.when {
             Some(list) => list
                 .iter()
