@@ -20,6 +20,8 @@ pub const DEFAULT_EXPERIMENTS: [&str; 1] = ["experiments/*"];
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 struct RawConfig {
+    /// Another config this one is layered over (`extend = "../forgelint.toml"`).
+    extend: Option<Spanned<String>>,
     #[serde(default)]
     rules: Vec<Spanned<String>>,
     #[serde(default)]
@@ -54,8 +56,7 @@ enum StringOrList {
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 struct RawFiles {
     include: Option<Vec<Spanned<String>>>,
-    #[serde(default)]
-    exclude: Vec<Spanned<String>>,
+    exclude: Option<Vec<Spanned<String>>>,
     /// Globs of experiment directories (relative to the project root).
     experiments: Option<Vec<Spanned<String>>>,
 }
@@ -84,6 +85,9 @@ pub struct Files {
     /// with a plain NAME or SUFFIX (as the defaults are): the same answers without a regex
     /// per file.
     include_names: Option<Vec<NameTest>>,
+    /// The patterns `include`, `exclude` and `experiments` were compiled from: a config that
+    /// extends this one and sets none of its own inherits them.
+    patterns: [Vec<String>; 3],
 }
 
 #[derive(Debug, Clone)]
@@ -126,6 +130,8 @@ impl Files {
                 (!glob.contains("**")).then(|| most.max(glob.split('/').count()))
             }),
             include_names,
+            patterns: [include, exclude, experiments]
+                .map(|list| list.iter().map(|p| p.get_ref().clone()).collect()),
         })
     }
 
@@ -157,6 +163,9 @@ pub struct Settings {
     pub platform: Platform,
     pub files: Files,
     pub rules: RuleSet,
+    /// The rule files loaded, resolved: a config extending this one that names one again
+    /// does not load it twice.
+    pub rule_paths: Vec<PathBuf>,
     /// Per-rule severity; `None` turns the rule off.
     pub severity: BTreeMap<String, Option<Severity>>,
     pub per_file_ignores: Vec<(globset::GlobMatcher, Vec<String>)>,
@@ -276,158 +285,101 @@ fn inside(file: &Path, root: &Path) -> bool {
     }
 }
 
-impl Settings {
-    /// Defaults with the built-in rules only (no config file).
-    pub fn defaults(base_dir: PathBuf) -> Result<Settings, Error> {
-        Settings::from_text(None, base_dir, "", &[])
-    }
+/// A config file read and parsed, not yet compiled: what it `extend`s is compiled first.
+pub struct ConfigFile {
+    path: Option<PathBuf>,
+    name: String,
+    text: Arc<str>,
+    base_dir: PathBuf,
+    raw: RawConfig,
+}
 
-    /// Loads `path` and compiles it with the built-in rules plus `extra_rules` (`--rules`).
-    pub fn load(path: &Path, extra_rules: &[PathBuf]) -> Result<Settings, Error> {
+/// How many configs an `extend` chain may hold.
+const MAX_EXTEND_DEPTH: usize = 32;
+
+impl ConfigFile {
+    /// Reads and parses the config file at `path`.
+    pub fn read(path: &Path) -> Result<ConfigFile, Error> {
         refuse_special_file(path, "the configuration")?;
         let text = crate::read::read_text(path).map_err(|source| Error::Io {
             path: path.display().to_string(),
             source,
         })?;
-        let base = path
+        let base_dir = path
             .parent()
             .map(Path::to_path_buf)
             .filter(|p| !p.as_os_str().is_empty())
             .unwrap_or_else(|| PathBuf::from("."));
-        Settings::from_text(Some(path), base, &text, extra_rules)
+        ConfigFile::parse(Some(path), base_dir, &text)
     }
 
-    pub fn from_text(
-        path: Option<&Path>,
-        base_dir: PathBuf,
-        text: &str,
-        extra_rules: &[PathBuf],
-    ) -> Result<Settings, Error> {
+    /// Parses `text`, the config at `path` (none: the defaults, or a test's text).
+    pub fn parse(path: Option<&Path>, base_dir: PathBuf, text: &str) -> Result<ConfigFile, Error> {
         let name = path
             .map(|p| p.display().to_string())
             .unwrap_or_else(|| "forgelint.toml".into());
         let text: Arc<str> = Arc::from(text);
         let raw: RawConfig =
             toml::from_str(&text).map_err(|e| FileError::from_toml(&name, &text, &e))?;
+        Ok(ConfigFile {
+            path: path.map(Path::to_path_buf),
+            name,
+            text,
+            base_dir,
+            raw,
+        })
+    }
 
-        let mut rules = RuleSet::builtin()?;
-        for r in &raw.rules {
-            let p = base_dir.join(r.get_ref());
-            if let Some(problem) = not_readable(&p, true) {
-                return Err(FileError::new(
-                    &name,
-                    &text,
-                    Some(r.span()),
-                    format!(
-                        "rule path `{}` {problem}",
-                        crate::escape::visible(&p.display().to_string())
-                    ),
-                )
-                .into());
-            }
-            rules
-                .load_path(&p)
-                .map_err(|e| shown_from(e, &base_dir, "rule file"))?;
+    /// The config file this one extends, resolved against its folder. `chain` holds the
+    /// configs that extend this one (resolved paths), for a loop to be an error, not a hang.
+    pub fn extends(&self, chain: &[PathBuf]) -> Result<Option<PathBuf>, Error> {
+        let Some(extend) = &self.raw.extend else {
+            return Ok(None);
+        };
+        let at = |message: String| -> Error {
+            FileError::new(&self.name, &self.text, Some(extend.span()), message).into()
+        };
+        let path = self.base_dir.join(extend.get_ref());
+        let shown = crate::escape::visible(&path.display().to_string()).into_owned();
+        if let Some(problem) = not_readable(&path, false) {
+            return Err(at(format!("`extend`: `{shown}` {problem}")));
         }
-        for p in extra_rules {
-            rules.load_path(p)?;
+        let resolved = path.canonicalize().unwrap_or_else(|_| path.clone());
+        if chain.contains(&resolved) {
+            return Err(at(format!(
+                "`extend`: `{shown}` extends this file in turn; a chain of configs cannot loop"
+            )));
         }
-        rules.sort();
-
-        let catalog = match &raw.platform.catalog {
-            Some(c) => {
-                let p = base_dir.join(c.get_ref());
-                if let Some(problem) = not_readable(&p, false) {
-                    return Err(FileError::new(
-                        &name,
-                        &text,
-                        Some(c.span()),
-                        format!(
-                            "catalog `{}` {problem}",
-                            crate::escape::visible(&p.display().to_string())
-                        ),
-                    )
-                    .into());
-                }
-                let catalog = Catalog::load(&p)
-                    .map_err(|e| shown_from(Error::from(e), &base_dir, "catalog"))?;
-                Some(Arc::new(catalog))
-            }
-            None => None,
-        };
-        let platform = Platform {
-            kind: raw
-                .platform
-                .kind
-                .unwrap_or_else(|| DEFAULT_KIND.to_string()),
-            catalog,
-            registries: raw.platform.registries,
-            gpu_quota: raw.platform.gpu_quota,
-            project_quota: raw.platform.project_quota,
-            experiments: experiments(&name, &text, raw.experiments)?,
-        };
-
-        let include_patterns: Vec<Spanned<String>> = match raw.files.include {
-            Some(list) => list,
-            None => DEFAULT_INCLUDE
-                .iter()
-                .map(|p| Spanned::new(0..0, p.to_string()))
-                .collect(),
-        };
-        let experiment_patterns: Vec<Spanned<String>> = match raw.files.experiments {
-            Some(list) => list,
-            None => DEFAULT_EXPERIMENTS
-                .iter()
-                .map(|p| Spanned::new(0..0, p.to_string()))
-                .collect(),
-        };
-        let files = Files::compile(
-            &name,
-            &text,
-            &include_patterns,
-            &raw.files.exclude,
-            &experiment_patterns,
-        )?;
-
-        let unknown_rule = |id: &Spanned<String>| -> Error {
-            let mut e = FileError::new(
-                &name,
-                &text,
-                Some(id.span()),
-                format!("unknown rule `{}`", id.get_ref()),
-            );
-            if let Some(s) =
-                crate::error::suggest(id.get_ref(), rules.rules.iter().map(|r| r.id.as_str()))
-            {
-                e.help = Some(format!("did you mean `{s}`?"));
-            }
-            e.into()
-        };
-        let mut severity = BTreeMap::new();
-        for (id, level) in &raw.severity {
-            if rules.get(id.get_ref()).is_none() {
-                return Err(unknown_rule(id));
-            }
-            let value = match level.get_ref().as_str() {
-                "off" => None,
-                other => Some(Severity::parse(other).ok_or_else(|| {
-                    FileError::new(
-                        &name,
-                        &text,
-                        Some(level.span()),
-                        format!("unknown severity `{other}`"),
-                    )
-                    .with_help("use \"off\", \"note\", \"warning\" or \"error\"")
-                })?),
-            };
-            severity.insert(id.get_ref().clone(), value);
+        if chain.len() >= MAX_EXTEND_DEPTH {
+            return Err(at(format!(
+                "`extend`: more than {MAX_EXTEND_DEPTH} configs extend one another"
+            )));
         }
-        let mut per_file_ignores = Vec::new();
+        Ok(Some(path))
+    }
+
+    /// Compiles the config over `base`, the config it extends (if any): each key it sets
+    /// replaces the base's, tables (`[severity]`, `[per-file-ignores]`,
+    /// `[platform.project-quota]`) are merged key by key, and rule files add up. `extra_rules`
+    /// (`--rules`) are loaded by the first config of a chain and inherited from it.
+    pub fn compile(self, base: Option<&Settings>, extra_rules: &[PathBuf]) -> Result<Settings, Error> {
+        let ConfigFile {
+            path,
+            name,
+            text,
+            base_dir,
+            raw,
+        } = self;
+        let (rules, rule_paths) = load_rules(&name, &text, &base_dir, &raw.rules, base, extra_rules)?;
+        let platform = platform(&name, &text, &base_dir, raw.platform, raw.experiments, base)?;
+        let files = files(&name, &text, raw.files, base)?;
+        let severity = severity(&name, &text, &raw.severity, &rules, base)?;
+        let mut per_file_ignores = base.map(|b| b.per_file_ignores.clone()).unwrap_or_default();
         for (pattern, ids) in &raw.per_file_ignores {
             let matcher = glob(&name, &text, pattern)?.compile_matcher();
             for id in ids.get_ref() {
                 if rules.get(id.get_ref()).is_none() {
-                    return Err(unknown_rule(id));
+                    return Err(unknown_rule(&name, &text, id, &rules));
                 }
             }
             per_file_ignores.push((
@@ -435,22 +387,229 @@ impl Settings {
                 ids.get_ref().iter().map(|i| i.get_ref().clone()).collect(),
             ));
         }
-
         Ok(Settings {
-            config_path: path.map(Path::to_path_buf),
+            config_path: path,
             base_dir,
             platform,
             files,
             rules,
+            rule_paths,
             severity,
             per_file_ignores,
         })
     }
 }
 
+impl Settings {
+    /// Defaults with the built-in rules only (no config file).
+    pub fn defaults(base_dir: PathBuf) -> Result<Settings, Error> {
+        Settings::from_text(None, base_dir, "", &[])
+    }
+
+    /// Loads `path`, over the configs it extends, and compiles it with the built-in rules plus
+    /// `extra_rules` (`--rules`).
+    pub fn load(path: &Path, extra_rules: &[PathBuf]) -> Result<Settings, Error> {
+        load_chain(path, extra_rules, &mut Vec::new())
+    }
+
+    /// Compiles the config `text` (its own; an `extend` in it is an error here).
+    pub fn from_text(
+        path: Option<&Path>,
+        base_dir: PathBuf,
+        text: &str,
+        extra_rules: &[PathBuf],
+    ) -> Result<Settings, Error> {
+        let file = ConfigFile::parse(path, base_dir, text)?;
+        if let Some(extend) = &file.raw.extend {
+            return Err(FileError::new(
+                &file.name,
+                &file.text,
+                Some(extend.span()),
+                "`extend` needs a config read from a file",
+            )
+            .into());
+        }
+        file.compile(None, extra_rules)
+    }
+}
+
+fn load_chain(path: &Path, extra_rules: &[PathBuf], chain: &mut Vec<PathBuf>) -> Result<Settings, Error> {
+    chain.push(path.canonicalize().unwrap_or_else(|_| path.to_path_buf()));
+    let file = ConfigFile::read(path)?;
+    let base = match file.extends(chain)? {
+        Some(base) => Some(load_chain(&base, extra_rules, chain)?),
+        None => None,
+    };
+    file.compile(base.as_ref(), extra_rules)
+}
+
+/// The rule set of a config: the base's (or the built-in rules and `extra_rules`) and the rule
+/// files it names, each file once; with the resolved paths of every rule file loaded.
+fn load_rules(
+    name: &str,
+    text: &Arc<str>,
+    base_dir: &Path,
+    paths: &[Spanned<String>],
+    base: Option<&Settings>,
+    extra_rules: &[PathBuf],
+) -> Result<(RuleSet, Vec<PathBuf>), Error> {
+    let (mut rules, mut loaded) = match base {
+        Some(base) => (base.rules.clone(), base.rule_paths.clone()),
+        None => (RuleSet::builtin()?, Vec::new()),
+    };
+    for r in paths {
+        let p = base_dir.join(r.get_ref());
+        if let Some(problem) = not_readable(&p, true) {
+            return Err(FileError::new(
+                name,
+                text,
+                Some(r.span()),
+                format!(
+                    "rule path `{}` {problem}",
+                    crate::escape::visible(&p.display().to_string())
+                ),
+            )
+            .into());
+        }
+        let resolved = p.canonicalize().unwrap_or_else(|_| p.clone());
+        // A base config's rule files, named again: already loaded.
+        if loaded.contains(&resolved) {
+            continue;
+        }
+        rules
+            .load_path(&p)
+            .map_err(|e| shown_from(e, base_dir, "rule file"))?;
+        loaded.push(resolved);
+    }
+    if base.is_none() {
+        for p in extra_rules {
+            rules.load_path(p)?;
+            loaded.push(p.canonicalize().unwrap_or_else(|_| p.clone()));
+        }
+    }
+    rules.sort();
+    Ok((rules, loaded))
+}
+
+/// `[platform]` and `[experiments]`, each key over the base's.
+fn platform(
+    name: &str,
+    text: &Arc<str>,
+    base_dir: &Path,
+    raw: RawPlatform,
+    raw_experiments: RawExperiments,
+    base: Option<&Settings>,
+) -> Result<Platform, Error> {
+    let base = base.map(|b| &b.platform);
+    let catalog = match &raw.catalog {
+        Some(c) => {
+            let p = base_dir.join(c.get_ref());
+            if let Some(problem) = not_readable(&p, false) {
+                return Err(FileError::new(
+                    name,
+                    text,
+                    Some(c.span()),
+                    format!(
+                        "catalog `{}` {problem}",
+                        crate::escape::visible(&p.display().to_string())
+                    ),
+                )
+                .into());
+            }
+            let catalog = Catalog::load(&p)
+                .map_err(|e| shown_from(Error::from(e), base_dir, "catalog"))?;
+            Some(Arc::new(catalog))
+        }
+        None => base.and_then(|b| b.catalog.clone()),
+    };
+    let mut project_quota = base.map(|b| b.project_quota.clone()).unwrap_or_default();
+    project_quota.extend(raw.project_quota);
+    Ok(Platform {
+        kind: raw
+            .kind
+            .or_else(|| base.map(|b| b.kind.clone()))
+            .unwrap_or_else(|| DEFAULT_KIND.to_string()),
+        catalog,
+        registries: raw.registries.or_else(|| base.and_then(|b| b.registries.clone())),
+        gpu_quota: raw.gpu_quota.or_else(|| base.and_then(|b| b.gpu_quota)),
+        project_quota,
+        experiments: experiments(
+            name,
+            text,
+            raw_experiments,
+            base.map(|b| b.experiments.clone()).unwrap_or_default(),
+        )?,
+    })
+}
+
+/// `[files]`: each list the config sets, else the base's, else the default.
+fn files(name: &str, text: &Arc<str>, raw: RawFiles, base: Option<&Settings>) -> Result<Files, Error> {
+    let inherited = |at: usize, defaults: &[&str]| -> Vec<Spanned<String>> {
+        let from_base = base.map(|b| b.files.patterns[at].clone());
+        from_base
+            .unwrap_or_else(|| defaults.iter().map(|p| p.to_string()).collect())
+            .into_iter()
+            .map(|p| Spanned::new(0..0, p))
+            .collect()
+    };
+    let include = raw.include.unwrap_or_else(|| inherited(0, &DEFAULT_INCLUDE));
+    let exclude = raw.exclude.unwrap_or_else(|| inherited(1, &[]));
+    let experiments = raw
+        .experiments
+        .unwrap_or_else(|| inherited(2, &DEFAULT_EXPERIMENTS));
+    Ok(Files::compile(name, text, &include, &exclude, &experiments)?)
+}
+
+/// `[severity]` over the base's.
+fn severity(
+    name: &str,
+    text: &Arc<str>,
+    raw: &BTreeMap<Spanned<String>, Spanned<String>>,
+    rules: &RuleSet,
+    base: Option<&Settings>,
+) -> Result<BTreeMap<String, Option<Severity>>, Error> {
+    let mut severity = base.map(|b| b.severity.clone()).unwrap_or_default();
+    for (id, level) in raw {
+        if rules.get(id.get_ref()).is_none() {
+            return Err(unknown_rule(name, text, id, rules));
+        }
+        let value = match level.get_ref().as_str() {
+            "off" => None,
+            other => Some(Severity::parse(other).ok_or_else(|| {
+                FileError::new(
+                    name,
+                    text,
+                    Some(level.span()),
+                    format!("unknown severity `{other}`"),
+                )
+                .with_help("use \"off\", \"note\", \"warning\" or \"error\"")
+            })?),
+        };
+        severity.insert(id.get_ref().clone(), value);
+    }
+    Ok(severity)
+}
+
+fn unknown_rule(name: &str, text: &Arc<str>, id: &Spanned<String>, rules: &RuleSet) -> Error {
+    let mut e = FileError::new(
+        name,
+        text,
+        Some(id.span()),
+        format!("unknown rule `{}`", id.get_ref()),
+    );
+    if let Some(s) = crate::error::suggest(id.get_ref(), rules.rules.iter().map(|r| r.id.as_str())) {
+        e.help = Some(format!("did you mean `{s}`?"));
+    }
+    e.into()
+}
+
 /// `[experiments]` compiled: each key replaces its default.
-fn experiments(name: &str, text: &Arc<str>, raw: RawExperiments) -> Result<Experiments, Error> {
-    let mut out = Experiments::default();
+fn experiments(
+    name: &str,
+    text: &Arc<str>,
+    raw: RawExperiments,
+    mut out: Experiments,
+) -> Result<Experiments, Error> {
     if let Some(roots) = raw.host_path_roots {
         for root in &roots {
             let r = root.get_ref();

@@ -37,8 +37,32 @@ pub struct Discovery {
     pub warnings: Vec<String>,
 }
 
+/// The settings the files in a folder are linted with: one for every folder, or the nearest
+/// config's ([`crate::configs::Configs`]).
+pub trait SettingsAt: Sync {
+    /// `None` when the folder's config cannot be loaded: its files are not linted.
+    fn settings_at(&self, dir: &Path) -> Option<&Settings>;
+}
+
+impl SettingsAt for Settings {
+    fn settings_at(&self, _: &Path) -> Option<&Settings> {
+        Some(self)
+    }
+}
+
+impl SettingsAt for crate::configs::Configs {
+    fn settings_at(&self, dir: &Path) -> Option<&Settings> {
+        self.settings_for_dir(dir)
+    }
+}
+
+/// The settings of the file at `path`.
+fn settings_of<'s>(at: &'s dyn SettingsAt, path: &Path) -> Option<&'s Settings> {
+    at.settings_at(path.parent().unwrap_or(Path::new("")))
+}
+
 pub struct Options<'a> {
-    pub settings: &'a Settings,
+    pub settings: &'a dyn SettingsAt,
     pub no_ignore: bool,
     pub threads: usize,
     pub cwd: &'a Path,
@@ -64,11 +88,14 @@ impl Options<'_> {
     /// the project root, or to a parent that holds `.starforge` (the project root of the spec
     /// in it)?
     pub fn is_experiment_dir(&self, dir: &Path) -> bool {
-        let files = &self.settings.files;
+        let Some(settings) = self.settings.settings_at(dir) else {
+            return false;
+        };
+        let files = &settings.files;
         if files.experiments.is_empty() {
             return false;
         }
-        let rel = crate::paths::relative_to(dir, &self.settings.base_dir, self.cwd);
+        let rel = crate::paths::relative_to(dir, &settings.base_dir, self.cwd);
         if rel.is_relative() && files.experiments.is_match(&*rel) {
             return true;
         }
@@ -120,7 +147,8 @@ impl Options<'_> {
     /// A file named on the command line: a spec, unless its name is not a spec's and it lies
     /// in an experiment directory.
     pub fn explicit_kind(&self, path: &Path) -> Kind {
-        if self.settings.files.included_by_name(path) == Some(true) || self.wanted(path) {
+        let by_name = settings_of(self.settings, path).and_then(|s| s.files.included_by_name(path));
+        if by_name == Some(true) || self.wanted(path) {
             return Kind::Spec;
         }
         let absolute = crate::paths::normalize(path, self.cwd);
@@ -138,13 +166,16 @@ impl Options<'_> {
 
     /// Is the file at `path` a spec by `[files] include` and `exclude`?
     pub fn wanted(&self, path: &Path) -> bool {
-        let files = &self.settings.files;
+        let Some(settings) = settings_of(self.settings, path) else {
+            return false;
+        };
+        let files = &settings.files;
         match files.included_by_name(path) {
             Some(false) => return false,
             Some(true) if files.exclude.is_empty() => return true,
             _ => {}
         }
-        let rel = crate::paths::relative_to(path, &self.settings.base_dir, self.cwd);
+        let rel = crate::paths::relative_to(path, &settings.base_dir, self.cwd);
         // One candidate for both sets: globset prepares it (basename, extension) once.
         let candidate = globset::Candidate::new(&*rel);
         files.include.is_match_candidate(&candidate)

@@ -19,6 +19,7 @@ pub mod check;
 pub mod cli;
 pub mod commands;
 pub mod config;
+pub mod configs;
 pub mod diagnostic;
 pub mod discover;
 pub mod engine;

@@ -5,7 +5,6 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
 
-use crate::config::Settings;
 use crate::rules::eval::ProjectFs;
 
 /// File-system facts asked once per run: thousands of specs name the same few directories and
@@ -18,7 +17,6 @@ pub struct DirCache {
     /// Per project root: whether each relative path asked about is a directory.
     known: RwLock<HashMap<PathBuf, HashMap<String, bool>>>,
     git_roots: RwLock<HashMap<PathBuf, Option<Arc<Path>>>>,
-    config_root: std::sync::OnceLock<Arc<Path>>,
 }
 
 impl Default for DirCache {
@@ -28,7 +26,6 @@ impl Default for DirCache {
             id: NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             known: RwLock::default(),
             git_roots: RwLock::default(),
-            config_root: std::sync::OnceLock::new(),
         }
     }
 }
@@ -177,7 +174,8 @@ fn bound<K, V>(map: &mut HashMap<K, V>) {
 
 pub struct RealProject<'a> {
     pub spec: &'a Path,
-    pub settings: &'a Settings,
+    /// The folder of the spec's config file, absolute, if it has one.
+    pub config_root: Option<&'a Arc<Path>>,
     pub cwd: &'a Path,
     /// [`mentions_starforge`] of `cwd`, found once per run.
     pub cwd_mentions_starforge: bool,
@@ -188,15 +186,13 @@ impl ProjectFs for RealProject<'_> {
     fn dir_exists(&self, relative: &str) -> bool {
         // The configuration's folder, the usual root, is borrowed: cloning its shared `Arc`
         // for every file would bounce one counter between the workers.
-        if let Some(root) = self.cache.config_root.get() {
+        if let Some(root) = self.config_root {
             let outside = !self.cwd_mentions_starforge && !mentions_starforge(self.spec);
-            if self.settings.config_path.is_some()
-                && (outside || !in_starforge(self.spec, self.cwd))
-            {
+            if outside || !in_starforge(self.spec, self.cwd) {
                 return self.cache.is_dir(root, relative);
             }
         }
-        let root = project_root(self.spec, self.settings, self.cwd, self.cache);
+        let root = project_root(self.spec, self.config_root, self.cwd, self.cache);
         self.cache.is_dir(&root, relative)
     }
 }
@@ -230,18 +226,20 @@ impl ProjectFs for VirtualProject {
 
 /// The project root for a spec at `path`: `X` for `X/.starforge/jobspec.json`; else the folder
 /// of the config file in use; else the git work tree's root; else the current directory.
-pub fn project_root(path: &Path, settings: &Settings, cwd: &Path, cache: &DirCache) -> Arc<Path> {
+pub fn project_root(
+    path: &Path,
+    config_root: Option<&Arc<Path>>,
+    cwd: &Path,
+    cache: &DirCache,
+) -> Arc<Path> {
     if in_starforge(path, cwd) {
         let abs = cwd.join(path);
         if let Some(x) = abs.parent().and_then(Path::parent) {
             return Arc::from(x);
         }
     }
-    if settings.config_path.is_some() {
-        return cache
-            .config_root
-            .get_or_init(|| Arc::from(cwd.join(&settings.base_dir)))
-            .clone();
+    if let Some(root) = config_root {
+        return root.clone();
     }
     let abs = cwd.join(path);
     match abs.parent() {

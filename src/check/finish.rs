@@ -28,7 +28,7 @@ pub fn finish(
         .map(|b| b.apply(&mut linted.findings, &env.cwd));
     let mut summary = summarize(&linted, applied, started);
     summary.incomplete = linted.tool_error;
-    summary.skipped = super::skipped::skipped(&plan.rules, &plan.settings.platform);
+    summary.skipped = skipped(&plan);
     let sources = FileSources {
         stdin: linted.stdin_source.take(),
     };
@@ -91,6 +91,37 @@ fn write_baseline(
     Ok(())
 }
 
+/// The rules that could not run under the configs files were linted with, merged by what is
+/// missing.
+fn skipped(plan: &Plan<'_>) -> Vec<report::Skipped> {
+    let mut merged: Vec<report::Skipped> = Vec::new();
+    for profile in plan.profiles.used() {
+        for group in super::skipped::skipped(&profile.rules, &profile.settings.platform) {
+            match merged.iter_mut().find(|g| g.reason == group.reason) {
+                Some(known) => {
+                    known.rules.extend(group.rules);
+                    known.rules.sort();
+                    known.rules.dedup();
+                }
+                None => merged.push(group),
+            }
+        }
+    }
+    merged
+}
+
+/// Every rule that ran under some config, by id; each id once (the first config's rule when
+/// two configs define it).
+fn rules_run<'p>(plan: &'p Plan<'_>) -> Vec<&'p rules::Rule> {
+    let mut ran: Vec<&rules::Rule> = Vec::new();
+    for profile in plan.profiles.used() {
+        ran.extend(profile.rules.iter().map(|a| a.rule));
+    }
+    ran.sort_by(|a, b| a.id.cmp(&b.id));
+    ran.dedup_by(|a, b| a.id == b.id);
+    ran
+}
+
 fn summarize(
     linted: &Linted,
     baseline: Option<baseline::Applied>,
@@ -131,7 +162,7 @@ fn write_report(
     sources: &FileSources,
     env: &mut Env<'_>,
 ) -> Result<Written, Error> {
-    let ran: Vec<&rules::Rule> = plan.rules.iter().map(|a| a.rule).collect();
+    let ran = rules_run(plan);
     let input = report::ReportInput {
         findings: &linted.findings,
         summary,

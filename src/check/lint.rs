@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex};
 use rayon::prelude::*;
 
 use super::plan::Plan;
+use super::profiles::Profile;
 use crate::diagnostic::Finding;
 use std::collections::HashSet;
 use std::path::PathBuf;
@@ -61,10 +62,6 @@ struct Linter<'p, 's> {
     cwd: &'p Path,
     dir_cache: DirCache,
     cwd_mentions_starforge: bool,
-    table: crate::select::SelectorTable,
-    experiments: experiment::Linter<'p>,
-    /// Some jobspec rule reads the experiment's config (`hyperparam-unknown`).
-    spec_reads_config: bool,
     /// The experiment directories linted so far with a spec that names them: each once.
     claimed: Mutex<HashSet<PathBuf>>,
     /// The folders walked, absolute: an experiment directory under one, matching
@@ -79,37 +76,11 @@ struct Linter<'p, 's> {
 /// spec on standard input.
 pub fn run(plan: &Plan<'_>, env: &mut Env<'_>) -> Result<Linted, Error> {
     let cwd = env.cwd.clone();
-    let experiment_rules_for = |path: &Path, rel: &Path| plan.experiment_rules_for(path, rel, &cwd);
-    let display = |path: &Path| -> Arc<str> {
-        let shown = path.strip_prefix(&cwd).unwrap_or(path);
-        Arc::from(shown.to_string_lossy().as_ref())
-    };
-    let mut experiments = experiment::Linter::new(
-        &plan.settings.platform,
-        &plan.experiment_rules,
-        &experiment_rules_for,
-        &display,
-        plan.args.no_ignore,
-        &cwd,
-        plan.settings
-            .rules
-            .rules
-            .iter()
-            .map(|r| r.id.clone())
-            .collect(),
-    );
-    experiments.unreadable = plan.invalid_json;
     let linter = Linter {
         plan,
         cwd: &cwd,
         dir_cache: DirCache::default(),
         cwd_mentions_starforge: engine::mentions_starforge(&env.cwd),
-        table: crate::rules::selector_table(plan.spec_rules.iter().map(|a| a.rule)),
-        experiments,
-        spec_reads_config: plan
-            .spec_rules
-            .iter()
-            .any(|a| experiment::spec_rule_reads_config(a.rule)),
         claimed: Mutex::new(HashSet::new()),
         walked: plan
             .paths
@@ -128,6 +99,9 @@ pub fn run(plan: &Plan<'_>, env: &mut Env<'_>) -> Result<Linted, Error> {
             collector.keep(linter.contained(candidate))
         })
     });
+    if let Some(error) = plan.profiles.configs().take_errors().into_iter().next() {
+        return Err(error);
+    }
     for warning in &discovery.warnings {
         writeln!(env.stderr, "warning: {}", escape::visible(warning)).ok();
     }
@@ -136,12 +110,34 @@ pub fn run(plan: &Plan<'_>, env: &mut Env<'_>) -> Result<Linted, Error> {
         writeln!(env.stderr, "error: {path}: {why}").ok();
     }
     let mut linted = collector.finish(!discovery.missing.is_empty());
-    linted.binary_files = linter.experiments.counts.binary.load(Ordering::Relaxed);
-    linted.files += linter.experiments.counts.files.load(Ordering::Relaxed);
+    linted.binary_files = binary_files(plan);
+    linted.files += plan
+        .profiles
+        .iter()
+        .map(|p| p.experiments.counts.files.load(Ordering::Relaxed))
+        .sum::<usize>();
     if let Some(name) = &plan.stdin_name {
-        lint_stdin(&linter, name, env, &mut linted);
+        lint_stdin(&linter, name, env, &mut linted)?;
     }
     Ok(linted)
+}
+
+/// Experiment files skipped as binary, over every config.
+fn binary_files(plan: &Plan<'_>) -> usize {
+    plan.profiles
+        .iter()
+        .map(|p| p.experiments.counts.binary.load(Ordering::Relaxed))
+        .sum()
+}
+
+/// The options of a walk with the run's configs.
+fn walk_options<'a>(plan: &'a Plan<'_>, cwd: &'a Path, threads: usize) -> discover::Options<'a> {
+    discover::Options {
+        settings: plan.profiles.configs(),
+        no_ignore: plan.args.no_ignore,
+        threads,
+        cwd,
+    }
 }
 
 /// The walker finds files on its own threads and passes them through a bounded queue to the
@@ -153,12 +149,7 @@ fn walk_and_lint(
     collector: &Collector,
 ) -> Result<discover::Discovery, Error> {
     let plan = linter.plan;
-    let options = discover::Options {
-        settings: plan.settings,
-        no_ignore: plan.args.no_ignore,
-        threads: plan.threads,
-        cwd: linter.cwd,
-    };
+    let options = walk_options(plan, linter.cwd, plan.threads);
     let batches = handoff::Handoff::<Vec<Candidate>>::new(32);
     std::thread::scope(|scope| {
         let walker = scope.spawn(|| {
@@ -194,7 +185,7 @@ fn walk_and_lint(
     .map_err(|_| Error::usage("the directory walk failed unexpectedly (this is a bug)"))
 }
 
-impl Linter<'_, '_> {
+impl<'s> Linter<'_, 's> {
     /// Lints one file; a panic while linting it is a bug, reported for that file, and the
     /// others are still linted (the run exits 2).
     fn contained(&self, candidate: &Candidate) -> FileOutcome {
@@ -212,10 +203,17 @@ impl Linter<'_, '_> {
     }
 
     fn lint_file(&self, candidate: &Candidate) -> FileOutcome {
+        // A file whose config cannot be loaded is not linted: the run stops with its error.
+        let Some(profile) = self.plan.profiles.for_file(&candidate.path) else {
+            return FileOutcome {
+                findings: Vec::new(),
+                tool_error: true,
+            };
+        };
         match &candidate.kind {
-            Kind::Spec => self.lint_spec(candidate),
+            Kind::Spec => self.lint_spec(candidate, profile),
             Kind::ExperimentFile { root } => FileOutcome {
-                findings: self.experiments.lint_named_file(
+                findings: profile.experiments.lint_named_file(
                     &candidate.path,
                     root,
                     candidate.problem.clone(),
@@ -225,13 +223,12 @@ impl Linter<'_, '_> {
         }
     }
 
-    fn lint_spec(&self, candidate: &Candidate) -> FileOutcome {
+    fn lint_spec(&self, candidate: &Candidate, profile: &Profile<'s>) -> FileOutcome {
         let display = || -> Arc<str> { Arc::from(candidate.path.to_string_lossy().as_ref()) };
         let display = FileName::lazy(&display);
-        let active = self.plan.rules_for(&candidate.path, self.cwd);
+        let active = profile.rules_for(&candidate.path, self.cwd);
         let file_problem = |message: String| FileOutcome {
-            findings: self
-                .plan
+            findings: profile
                 .invalid_json
                 .filter(|_| active.iter().any(|a| a.rule.id == engine::INVALID_JSON))
                 .map(|r| vec![engine::file_finding(display.get(), r, message)])
@@ -247,12 +244,13 @@ impl Linter<'_, '_> {
                     bytes,
                     &display,
                     &active,
-                    &self.table,
-                    &self.plan.settings.platform,
-                    &self.project(&candidate.path),
+                    &profile.table,
+                    &profile.settings.platform,
+                    &self.project(&candidate.path, profile),
                     &SpecExperiments {
                         linter: self,
                         spec: &candidate.path,
+                        profile,
                     },
                 ),
                 tool_error: false,
@@ -262,10 +260,10 @@ impl Linter<'_, '_> {
     }
 
     /// The project a spec at `spec` belongs to (for `spec.source.exp`).
-    fn project<'a>(&'a self, spec: &'a Path) -> RealProject<'a> {
+    fn project<'a>(&'a self, spec: &'a Path, profile: &'a Profile<'_>) -> RealProject<'a> {
         RealProject {
             spec,
-            settings: self.plan.settings,
+            config_root: profile.config_root.as_ref(),
             cwd: self.cwd,
             cwd_mentions_starforge: self.cwd_mentions_starforge,
             cache: &self.dir_cache,
@@ -277,13 +275,16 @@ impl Linter<'_, '_> {
 struct SpecExperiments<'l, 'p, 's> {
     linter: &'l Linter<'p, 's>,
     spec: &'l Path,
+    /// The profile of the spec: its experiment is linted with it.
+    profile: &'l Profile<'s>,
 }
 
 impl SpecExperiment for SpecExperiments<'_, '_, '_> {
     fn open(&self, doc: &Document<'_>) -> Option<OpenedExperiment> {
         let linter = self.linter;
-        let wants_files = !linter.plan.experiment_rules.is_empty();
-        if !wants_files && !linter.spec_reads_config {
+        let profile = self.profile;
+        let wants_files = !profile.experiment_rules.is_empty();
+        if !wants_files && !profile.spec_reads_config {
             return None;
         }
         let exp = source_exp(doc)?;
@@ -292,7 +293,7 @@ impl SpecExperiment for SpecExperiments<'_, '_, '_> {
         }
         let root = engine::project_root(
             self.spec,
-            linter.plan.settings,
+            profile.config_root.as_ref(),
             linter.cwd,
             &linter.dir_cache,
         );
@@ -305,20 +306,20 @@ impl SpecExperiment for SpecExperiments<'_, '_, '_> {
         let lint_files =
             wants_files && !linter.walk_lints(&dir, starforge_root) && linter.claim(&dir);
         let reads_config =
-            linter.spec_reads_config || (lint_files && linter.experiments.reads_config);
+            profile.spec_reads_config || (lint_files && profile.experiments.reads_config);
         let config = reads_config
             .then(|| {
                 experiment::load_config(
                     &dir,
-                    &linter.plan.settings.platform.experiments.config,
-                    &*linter.experiments.display,
+                    &profile.settings.platform.experiments.config,
+                    &*profile.experiments.display,
                 )
             })
             .flatten()
             // A config that has every key the spec looks up need not be parsed: most do.
             .filter(|config| {
-                (lint_files && linter.experiments.reads_config)
-                    || !experiment::config_keys_present(config, doc, &linter.plan.spec_rules)
+                (lint_files && profile.experiments.reads_config)
+                    || !experiment::config_keys_present(config, doc, &profile.spec_rules)
             });
         Some(OpenedExperiment {
             dir,
@@ -334,16 +335,11 @@ impl SpecExperiment for SpecExperiments<'_, '_, '_> {
         config: Option<ConfigDoc<'_>>,
     ) -> Vec<Finding> {
         let linter = self.linter;
-        let options = discover::Options {
-            settings: linter.plan.settings,
-            no_ignore: linter.plan.args.no_ignore,
-            threads: 1,
-            cwd: linter.cwd,
-        };
+        let options = walk_options(linter.plan, linter.cwd, 1);
         // Left to others: a spec inside the experiment (the walk's, or its own candidate's), a
         // file named on the command line, and the files of an experiment the walk lints (an
         // experiment `.` holds the project's `experiments/*`).
-        linter
+        self.profile
             .experiments
             .lint_dir(&opened.dir, Some(spec), config, &mut |path| {
                 options.wanted(path)
@@ -360,12 +356,7 @@ impl SpecExperiment for SpecExperiments<'_, '_, '_> {
 
 /// The files named on the command line that are linted as experiment files.
 fn named_experiment_files(plan: &Plan<'_>, cwd: &Path) -> HashSet<PathBuf> {
-    let options = discover::Options {
-        settings: plan.settings,
-        no_ignore: plan.args.no_ignore,
-        threads: 1,
-        cwd,
-    };
+    let options = walk_options(plan, cwd, 1);
     plan.paths
         .iter()
         .filter(|p| cwd.join(p).is_file())
@@ -389,19 +380,14 @@ impl Linter<'_, '_> {
         if !self.walked.iter().any(|root| dir.starts_with(root)) {
             return false;
         }
-        let experiments = &self.plan.settings.files.experiments;
+        let options = walk_options(self.plan, self.cwd, 1);
         if let Some(tail) = starforge_root.and_then(|r| dir.strip_prefix(r).ok()) {
-            if experiments.is_match(tail) {
+            let settings = options.settings.settings_at(dir);
+            if settings.is_some_and(|s| s.files.experiments.is_match(tail)) {
                 return true;
             }
         }
-        discover::Options {
-            settings: self.plan.settings,
-            no_ignore: self.plan.args.no_ignore,
-            threads: 1,
-            cwd: self.cwd,
-        }
-        .is_experiment_dir(dir)
+        options.is_experiment_dir(dir)
     }
 
     /// Claims `dir` for linting: true the first time only.
@@ -413,9 +399,21 @@ impl Linter<'_, '_> {
     }
 }
 
-/// Lints the spec on standard input, reported as `name`.
-fn lint_stdin(linter: &Linter<'_, '_>, name: &Path, env: &mut Env<'_>, linted: &mut Linted) {
+/// Lints the spec on standard input, reported as `name`, with the config of the folder it
+/// names.
+fn lint_stdin(
+    linter: &Linter<'_, '_>,
+    name: &Path,
+    env: &mut Env<'_>,
+    linted: &mut Linted,
+) -> Result<(), Error> {
     linted.files += 1;
+    let profiles = &linter.plan.profiles;
+    let Some(profile) = profiles.for_file(name) else {
+        return Err(profiles.configs().take_errors().into_iter().next().unwrap_or_else(|| {
+            Error::usage("the configuration of standard input's spec cannot be loaded")
+        }));
+    };
     let mut bytes = Vec::new();
     let read = env
         .stdin
@@ -424,35 +422,31 @@ fn lint_stdin(linter: &Linter<'_, '_>, name: &Path, env: &mut Env<'_>, linted: &
     if let Err(e) = read {
         linted.tool_error = true;
         writeln!(env.stderr, "error: cannot read standard input: {e}").ok();
-        return;
+        return Ok(());
     }
     let display: Arc<str> = Arc::from(name.to_string_lossy().as_ref());
-    let options = discover::Options {
-        settings: linter.plan.settings,
-        no_ignore: linter.plan.args.no_ignore,
-        threads: 1,
-        cwd: linter.cwd,
-    };
+    let options = walk_options(linter.plan, linter.cwd, 1);
     // Named as a file of an experiment: linted as that file would be.
     if let Kind::ExperimentFile { root } = options.explicit_kind(name) {
         linted
             .findings
-            .extend(linter.experiments.lint_given(name, &root, &bytes));
-        linted.binary_files = linter.experiments.counts.binary.load(Ordering::Relaxed);
+            .extend(profile.experiments.lint_given(name, &root, &bytes));
+        linted.binary_files = binary_files(linter.plan);
         linted.stdin_source = Some((display, Arc::from(String::from_utf8_lossy(&bytes).as_ref())));
-        return;
+        return Ok(());
     }
-    let active = linter.plan.rules_for(name, linter.cwd);
-    let project = linter.project(name);
+    let active = profile.rules_for(name, linter.cwd);
+    let project = linter.project(name, profile);
     linted.findings.extend(engine::lint_bytes(
         &bytes,
         &display,
         &active,
-        &linter.table,
-        &linter.plan.settings.platform,
+        &profile.table,
+        &profile.settings.platform,
         &project,
     ));
     linted.stdin_source = Some((display, Arc::from(String::from_utf8_lossy(&bytes).as_ref())));
+    Ok(())
 }
 
 /// The findings of every file, gathered from the worker threads; past the run's limit they

@@ -5,6 +5,7 @@
 mod finish;
 mod lint;
 mod plan;
+mod profiles;
 mod skipped;
 
 use std::time::Instant;
@@ -17,8 +18,9 @@ use crate::process::{Env, ExitStatus};
 
 pub fn check(args: CheckArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
     let started = Instant::now();
-    let settings = load_settings(&args.config, &env.cwd)?;
-    let plan = plan::Plan::new(&args, &settings, env)?;
+    let cwd = env.cwd.clone();
+    let configs = crate::configs::Configs::new(&args.config, &cwd)?;
+    let plan = plan::Plan::new(&args, &configs, &cwd, env)?;
     let linted = lint::run(&plan, env)?;
     finish::finish(plan, linted, started, env)
 }

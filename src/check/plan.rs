@@ -2,16 +2,15 @@
 //! the rules that run and at which severity, the baseline, threads, paths, colour and the
 //! exit threshold. A bad flag, config, rule file or baseline stops the run here.
 
-use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 use crate::baseline::Baseline;
 use crate::cli::{CheckArgs, ColorChoice, ConfigArgs, FailOn};
+use super::profiles::Profiles;
 use crate::config::{self, Settings};
-use crate::engine::{Active, INVALID_JSON};
+use crate::configs::Configs;
 use crate::error;
 use crate::error::Error;
-use crate::paths::relative_to;
 use crate::process::Env;
 use crate::rules::Severity;
 
@@ -38,16 +37,8 @@ pub fn load_settings(flags: &ConfigArgs, cwd: &Path) -> Result<Settings, Error> 
 
 pub struct Plan<'s> {
     pub args: &'s CheckArgs,
-    pub settings: &'s Settings,
-    /// The rules that run, each at its configured severity.
-    pub rules: Vec<Active<'s>>,
-    /// Those of them that read jobspecs, and those that read experiment files.
-    pub spec_rules: Vec<Active<'s>>,
-    pub experiment_rules: Vec<Active<'s>>,
-    /// `invalid-json`, if it runs: unreadable files are reported under it.
-    pub invalid_json: Option<Active<'s>>,
-    /// Whether some rule applies to some files only: decided once, as most runs scope nothing.
-    pub scoped: bool,
+    /// What each config decides; a file is linted with its nearest config's.
+    pub profiles: Profiles<'s>,
     pub baseline: Option<Baseline>,
     pub threads: usize,
     pub pool: rayon::ThreadPool,
@@ -63,12 +54,12 @@ pub struct Plan<'s> {
 impl<'s> Plan<'s> {
     pub fn new(
         args: &'s CheckArgs,
-        settings: &'s Settings,
+        configs: &'s Configs,
+        cwd: &'s Path,
         env: &Env<'_>,
     ) -> Result<Plan<'s>, Error> {
-        check_rule_ids(args, settings)?;
+        check_rule_ids(args, configs.first())?;
         check_statistics_format(args)?;
-        let rules = active_rules(args, settings);
         // Read before any spec: a bad baseline stops the run before the work is done.
         let baseline = match &args.baseline {
             Some(path) => Some(Baseline::load(path)?),
@@ -84,21 +75,8 @@ impl<'s> Plan<'s> {
             .map_err(|e| Error::usage(format!("cannot start worker threads: {e}")))?;
         let (paths, stdin_name) = paths_to_lint(args, &env.cwd)?;
         Ok(Plan {
-            invalid_json: rules.iter().find(|a| a.rule.id == INVALID_JSON).copied(),
-            scoped: scopes_rules(&rules, settings),
-            spec_rules: rules
-                .iter()
-                .filter(|a| !a.rule.target.is_experiment())
-                .copied()
-                .collect(),
-            experiment_rules: rules
-                .iter()
-                .filter(|a| a.rule.target.is_experiment())
-                .copied()
-                .collect(),
-            rules,
+            profiles: Profiles::new(configs, args, cwd),
             args,
-            settings,
             baseline,
             threads,
             pool,
@@ -115,56 +93,6 @@ impl<'s> Plan<'s> {
                 FailOn::Note => Severity::Note,
             },
         })
-    }
-
-    /// The rules that apply to a file at `path` (per-file ignores, a rule's own `files` and
-    /// `ignores`); the relative path is made only when some rule is scoped.
-    pub fn rules_for(&self, path: &Path, cwd: &Path) -> Cow<'_, [Active<'s>]> {
-        if !self.scoped {
-            return Cow::Borrowed(&self.spec_rules);
-        }
-        let relative = relative_to(path, &self.settings.base_dir, cwd);
-        let ignored = self.ignored_at(&relative);
-        Cow::Owned(
-            self.spec_rules
-                .iter()
-                .filter(|a| !ignored.contains(&a.rule.id.as_str()) && a.rule.applies_to(&relative))
-                .copied()
-                .collect(),
-        )
-    }
-
-    /// The experiment rules that apply to a file at `path`, which is `in_experiment` in its
-    /// experiment directory: per-file ignores match the first, a rule's own globs the second.
-    pub fn experiment_rules_for(
-        &self,
-        path: &Path,
-        in_experiment: &Path,
-        cwd: &Path,
-    ) -> Cow<'_, [Active<'s>]> {
-        if !self.scoped {
-            return Cow::Borrowed(&self.experiment_rules);
-        }
-        let ignored = if self.settings.per_file_ignores.is_empty() {
-            Vec::new()
-        } else {
-            self.ignored_at(&relative_to(path, &self.settings.base_dir, cwd))
-        };
-        self.experiment_rules
-            .iter()
-            .filter(|a| !ignored.contains(&a.rule.id.as_str()) && a.rule.applies_to(in_experiment))
-            .copied()
-            .collect()
-    }
-
-    /// The rule ids per-file ignores turn off at `relative` (to the config's folder).
-    fn ignored_at(&self, relative: &Path) -> Vec<&'s str> {
-        self.settings
-            .per_file_ignores
-            .iter()
-            .filter(|(glob, _)| glob.is_match(relative))
-            .flat_map(|(_, ids)| ids.iter().map(String::as_str))
-            .collect()
     }
 }
 
@@ -203,34 +131,6 @@ fn unknown_rule_error(id: &str, settings: &Settings, flag: &str) -> Error {
         message: format!("{flag}: unknown rule `{id}`"),
         help,
     }
-}
-
-/// The rules `--select`, `--ignore` and `[severity]` leave, at their severity.
-fn active_rules<'s>(args: &CheckArgs, settings: &'s Settings) -> Vec<Active<'s>> {
-    settings
-        .rules
-        .rules
-        .iter()
-        .filter(|r| args.select.is_empty() || args.select.contains(&r.id))
-        .filter(|r| !args.ignore.contains(&r.id))
-        .filter_map(|r| {
-            let severity = match settings.severity.get(&r.id) {
-                Some(None) => return None,
-                Some(Some(s)) => *s,
-                None => r.severity,
-            };
-            Some(Active { rule: r, severity })
-        })
-        .collect()
-}
-
-/// Whether some rule applies to some files only (per-file ignores, a rule's own `files` or
-/// `ignores`).
-fn scopes_rules(rules: &[Active<'_>], settings: &Settings) -> bool {
-    !settings.per_file_ignores.is_empty()
-        || rules
-            .iter()
-            .any(|a| a.rule.files.is_some() || a.rule.ignores.is_some())
 }
 
 /// The paths to lint (default `.`) without `-`, and the name of the spec on standard input

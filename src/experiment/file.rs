@@ -46,7 +46,7 @@ impl Linter<'_> {
         problem: Option<String>,
         others: &Others<'_>,
     ) -> Vec<Finding> {
-        let rules = (self.rules_for)(path, rel);
+        let rules = self.rules_for.rules_for(path, rel);
         if rules.is_empty() {
             return Vec::new();
         }

@@ -32,7 +32,21 @@ pub const UNUSED_SUPPRESSION: &str = "unused-suppression";
 pub const BINARY_PROBE: usize = 8 * 1024;
 
 /// The experiment rules that apply to a file: `(path, path in its experiment)`.
-pub type RulesFor<'a> = dyn Fn(&Path, &Path) -> std::borrow::Cow<'a, [Active<'a>]> + Sync + 'a;
+pub trait RulesFor<'a>: Send + Sync {
+    fn rules_for(&self, path: &Path, in_experiment: &Path) -> std::borrow::Cow<'_, [Active<'a>]>;
+}
+
+/// No rules: for the linter of a rule file's cases, which passes its rules itself.
+struct NoRules;
+
+impl<'a> RulesFor<'a> for NoRules {
+    fn rules_for(&self, _: &Path, _: &Path) -> std::borrow::Cow<'_, [Active<'a>]> {
+        std::borrow::Cow::Borrowed(&[])
+    }
+}
+
+/// How a file is shown in findings.
+pub type Display<'a> = dyn Fn(&Path) -> Arc<str> + Send + Sync + 'a;
 
 /// What linting the files of experiments shares over a run.
 pub struct Linter<'a> {
@@ -40,9 +54,9 @@ pub struct Linter<'a> {
     /// The shared selectors of the config rules (`yaml`, `toml`, `json`).
     pub config_table: SelectorTable,
     /// The experiment rules that apply to a file: `(path, path in its experiment)`.
-    pub rules_for: &'a RulesFor<'a>,
+    pub rules_for: Box<dyn RulesFor<'a> + 'a>,
     /// How a file is shown in findings.
-    pub display: &'a (dyn Fn(&Path) -> Arc<str> + Sync),
+    pub display: Box<Display<'a>>,
     pub no_ignore: bool,
     /// The folder relative paths are relative to.
     pub cwd: &'a Path,
@@ -61,8 +75,8 @@ impl<'a> Linter<'a> {
     pub fn new(
         platform: &'a Platform,
         rules: &[Active<'a>],
-        rules_for: &'a RulesFor<'a>,
-        display: &'a (dyn Fn(&Path) -> Arc<str> + Sync),
+        rules_for: Box<dyn RulesFor<'a> + 'a>,
+        display: Box<Display<'a>>,
         no_ignore: bool,
         cwd: &'a Path,
         known_ids: Vec<String>,
@@ -124,7 +138,7 @@ impl<'a> Linter<'a> {
         if !self.reads_config {
             return None;
         }
-        load_config(dir, &self.platform.experiments.config, self.display)
+        load_config(dir, &self.platform.experiments.config, &*self.display)
     }
 
     /// Lints one file of the experiment directory `root` (found by the walk, or named on the
@@ -162,7 +176,7 @@ impl Linter<'_> {
     /// `--stdin-filename`): as the file would be linted, without reading it.
     pub fn lint_given(&self, path: &Path, root: &Path, bytes: &[u8]) -> Vec<Finding> {
         let rel = path.strip_prefix(root).unwrap_or(path);
-        let rules = (self.rules_for)(path, rel);
+        let rules = self.rules_for.rules_for(path, rel);
         let name = crate::engine::FileName::ready((self.display)(path));
         if file::is_weights_file(path) {
             return self.too_large(&rules, &name, file::WEIGHTS_MESSAGE.into());
@@ -185,7 +199,6 @@ pub fn lint_in_memory(
         .filter(|a| a.rule.target.is_experiment() && a.rule.applies_to(path))
         .copied()
         .collect();
-    let rules_for = |_: &Path, _: &Path| std::borrow::Cow::Borrowed(&[][..]);
     let display = |p: &Path| -> Arc<str> { Arc::from(p.to_string_lossy().as_ref()) };
     // The rules given, and every built-in rule (named after its file), running or not.
     let known = rules
@@ -200,8 +213,8 @@ pub fn lint_in_memory(
     let linter = Linter::new(
         platform,
         &rules,
-        &rules_for,
-        &display,
+        Box::new(NoRules),
+        Box::new(display),
         true,
         Path::new("/"),
         known,
