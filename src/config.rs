@@ -362,7 +362,11 @@ impl ConfigFile {
     /// replaces the base's, tables (`[severity]`, `[per-file-ignores]`,
     /// `[platform.project-quota]`) are merged key by key, and rule files add up. `extra_rules`
     /// (`--rules`) are loaded by the first config of a chain and inherited from it.
-    pub fn compile(self, base: Option<&Settings>, extra_rules: &[PathBuf]) -> Result<Settings, Error> {
+    pub fn compile(
+        self,
+        base: Option<&Settings>,
+        extra_rules: &[PathBuf],
+    ) -> Result<Settings, Error> {
         let ConfigFile {
             path,
             name,
@@ -370,7 +374,8 @@ impl ConfigFile {
             base_dir,
             raw,
         } = self;
-        let (rules, rule_paths) = load_rules(&name, &text, &base_dir, &raw.rules, base, extra_rules)?;
+        let (rules, rule_paths) =
+            load_rules(&name, &text, &base_dir, &raw.rules, base, extra_rules)?;
         let platform = platform(&name, &text, &base_dir, raw.platform, raw.experiments, base)?;
         let files = files(&name, &text, raw.files, base)?;
         let severity = severity(&name, &text, &raw.severity, &rules, base)?;
@@ -433,7 +438,11 @@ impl Settings {
     }
 }
 
-fn load_chain(path: &Path, extra_rules: &[PathBuf], chain: &mut Vec<PathBuf>) -> Result<Settings, Error> {
+fn load_chain(
+    path: &Path,
+    extra_rules: &[PathBuf],
+    chain: &mut Vec<PathBuf>,
+) -> Result<Settings, Error> {
     chain.push(path.canonicalize().unwrap_or_else(|_| path.to_path_buf()));
     let file = ConfigFile::read(path)?;
     let base = match file.extends(chain)? {
@@ -471,20 +480,14 @@ fn load_rules(
             )
             .into());
         }
-        let resolved = p.canonicalize().unwrap_or_else(|_| p.clone());
-        // A base config's rule files, named again: already loaded.
-        if loaded.contains(&resolved) {
-            continue;
-        }
+        // A base config's rule files, named again, are already loaded.
         rules
-            .load_path(&p)
+            .load_path_once(&p, &mut loaded)
             .map_err(|e| shown_from(e, base_dir, "rule file"))?;
-        loaded.push(resolved);
     }
     if base.is_none() {
         for p in extra_rules {
-            rules.load_path(p)?;
-            loaded.push(p.canonicalize().unwrap_or_else(|_| p.clone()));
+            rules.load_path_once(p, &mut loaded)?;
         }
     }
     rules.sort();
@@ -516,8 +519,8 @@ fn platform(
                 )
                 .into());
             }
-            let catalog = Catalog::load(&p)
-                .map_err(|e| shown_from(Error::from(e), base_dir, "catalog"))?;
+            let catalog =
+                Catalog::load(&p).map_err(|e| shown_from(Error::from(e), base_dir, "catalog"))?;
             Some(Arc::new(catalog))
         }
         None => base.and_then(|b| b.catalog.clone()),
@@ -530,7 +533,9 @@ fn platform(
             .or_else(|| base.map(|b| b.kind.clone()))
             .unwrap_or_else(|| DEFAULT_KIND.to_string()),
         catalog,
-        registries: raw.registries.or_else(|| base.and_then(|b| b.registries.clone())),
+        registries: raw
+            .registries
+            .or_else(|| base.and_then(|b| b.registries.clone())),
         gpu_quota: raw.gpu_quota.or_else(|| base.and_then(|b| b.gpu_quota)),
         project_quota,
         experiments: experiments(
@@ -543,7 +548,12 @@ fn platform(
 }
 
 /// `[files]`: each list the config sets, else the base's, else the default.
-fn files(name: &str, text: &Arc<str>, raw: RawFiles, base: Option<&Settings>) -> Result<Files, Error> {
+fn files(
+    name: &str,
+    text: &Arc<str>,
+    raw: RawFiles,
+    base: Option<&Settings>,
+) -> Result<Files, Error> {
     let inherited = |at: usize, defaults: &[&str]| -> Vec<Spanned<String>> {
         let from_base = base.map(|b| b.files.patterns[at].clone());
         from_base
@@ -552,12 +562,20 @@ fn files(name: &str, text: &Arc<str>, raw: RawFiles, base: Option<&Settings>) ->
             .map(|p| Spanned::new(0..0, p))
             .collect()
     };
-    let include = raw.include.unwrap_or_else(|| inherited(0, &DEFAULT_INCLUDE));
+    let include = raw
+        .include
+        .unwrap_or_else(|| inherited(0, &DEFAULT_INCLUDE));
     let exclude = raw.exclude.unwrap_or_else(|| inherited(1, &[]));
     let experiments = raw
         .experiments
         .unwrap_or_else(|| inherited(2, &DEFAULT_EXPERIMENTS));
-    Ok(Files::compile(name, text, &include, &exclude, &experiments)?)
+    Ok(Files::compile(
+        name,
+        text,
+        &include,
+        &exclude,
+        &experiments,
+    )?)
 }
 
 /// `[severity]` over the base's.
@@ -597,7 +615,8 @@ fn unknown_rule(name: &str, text: &Arc<str>, id: &Spanned<String>, rules: &RuleS
         Some(id.span()),
         format!("unknown rule `{}`", id.get_ref()),
     );
-    if let Some(s) = crate::error::suggest(id.get_ref(), rules.rules.iter().map(|r| r.id.as_str())) {
+    if let Some(s) = crate::error::suggest(id.get_ref(), rules.rules.iter().map(|r| r.id.as_str()))
+    {
         e.help = Some(format!("did you mean `{s}`?"));
     }
     e.into()

@@ -13,9 +13,6 @@ use crate::cli::ConfigArgs;
 use crate::config::{self, ConfigFile, Settings, CONFIG_NAMES};
 use crate::error::Error;
 
-/// The config of the files that have none of their own: always index 0.
-pub const FIRST: usize = 0;
-
 /// Folders whose nearest config is remembered before the map starts over: an archive of a
 /// million runs has a million folders, and memory must not grow with them.
 const MAX_FOLDERS: usize = 4096;
@@ -28,6 +25,9 @@ pub struct Configs {
     extra_rules: Vec<PathBuf>,
     /// Whether files look for their nearest config; else every file has the first.
     nearest: bool,
+    /// The index of the config of files that have none of their own (the configs it extends
+    /// come before it).
+    first: usize,
     /// The compiled configs. They never move: the rules of a run borrow them.
     compiled: boxcar::Vec<Settings>,
     /// Per config file (resolved path): its index in `compiled`; `None` when it failed.
@@ -49,11 +49,12 @@ impl Configs {
     /// to `cwd`, else the defaults. A bad first config stops the run before any file is read.
     pub fn new(flags: &ConfigArgs, cwd: &Path) -> Result<Configs, Error> {
         static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-        let configs = Configs {
+        let mut configs = Configs {
             id: NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             cwd: cwd.to_path_buf(),
             extra_rules: flags.rules.clone(),
             nearest: !flags.no_config && flags.config.is_none(),
+            first: 0,
             compiled: boxcar::Vec::new(),
             loaded: Mutex::default(),
             folders: RwLock::default(),
@@ -66,8 +67,9 @@ impl Configs {
         };
         match first {
             Some(path) => {
-                let mut loaded = configs.lock_loaded();
-                configs.load(&path, &mut loaded, &mut Vec::new())?;
+                let mut loaded = HashMap::new();
+                configs.first = configs.load(&path, &mut loaded, &mut Vec::new())?;
+                configs.loaded = Mutex::new(loaded);
             }
             None => {
                 let mut settings = Settings::defaults(PathBuf::from("."))?;
@@ -75,7 +77,7 @@ impl Configs {
                     settings.rules.load_path(p)?;
                 }
                 settings.rules.sort();
-                configs.compiled.push(settings);
+                configs.first = configs.compiled.push(settings);
             }
         }
         Ok(configs)
@@ -83,7 +85,12 @@ impl Configs {
 
     /// The config of files with none of their own (the only one with `--config`).
     pub fn first(&self) -> &Settings {
-        &self.compiled[FIRST]
+        &self.compiled[self.first]
+    }
+
+    /// The index of [`Configs::first`].
+    pub fn first_index(&self) -> usize {
+        self.first
     }
 
     pub fn get(&self, index: usize) -> Option<&Settings> {
@@ -95,7 +102,7 @@ impl Configs {
     /// [`Configs::take_errors`]).
     pub fn for_dir(&self, dir: &Path) -> Option<usize> {
         if !self.nearest {
-            return Some(FIRST);
+            return Some(self.first);
         }
         let last = LAST.with(|last| {
             last.borrow()
@@ -121,9 +128,14 @@ impl Configs {
     /// looked at once.
     fn nearest_to(&self, dir: &Path) -> Option<usize> {
         let mut unknown = Vec::new();
-        let mut found = Some(FIRST);
+        let mut found = Some(self.first);
         for folder in dir.ancestors() {
-            if let Some(known) = self.folders.read().ok().and_then(|f| f.get(folder).copied()) {
+            if let Some(known) = self
+                .folders
+                .read()
+                .ok()
+                .and_then(|f| f.get(folder).copied())
+            {
                 found = known;
                 break;
             }
@@ -213,5 +225,52 @@ impl Configs {
     /// The errors of configs that failed to load during the run, first met first.
     pub fn take_errors(&self) -> Vec<Error> {
         std::mem::take(&mut *self.errors.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Many folders, two config files (one extending the other): each compiled once, each
+    /// folder answered by its nearest.
+    #[test]
+    fn each_config_is_compiled_once() {
+        let base = std::env::temp_dir().join(format!("forgelint-configs-{}", std::process::id()));
+        let lab = base.join("labs/a");
+        std::fs::create_dir_all(&lab).unwrap();
+        std::fs::write(
+            base.join("forgelint.toml"),
+            "[platform]\nkind = \"EvalJob\"\n",
+        )
+        .unwrap();
+        std::fs::write(
+            lab.join("forgelint.toml"),
+            "extend = \"../../forgelint.toml\"\n",
+        )
+        .unwrap();
+        let configs = Configs::new(&ConfigArgs::default(), &base).unwrap();
+        assert_eq!(configs.compiled.count(), 1);
+        let root = configs.first_index();
+        for run in 0..200 {
+            let dir = format!("labs/a/run-{run}/logs");
+            let index = configs.for_dir(Path::new(&dir)).unwrap();
+            assert_ne!(index, root, "{dir}");
+            assert_eq!(configs.get(index).unwrap().platform.kind, "EvalJob");
+            let outside = format!("other/run-{run}");
+            assert_eq!(
+                configs.for_dir(Path::new(&outside)),
+                Some(root),
+                "{outside}"
+            );
+        }
+        assert_eq!(configs.for_dir(&lab), configs.for_dir(&lab.join("x")));
+        assert_eq!(
+            configs.compiled.count(),
+            2,
+            "the lab's config, over the root's"
+        );
+        assert!(configs.take_errors().is_empty());
+        std::fs::remove_dir_all(&base).ok();
     }
 }

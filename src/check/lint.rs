@@ -410,9 +410,14 @@ fn lint_stdin(
     linted.files += 1;
     let profiles = &linter.plan.profiles;
     let Some(profile) = profiles.for_file(name) else {
-        return Err(profiles.configs().take_errors().into_iter().next().unwrap_or_else(|| {
-            Error::usage("the configuration of standard input's spec cannot be loaded")
-        }));
+        return Err(profiles
+            .configs()
+            .take_errors()
+            .into_iter()
+            .next()
+            .unwrap_or_else(|| {
+                Error::usage("the configuration of standard input's spec cannot be loaded")
+            }));
     };
     let mut bytes = Vec::new();
     let read = env

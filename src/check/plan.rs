@@ -4,9 +4,9 @@
 
 use std::path::{Path, PathBuf};
 
+use super::profiles::Profiles;
 use crate::baseline::Baseline;
 use crate::cli::{CheckArgs, ColorChoice, ConfigArgs, FailOn};
-use super::profiles::Profiles;
 use crate::config::{self, Settings};
 use crate::configs::Configs;
 use crate::error;

@@ -11,7 +11,7 @@ use std::sync::{Arc, RwLock};
 
 use crate::cli::CheckArgs;
 use crate::config::Settings;
-use crate::configs::{Configs, FIRST};
+use crate::configs::Configs;
 use crate::engine::{Active, INVALID_JSON};
 use crate::experiment;
 use crate::paths::relative_to;
@@ -43,9 +43,8 @@ pub struct Profile<'s> {
 impl<'s> Profile<'s> {
     fn new(args: &'s CheckArgs, settings: &'s Settings, cwd: &'s Path) -> Profile<'s> {
         let rules = active_rules(args, settings);
-        let (experiment_rules, spec_rules): (Vec<Active<'s>>, Vec<Active<'s>>) = rules
-            .iter()
-            .partition(|a| a.rule.target.is_experiment());
+        let (experiment_rules, spec_rules): (Vec<Active<'s>>, Vec<Active<'s>>) =
+            rules.iter().partition(|a| a.rule.target.is_experiment());
         let scoped = scopes_rules(&rules, settings);
         let invalid_json = rules.iter().find(|a| a.rule.id == INVALID_JSON).copied();
         let rules_for = ExperimentRules {
@@ -198,7 +197,7 @@ impl<'s> Profiles<'s> {
             built: boxcar::Vec::new(),
             of_config: RwLock::default(),
         };
-        profiles.of_index(FIRST);
+        profiles.of_index(configs.first_index());
         profiles
     }
 
@@ -231,9 +230,7 @@ impl<'s> Profiles<'s> {
             return self.built.get(at);
         }
         let settings = self.configs.get(config)?;
-        let at = self
-            .built
-            .push(Profile::new(self.args, settings, self.cwd));
+        let at = self.built.push(Profile::new(self.args, settings, self.cwd));
         of_config.insert(config, at);
         self.built.get(at)
     }

@@ -515,7 +515,18 @@ impl RuleSet {
 
     /// Adds every `*.toml` rule file of `path` (a file, or a folder searched recursively).
     pub fn load_path(&mut self, path: &Path) -> Result<(), Error> {
+        self.load_path_once(path, &mut Vec::new())
+    }
+
+    /// [`RuleSet::load_path`], leaving out the files in `loaded` (resolved paths) and adding
+    /// those it loads: a config that extends another may name the base's rule files again.
+    pub fn load_path_once(&mut self, path: &Path, loaded: &mut Vec<PathBuf>) -> Result<(), Error> {
         for file in rule_files(path)? {
+            let resolved = file.canonicalize().unwrap_or_else(|_| file.clone());
+            if loaded.contains(&resolved) {
+                continue;
+            }
+            loaded.push(resolved);
             let text = crate::read::read_text(&file).map_err(|source| Error::Io {
                 path: file.display().to_string(),
                 source,

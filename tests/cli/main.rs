@@ -11,6 +11,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod config_tree;
 mod demo;
 mod discovery;
 mod exit_codes;
