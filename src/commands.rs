@@ -172,6 +172,10 @@ pub fn test_rules(args: TestRulesArgs, env: &mut Env<'_>) -> Result<ExitStatus, 
 }
 
 const STARTER_CONFIG: &str = r#"# forgelint configuration. Every key is optional; `forgelint rules` lists the rules.
+# Each file is linted with the nearest forgelint.toml in its folder or above.
+
+# A config this one builds on (its keys apply unless this file sets them).
+# extend = "../forgelint.toml"
 
 # Extra rule files or folders (your team's policies), relative to this file.
 # rules = ["policies/"]

@@ -5,6 +5,7 @@
 //! `--no-config` none. Each config is read and compiled once, over what it `extend`s, when the
 //! first file under it is met.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, RwLock};
@@ -13,9 +14,34 @@ use crate::cli::ConfigArgs;
 use crate::config::{self, ConfigFile, Settings, CONFIG_NAMES};
 use crate::error::Error;
 
-/// Folders whose nearest config is remembered before the map starts over: an archive of a
-/// million runs has a million folders, and memory must not grow with them.
-const MAX_FOLDERS: usize = 4096;
+/// Folders whose nearest config one generation of [`Folders`] remembers: an archive of a
+/// million runs has a million folders, and memory must not grow with them. Two generations
+/// keep the answers for the folders the walker has just passed, which the workers ask about
+/// again once the files queued between them (a few thousand) are linted.
+const MAX_FOLDERS: usize = 16 * 1024;
+
+/// Per folder asked about: the index of its nearest config (`None`: it failed to load).
+#[derive(Default)]
+struct Folders {
+    new: HashMap<PathBuf, Option<usize>>,
+    old: HashMap<PathBuf, Option<usize>>,
+}
+
+impl Folders {
+    fn get(&self, folder: &Path) -> Option<Option<usize>> {
+        self.new
+            .get(folder)
+            .or_else(|| self.old.get(folder))
+            .copied()
+    }
+
+    fn insert(&mut self, folder: &Path, answer: Option<usize>) {
+        if self.new.len() >= MAX_FOLDERS {
+            self.old = std::mem::take(&mut self.new);
+        }
+        self.new.insert(folder.to_path_buf(), answer);
+    }
+}
 
 pub struct Configs {
     /// Tells this run's answers in a thread's memory from an earlier run's.
@@ -32,16 +58,30 @@ pub struct Configs {
     compiled: boxcar::Vec<Settings>,
     /// Per config file (resolved path): its index in `compiled`; `None` when it failed.
     loaded: Mutex<HashMap<PathBuf, Option<usize>>>,
-    /// Per folder (absolute) asked about: the index of its nearest config.
-    folders: RwLock<HashMap<PathBuf, Option<usize>>>,
+    /// The folders asked about, relative to the current directory when they are inside it.
+    folders: RwLock<Folders>,
+    /// Whether `cwd` is the process's working directory, so that a relative folder can be
+    /// looked at as it is.
+    relative_to_process: bool,
+    /// The nearest config to the current directory, once asked.
+    cwd_answer: std::sync::OnceLock<Option<usize>>,
     /// Configs that failed to load after the run began: the run stops with the first.
     errors: Mutex<Vec<Error>>,
 }
 
+/// The folders a thread asked about last, most recent first, with their answers: a folder's
+/// files come together, and an experiment file asks about its folder's parents too.
+struct Recent {
+    id: u64,
+    answers: Vec<(PathBuf, Option<usize>)>,
+}
+
+/// How many answers [`Recent`] keeps.
+const RECENT: usize = 8;
+
 thread_local! {
-    /// The last folder this thread asked about, and its answer: a folder's files come together.
-    static LAST: std::cell::RefCell<Option<(u64, PathBuf, Option<usize>)>> =
-        const { std::cell::RefCell::new(None) };
+    static RECENT_ANSWERS: std::cell::RefCell<Recent> =
+        const { std::cell::RefCell::new(Recent { id: u64::MAX, answers: Vec::new() }) };
 }
 
 impl Configs {
@@ -58,6 +98,8 @@ impl Configs {
             compiled: boxcar::Vec::new(),
             loaded: Mutex::default(),
             folders: RwLock::default(),
+            cwd_answer: std::sync::OnceLock::new(),
+            relative_to_process: std::env::current_dir().is_ok_and(|d| d == cwd),
             errors: Mutex::default(),
         };
         let first = if flags.no_config {
@@ -101,20 +143,34 @@ impl Configs {
     /// directory) are linted with; `None` when it cannot be loaded (the error is kept for
     /// [`Configs::take_errors`]).
     pub fn for_dir(&self, dir: &Path) -> Option<usize> {
+        use std::os::unix::ffi::OsStrExt;
         if !self.nearest {
             return Some(self.first);
         }
-        let last = LAST.with(|last| {
-            last.borrow()
-                .as_ref()
-                .filter(|(id, known, _)| *id == self.id && known == dir)
-                .map(|(_, _, index)| *index)
+        let recent = RECENT_ANSWERS.with(|cell| {
+            let mut recent = cell.try_borrow_mut().ok()?;
+            if recent.id != self.id {
+                recent.id = self.id;
+                recent.answers.clear();
+            }
+            let bytes = dir.as_os_str().as_bytes();
+            let at = recent
+                .answers
+                .iter()
+                .position(|(known, _)| known.as_os_str().as_bytes() == bytes)?;
+            recent.answers[..=at].rotate_right(1);
+            Some(recent.answers[0].1)
         });
-        if let Some(index) = last {
+        if let Some(index) = recent {
             return index;
         }
-        let index = self.nearest_to(&crate::paths::normalize(dir, &self.cwd));
-        LAST.with(|last| *last.borrow_mut() = Some((self.id, dir.to_path_buf(), index)));
+        let index = self.nearest_to(dir);
+        RECENT_ANSWERS.with(|cell| {
+            if let Ok(mut recent) = cell.try_borrow_mut() {
+                recent.answers.truncate(RECENT - 1);
+                recent.answers.insert(0, (dir.to_path_buf(), index));
+            }
+        });
         index
     }
 
@@ -123,38 +179,70 @@ impl Configs {
         self.for_dir(dir).and_then(|i| self.get(i))
     }
 
-    /// The nearest config to the absolute folder `dir`: its own, else its parent's answer.
-    /// The folders between `dir` and the first one known (or holding a config) are each
-    /// looked at once.
+    /// The nearest config to the folder `dir`: its own, else its parent's answer. The folders
+    /// between `dir` and the first one known (or holding a config) are each looked at once.
+    /// A path relative to the current directory is looked at as it is (a shorter path for the
+    /// kernel to resolve) up to the current directory, whose answer is kept.
     fn nearest_to(&self, dir: &Path) -> Option<usize> {
+        // A folder inside the current directory is known by its relative path, however given.
+        let dir = match dir.strip_prefix(&self.cwd) {
+            Ok(inside) if dir.is_absolute() => inside,
+            _ => dir,
+        };
+        let plain = dir.is_relative()
+            && !dir
+                .components()
+                .any(|c| matches!(c, std::path::Component::ParentDir));
+        if !plain {
+            return self.nearest_among(&crate::paths::normalize(dir, &self.cwd), None);
+        }
+        let cwd = || {
+            *self
+                .cwd_answer
+                .get_or_init(|| self.nearest_among(&self.cwd.clone(), None))
+        };
+        self.nearest_among(dir, Some(&cwd))
+    }
+
+    /// The nearest config among `dir` and its parents; `above` answers for the folder above
+    /// the last (the current directory, for a relative `dir`).
+    fn nearest_among(
+        &self,
+        dir: &Path,
+        above: Option<&dyn Fn() -> Option<usize>>,
+    ) -> Option<usize> {
         let mut unknown = Vec::new();
-        let mut found = Some(self.first);
+        let mut found = None;
         for folder in dir.ancestors() {
-            if let Some(known) = self
-                .folders
-                .read()
-                .ok()
-                .and_then(|f| f.get(folder).copied())
-            {
-                found = known;
+            if above.is_some() && matches!(folder.as_os_str().as_encoded_bytes(), b"" | b".") {
+                break;
+            }
+            if let Some(known) = self.folders.read().ok().and_then(|f| f.get(folder)) {
+                found = Some(known);
                 break;
             }
             unknown.push(folder);
+            let on_disk = match self.relative_to_process {
+                false if folder.is_relative() => Cow::Owned(self.cwd.join(folder)),
+                _ => Cow::Borrowed(folder),
+            };
             if let Some(path) = CONFIG_NAMES
                 .iter()
-                .map(|n| folder.join(n))
+                .map(|n| on_disk.join(n))
                 .find(|p| p.is_file())
             {
-                found = self.load_found(&path);
+                found = Some(self.load_found(&path));
                 break;
             }
         }
+        let found = match (found, above) {
+            (Some(found), _) => found,
+            (None, Some(above)) => above(),
+            (None, None) => Some(self.first),
+        };
         if let Ok(mut folders) = self.folders.write() {
-            if folders.len() + unknown.len() > MAX_FOLDERS {
-                folders.clear();
-            }
             for folder in unknown {
-                folders.insert(folder.to_path_buf(), found);
+                folders.insert(folder, found);
             }
         }
         found

@@ -88,9 +88,13 @@ impl Options<'_> {
     /// the project root, or to a parent that holds `.starforge` (the project root of the spec
     /// in it)?
     pub fn is_experiment_dir(&self, dir: &Path) -> bool {
-        let Some(settings) = self.settings.settings_at(dir) else {
-            return false;
-        };
+        self.settings
+            .settings_at(dir)
+            .is_some_and(|settings| self.is_experiment_dir_in(settings, dir))
+    }
+
+    /// [`Options::is_experiment_dir`] by the globs of `settings`.
+    fn is_experiment_dir_in(&self, settings: &Settings, dir: &Path) -> bool {
         let files = &settings.files;
         if files.experiments.is_empty() {
             return false;
@@ -135,10 +139,12 @@ impl Options<'_> {
         }) {
             return root;
         }
+        // The config of the file's folder tells which of its parents are experiments.
+        let settings = self.settings.settings_at(parent)?;
         let root = parent
             .ancestors()
             .take_while(|d| !d.as_os_str().is_empty() && *d != Path::new("."))
-            .find(|d| self.is_experiment_dir(d))
+            .find(|d| self.is_experiment_dir_in(settings, d))
             .map(Arc::from);
         LAST.with(|last| *last.borrow_mut() = Some((parent.to_path_buf(), root.clone())));
         root

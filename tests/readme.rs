@@ -52,10 +52,7 @@ fn readme_starts_with_the_two_setup_commands() {
         .collect();
     assert_eq!(
         block,
-        [
-            "cargo run --release -- --config fixtures/demo/forgelint.toml fixtures/demo",
-            "cargo test"
-        ]
+        ["cargo run --release -- fixtures/demo", "cargo test"]
     );
     let ci = std::fs::read_to_string(".ci/run").unwrap();
     assert!(
