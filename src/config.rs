@@ -265,7 +265,7 @@ pub(crate) fn refuse_special_file(path: &Path, what: &str) -> Result<(), Error> 
 /// project): whole for a file inside it, without the file's text for one outside. In CI the
 /// config comes from the pull request, and a code frame of `/etc/passwd` or a runner's
 /// credentials must not reach a public log.
-fn shown_from(err: Error, root: &Path, what: &str) -> Error {
+pub(crate) fn shown_from(err: Error, root: &Path, what: &str) -> Error {
     match err {
         Error::File(e)
             if !e.source.inner().is_empty() && !inside(Path::new(e.source.name()), root) =>
@@ -414,7 +414,8 @@ impl Settings {
     /// Loads `path`, over the configs it extends, and compiles it with the built-in rules plus
     /// `extra_rules` (`--rules`).
     pub fn load(path: &Path, extra_rules: &[PathBuf]) -> Result<Settings, Error> {
-        load_chain(path, extra_rules, &mut Vec::new())
+        let shown = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+        load_chain(path, extra_rules, &mut Vec::new(), &shown)
     }
 
     /// Compiles the config `text` (its own; an `extend` in it is an error here).
@@ -438,15 +439,21 @@ impl Settings {
     }
 }
 
+/// Loads the config at `path` over the chain it extends. An error in a config it extends
+/// outside `shown` (the folder of the run) gives no code frame: see [`shown_from`].
 fn load_chain(
     path: &Path,
     extra_rules: &[PathBuf],
     chain: &mut Vec<PathBuf>,
+    shown: &Path,
 ) -> Result<Settings, Error> {
     chain.push(path.canonicalize().unwrap_or_else(|_| path.to_path_buf()));
     let file = ConfigFile::read(path)?;
     let base = match file.extends(chain)? {
-        Some(base) => Some(load_chain(&base, extra_rules, chain)?),
+        Some(base) => Some(
+            load_chain(&base, extra_rules, chain, shown)
+                .map_err(|e| shown_from(e, shown, "configuration"))?,
+        ),
         None => None,
     };
     file.compile(base.as_ref(), extra_rules)

@@ -290,7 +290,11 @@ impl Configs {
         chain.push(resolved.clone());
         let compiled = ConfigFile::read(path).and_then(|file| {
             let base = match file.extends(chain)? {
-                Some(base) => Some(self.load(&base, loaded, chain)?),
+                // A config it extends outside the run's folder is shown without its text.
+                Some(base) => Some(
+                    self.load(&base, loaded, chain)
+                        .map_err(|e| config::shown_from(e, &self.cwd, "configuration"))?,
+                ),
                 None => None,
             };
             let base = base.and_then(|i| self.compiled.get(i));

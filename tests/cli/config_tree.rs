@@ -283,3 +283,26 @@ fn a_bad_nested_config_stops_the_run_with_its_error() {
     // Files elsewhere are not held up by it.
     tree.run(&["--format", "concise", "ok"]).expect_code(0);
 }
+
+#[test]
+fn an_extended_config_outside_the_run_is_not_quoted() {
+    let outside = Tree::new();
+    outside.write("ci-secrets.toml", "token = ghp_notquotedsecret0123456789\n");
+    let tree = Tree::new();
+    let base = outside.path("ci-secrets.toml");
+    tree.write(
+        "forgelint.toml",
+        format!("extend = \"{}\"\n", base.display()),
+    )
+    .write("run.jobspec.json", reference());
+    let run = tree.run(&["--format", "concise"]);
+    run.expect_code(2);
+    assert!(run.stderr.contains("ci-secrets.toml"), "{}", run.stderr);
+    assert!(!run.stderr.contains("ghp_"), "{}", run.stderr);
+    // Inside the run's folder, the same error is shown with its code frame.
+    tree.write("base.toml", "token = ghp_notquotedsecret0123456789\n")
+        .write("forgelint.toml", "extend = \"base.toml\"\n");
+    let run = tree.run(&["--format", "concise"]);
+    run.expect_code(2);
+    assert!(run.stderr.contains("ghp_"), "{}", run.stderr);
+}
