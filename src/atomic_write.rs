@@ -122,6 +122,34 @@ pub fn write_atomically(
     result
 }
 
+/// Replaces the file at `target` with `bytes`, atomically, keeping its permissions: `--fix`
+/// writing a linted file. A link is followed: the file it points to is replaced, the link
+/// stays.
+pub fn replace_keeping_mode(target: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let real = target.canonicalize()?;
+    let permissions = std::fs::metadata(&real)?.permissions();
+    let temp = temp_path(&real);
+    remove_stale_temps(
+        temp.parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(Path::new(".")),
+    );
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&temp)?;
+    let result = (|| {
+        file.write_all(bytes)?;
+        file.set_permissions(permissions)?;
+        drop(file);
+        replace(&temp, &real)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&temp);
+    }
+    result
+}
+
 /// Puts the finished `temp` in place of `target`. Readers see the old file or the new one,
 /// never neither.
 fn replace(temp: &Path, target: &Path) -> std::io::Result<()> {

@@ -65,7 +65,11 @@ pub fn case_platform(case: &Case) -> Platform {
 /// Lints a case with `rules` (all at their default severity): its file, for a case of a rule
 /// on experiment files; else its spec (with the case's experiment config, if it has one).
 pub fn run_case(case: &Case, rules: &[&Rule]) -> Result<Vec<Finding>, String> {
-    let document = case.document()?;
+    run_case_on(case, &case.document()?, rules)
+}
+
+/// [`run_case`] on `document` instead of the case's own (a fixed one).
+fn run_case_on(case: &Case, document: &str, rules: &[&Rule]) -> Result<Vec<Finding>, String> {
     let platform = case_platform(case);
     let project = VirtualProject {
         dirs: case
@@ -89,7 +93,7 @@ pub fn run_case(case: &Case, rules: &[&Rule]) -> Result<Vec<Finding>, String> {
     });
     let mut findings = match &case.file {
         Some((file, text)) => {
-            lint_case_file(&document, file, text, config.as_ref(), &active, &platform)?
+            lint_case_file(document, file, text, config.as_ref(), &active, &platform)?
         }
         None => {
             let path: Arc<str> = Arc::from("case.json");
@@ -250,6 +254,38 @@ pub fn verify_case(rule: &Rule, case: &Case, all_rules: Option<&RuleSet>) -> Res
         return Err(format!(
             "other rules fired too (list them in `also` if that is right): {}",
             describe(&others)
+        ));
+    }
+    match &case.fixed {
+        Some(expected) => verify_fixed(rule, case, own.into_iter().cloned().collect(), expected),
+        None => Ok(()),
+    }
+}
+
+/// Applies every fix (safe and unsafe) of the rule's findings to the case's document and
+/// compares the result with what the case expects.
+fn verify_fixed(
+    rule: &Rule,
+    case: &Case,
+    own: Vec<Finding>,
+    expected: &crate::rules::Fixed,
+) -> Result<(), String> {
+    let document = case.document()?;
+    let expected = match expected {
+        crate::rules::Fixed::Text(text) => text.clone(),
+        crate::rules::Fixed::Patch(patch) => crate::rules::apply_patch(&document, patch)
+            .map_err(|m| format!("bad `fixed-patch`: {m}"))?,
+    };
+    let lint = |text: &str| run_case_on(case, text, &[rule]).unwrap_or_default();
+    let fixed = crate::fix::apply::fix_text(&document, own, crate::fix::Applicability::All, &lint)
+        .map_err(|bug| format!("the fix would break the document: {}", bug.message))?;
+    if fixed.applied == 0 {
+        return Err("expected the fixed text; no fix applied".into());
+    }
+    if fixed.text != expected {
+        return Err(format!(
+            "the fixed text differs from `fixed`:\n{}",
+            crate::fix::diff::unified("case.json", &expected, &fixed.text)
         ));
     }
     Ok(())

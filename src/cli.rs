@@ -141,6 +141,17 @@ pub struct CheckArgs {
     /// Print findings only: no summary
     #[arg(short, long)]
     pub quiet: bool,
+    /// Apply the safe fixes to the files, then report what remains (`-`: the fixed spec goes
+    /// to standard output, the report to standard error)
+    #[arg(long, conflicts_with_all = ["write_baseline", "baseline"])]
+    pub fix: bool,
+    /// With --fix or --diff: apply the unsafe fixes too, which may change what the job does
+    #[arg(long)]
+    pub unsafe_fixes: bool,
+    /// Print a unified diff of what --fix would change and write nothing (exit 1 if anything
+    /// would change)
+    #[arg(long, conflicts_with_all = ["write_baseline", "baseline", "output", "statistics"])]
+    pub diff: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]

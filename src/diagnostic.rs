@@ -47,6 +47,8 @@ pub struct Finding {
     pub value_hash: u64,
     /// The span's text is a secret (`exp-secret`): every output masks it.
     pub secret: bool,
+    /// The edits that fix it, when its rule can.
+    pub fix: Option<Box<crate::fix::Fix>>,
 }
 
 impl Finding {
@@ -317,6 +319,7 @@ mod tests {
             related: Vec::new(),
             value_hash: 0,
             secret: false,
+            fix: None,
         };
         let mut findings = Vec::new();
         for i in 0..300usize {

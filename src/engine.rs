@@ -84,7 +84,12 @@ pub fn file_finding(path: &Arc<str>, rule: Active<'_>, message: String) -> Findi
 }
 
 /// A finding about a file as a whole: an empty span at 1:1.
-fn at_file_start(path: &Arc<str>, rule: &str, severity: Severity, message: String) -> Finding {
+pub(crate) fn at_file_start(
+    path: &Arc<str>,
+    rule: &str,
+    severity: Severity,
+    message: String,
+) -> Finding {
     let start = crate::source::Position { line: 1, column: 1 };
     Finding {
         path: path.clone(),
@@ -99,6 +104,7 @@ fn at_file_start(path: &Arc<str>, rule: &str, severity: Severity, message: Strin
         related: Vec::new(),
         value_hash: 0,
         secret: false,
+        fix: None,
     }
 }
 
@@ -285,6 +291,7 @@ pub fn lint_named(
                 related: Vec::new(),
                 value_hash: 0,
                 secret: false,
+                fix: None,
             }];
         }
     };
@@ -395,19 +402,42 @@ pub fn lint_document(
         let (rule_hits, more) = hits.take();
         kept.add(active, rule_hits, more);
     }
-    locate(text, path, kept)
+    let fixer = |hit: &crate::rules::eval::Hit| {
+        let spec = hit.fix.as_deref()?;
+        crate::fix::fix_for(
+            spec,
+            doc,
+            &hit.pointer,
+            hit.suggestion.as_deref(),
+            platform,
+            recipe,
+        )
+    };
+    locate(text, path, kept, Some(&fixer))
 }
+
+/// Makes the fix of a hit in the file being linted.
+pub type Fixer<'a> = dyn Fn(&crate::rules::eval::Hit) -> Option<crate::fix::Fix> + 'a;
 
 /// The kept hits of a file's rules as findings: located (in position order, so the line
 /// index is built once, on the first), stamped with rule and severity, and the last one
 /// saying how many more were cut.
-pub fn locate(text: &str, path: &FileName<'_>, kept: KeptHits<'_>) -> Vec<Finding> {
+pub fn locate(
+    text: &str,
+    path: &FileName<'_>,
+    kept: KeptHits<'_>,
+    fixer: Option<&Fixer<'_>>,
+) -> Vec<Finding> {
     let (kept, dropped) = kept.finish();
     // Located in position order: the line index is built once, on the first finding.
     let mut locator = Locator::new(text);
     let mut findings: Vec<Finding> = kept
         .into_iter()
         .map(|(active, hit)| {
+            let fix = fixer
+                .filter(|_| hit.fix.is_some())
+                .and_then(|fixer| fixer(&hit))
+                .map(Box::new);
             let (span, start, end) = locator.positions(hit.span);
             let related = hit
                 .related
@@ -439,6 +469,7 @@ pub fn locate(text: &str, path: &FileName<'_>, kept: KeptHits<'_>) -> Vec<Findin
                     &text[span.start as usize..span.end as usize],
                 ),
                 secret: active.rule.mask,
+                fix,
             }
         })
         .collect();

@@ -172,6 +172,19 @@ pub fn suggest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) ->
         .map(|(_, c)| c)
 }
 
+/// The one candidate close to `word` (as [`suggest`] judges closeness), if exactly one is.
+pub fn suggest_only<'a>(
+    word: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
+    let lower = word.to_lowercase();
+    let mut close = candidates
+        .into_iter()
+        .filter(|c| strsim::jaro_winkler(&lower, &c.to_lowercase()) >= 0.8);
+    let first = close.next()?;
+    close.next().is_none().then_some(first)
+}
+
 // The message, help and label can quote the file (a key, a value) and name paths from it:
 // they are made visible where they are shown.
 impl std::fmt::Display for FileError {

@@ -26,6 +26,7 @@ pub mod engine;
 pub mod error;
 pub mod escape;
 pub mod experiment;
+pub mod fix;
 pub mod formats;
 pub mod handoff;
 pub mod json;

@@ -19,6 +19,9 @@ pub fn finish(
 ) -> Result<ExitStatus, Error> {
     // On the worker threads: an audit can hold hundreds of thousands.
     plan.pool.install(|| sort_findings(&mut linted.findings));
+    if plan.args.diff {
+        return finish_diff(&plan, linted, env);
+    }
     if let Some(path) = &plan.args.write_baseline {
         write_baseline(&plan, &linted, path, env)?;
     }
@@ -29,13 +32,21 @@ pub fn finish(
     let mut summary = summarize(&linted, applied, started);
     summary.incomplete = linted.tool_error;
     summary.skipped = skipped(&plan);
+    summary.fixes = fixes(&plan, &linted);
     let sources = FileSources {
         stdin: linted.stdin_source.take(),
     };
     // Writing a baseline reports what it wrote; a report goes only to the -o file asked for.
     let baseline_only = plan.args.write_baseline.is_some() && plan.args.output.is_none();
-    if !baseline_only
-        && write_report(&plan, &linted, &summary, &sources, env)? == Written::PipeClosed
+    // `--fix -`: the fixed spec is the output; the report goes to standard error.
+    if let Some(fixed) = &linted.stdin_fixed {
+        let written = env.stdout.write_all(fixed.as_bytes());
+        if written.and_then(|_| env.stdout.flush()).is_err() {
+            return Ok(ExitStatus::Success);
+        }
+        write_report(&plan, &linted, &summary, &sources, env, true)?;
+    } else if !baseline_only
+        && write_report(&plan, &linted, &summary, &sources, env, false)? == Written::PipeClosed
     {
         return Ok(ExitStatus::Success);
     }
@@ -46,6 +57,9 @@ pub fn finish(
     }
     if !plan.args.quiet && plan.args.write_baseline.is_none() {
         writeln!(env.stderr, "{}", summary.line()).ok();
+        if let Some(line) = summary.fixes.line(plan.args.fix) {
+            writeln!(env.stderr, "{line}").ok();
+        }
     }
     let status = exit_status(&plan, &linted);
     drop_elsewhere(linted.findings);
@@ -89,6 +103,67 @@ fn write_baseline(
         .ok();
     }
     Ok(())
+}
+
+/// The fixes the run applied, and those its findings offer that it did not apply.
+fn fixes(plan: &Plan<'_>, linted: &Linted) -> report::Fixes {
+    let applicability = plan.fix_mode.map(|m| m.applicability);
+    let mut fixes = report::Fixes {
+        applied: linted.fixes_applied,
+        ..report::Fixes::default()
+    };
+    for fix in linted.findings.iter().filter_map(|f| f.fix.as_deref()) {
+        if applicability.is_some_and(|a| a.takes(fix.safety)) {
+            continue;
+        }
+        match fix.safety {
+            crate::fix::Safety::Safe => fixes.safe_available += 1,
+            crate::fix::Safety::Unsafe => fixes.unsafe_available += 1,
+        }
+    }
+    fixes
+}
+
+/// `--diff`: the diffs, in path order, on standard output (each line made visible: a linted
+/// file's bytes must not reach the terminal raw); on standard error what would be fixed.
+/// Exit 1 when something would change.
+fn finish_diff(
+    plan: &Plan<'_>,
+    mut linted: Linted,
+    env: &mut Env<'_>,
+) -> Result<ExitStatus, Error> {
+    linted.diffs.sort_by(|a, b| a.0.cmp(&b.0));
+    for (_, diff) in &linted.diffs {
+        for line in diff.split_inclusive('\n') {
+            let (body, end) = match line.strip_suffix('\n') {
+                Some(body) => (body, "\n"),
+                None => (line, "\n"),
+            };
+            if write!(env.stdout, "{}{end}", escape::visible(body)).is_err() {
+                return Ok(ExitStatus::Success);
+            }
+        }
+    }
+    env.stdout.flush().ok();
+    if !plan.args.quiet {
+        let files = linted.diffs.len();
+        let line = match linted.fixes_applied {
+            0 => "No fixes would apply.".to_string(),
+            n => format!(
+                "Would fix {} in {}.",
+                report::plural(n, "finding"),
+                report::plural(files, "file")
+            ),
+        };
+        writeln!(env.stderr, "{line}").ok();
+    }
+    Ok(if linted.tool_error {
+        ExitStatus::Error
+    } else if linted.diffs.is_empty() {
+        ExitStatus::Success
+    } else {
+        ExitStatus::Failure
+    })
 }
 
 /// The rules that could not run under the configs files were linted with, merged by what is
@@ -161,6 +236,7 @@ fn write_report(
     summary: &report::Summary,
     sources: &FileSources,
     env: &mut Env<'_>,
+    to_stderr: bool,
 ) -> Result<Written, Error> {
     let ran = rules_run(plan);
     let input = report::ReportInput {
@@ -186,8 +262,13 @@ fn write_report(
             })?;
         return Ok(Written::Whole);
     }
-    let written =
-        report::write(env.stdout, &input, sources, &opts).and_then(|_| env.stdout.flush());
+    let out: &mut dyn std::io::Write = if to_stderr {
+        opts.color = false;
+        &mut *env.stderr
+    } else {
+        &mut *env.stdout
+    };
+    let written = report::write(out, &input, sources, &opts).and_then(|_| out.flush());
     match written {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(Written::PipeClosed),
         Err(e) => Err(Error::Write {

@@ -48,12 +48,23 @@ pub struct Linted {
     pub stdin_source: Option<(Arc<str>, Arc<str>)>,
     /// Experiment files skipped as binary (or not UTF-8).
     pub binary_files: usize,
+    /// Fixes applied (`--fix`), or that would be (`--diff`).
+    pub fixes_applied: usize,
+    /// `--diff`: each changed file's diff, by path.
+    pub diffs: Vec<(Arc<str>, String)>,
+    /// `--fix` on standard input: the fixed spec (the spec as read when nothing applied).
+    pub stdin_fixed: Option<String>,
 }
 
+#[derive(Default)]
 struct FileOutcome {
     findings: Vec<Finding>,
     /// An explicitly named file that could not be read: exit 2.
     tool_error: bool,
+    /// Fixes applied to the file (`--fix`), or that would be (`--diff`).
+    fixed: usize,
+    /// `--diff`: what fixing the file would change.
+    diff: Option<(Arc<str>, String)>,
 }
 
 /// What every file's lint shares.
@@ -168,14 +179,15 @@ fn walk_and_lint(
                 // Counted and kept per batch: one shared counter bumped per file would bounce
                 // between the workers, and one lock serves the batch's findings.
                 collector.files.fetch_add(batch.len(), Ordering::Relaxed);
-                let mut outcome = FileOutcome {
-                    findings: Vec::new(),
-                    tool_error: false,
-                };
+                let mut outcome = FileOutcome::default();
                 for candidate in &batch {
                     let one = linter.contained(candidate);
                     outcome.tool_error |= one.tool_error;
                     outcome.findings.extend(one.findings);
+                    outcome.fixed += one.fixed;
+                    if one.diff.is_some() {
+                        collector.keep_diff(one.diff);
+                    }
                 }
                 collector.keep(outcome);
             }
@@ -198,6 +210,7 @@ impl<'s> Linter<'_, 's> {
             FileOutcome {
                 findings: vec![engine::internal_error(&display, payload.as_ref())],
                 tool_error: true,
+                ..FileOutcome::default()
             }
         })
     }
@@ -206,8 +219,8 @@ impl<'s> Linter<'_, 's> {
         // A file whose config cannot be loaded is not linted: the run stops with its error.
         let Some(profile) = self.plan.profiles.for_file(&candidate.path) else {
             return FileOutcome {
-                findings: Vec::new(),
                 tool_error: true,
+                ..FileOutcome::default()
             };
         };
         match &candidate.kind {
@@ -218,7 +231,7 @@ impl<'s> Linter<'_, 's> {
                     root,
                     candidate.problem.clone(),
                 ),
-                tool_error: false,
+                ..FileOutcome::default()
             },
         }
     }
@@ -234,27 +247,55 @@ impl<'s> Linter<'_, 's> {
                 .map(|r| vec![engine::file_finding(display.get(), r, message)])
                 .unwrap_or_default(),
             tool_error: candidate.explicit,
+            ..FileOutcome::default()
         };
         if let Some(problem) = &candidate.problem {
             return file_problem(problem.clone());
         }
         engine::with_file_bytes(&candidate.path, |read| match read {
-            Ok(bytes) => FileOutcome {
-                findings: engine::lint_named(
-                    bytes,
-                    &display,
-                    &active,
-                    &profile.table,
-                    &profile.settings.platform,
-                    &self.project(&candidate.path, profile),
-                    &SpecExperiments {
-                        linter: self,
-                        spec: &candidate.path,
-                        profile,
+            Ok(bytes) => {
+                let lint = |bytes: &[u8], lint_files: bool| {
+                    engine::lint_named(
+                        bytes,
+                        &display,
+                        &active,
+                        &profile.table,
+                        &profile.settings.platform,
+                        &self.project(&candidate.path, profile),
+                        &SpecExperiments {
+                            linter: self,
+                            spec: &candidate.path,
+                            profile,
+                            lint_files,
+                        },
+                    )
+                };
+                let findings = lint(bytes, true);
+                match (self.plan.fix_mode, std::str::from_utf8(bytes)) {
+                    (Some(mode), Ok(text)) => {
+                        let relint = |text: &str| lint(text.as_bytes(), false);
+                        let shown = display.get();
+                        let fixed = super::fixing::fix_spec(
+                            Some(&candidate.path),
+                            shown,
+                            text,
+                            findings,
+                            mode,
+                            &relint,
+                        );
+                        FileOutcome {
+                            findings: fixed.findings,
+                            tool_error: fixed.tool_error,
+                            fixed: fixed.applied,
+                            diff: fixed.diff.map(|d| (shown.clone(), d)),
+                        }
+                    }
+                    _ => FileOutcome {
+                        findings,
+                        ..FileOutcome::default()
                     },
-                ),
-                tool_error: false,
-            },
+                }
+            }
             Err(e) => file_problem(format!("cannot read the file: {e}")),
         })
     }
@@ -277,13 +318,15 @@ struct SpecExperiments<'l, 'p, 's> {
     spec: &'l Path,
     /// The profile of the spec: its experiment is linted with it.
     profile: &'l Profile<'s>,
+    /// Whether the experiment's files are linted too (not when a fixed spec is linted again).
+    lint_files: bool,
 }
 
 impl SpecExperiment for SpecExperiments<'_, '_, '_> {
     fn open(&self, doc: &Document<'_>) -> Option<OpenedExperiment> {
         let linter = self.linter;
         let profile = self.profile;
-        let wants_files = !profile.experiment_rules.is_empty();
+        let wants_files = self.lint_files && !profile.experiment_rules.is_empty();
         if !wants_files && !profile.spec_reads_config {
             return None;
         }
@@ -442,15 +485,38 @@ fn lint_stdin(
     }
     let active = profile.rules_for(name, linter.cwd);
     let project = linter.project(name, profile);
-    linted.findings.extend(engine::lint_bytes(
-        &bytes,
-        &display,
-        &active,
-        &profile.table,
-        &profile.settings.platform,
-        &project,
-    ));
-    linted.stdin_source = Some((display, Arc::from(String::from_utf8_lossy(&bytes).as_ref())));
+    let lint = |bytes: &[u8]| {
+        engine::lint_bytes(
+            bytes,
+            &display,
+            &active,
+            &profile.table,
+            &profile.settings.platform,
+            &project,
+        )
+    };
+    let findings = lint(&bytes);
+    let text = String::from_utf8_lossy(&bytes).into_owned();
+    match (linter.plan.fix_mode, std::str::from_utf8(&bytes)) {
+        (Some(mode), Ok(original)) => {
+            let relint = |text: &str| lint(text.as_bytes());
+            let fixed = super::fixing::fix_spec(None, &display, original, findings, mode, &relint);
+            linted.findings.extend(fixed.findings);
+            linted.tool_error |= fixed.tool_error;
+            linted.fixes_applied += fixed.applied;
+            if let Some(diff) = fixed.diff {
+                linted.diffs.push((display.clone(), diff));
+            }
+            // The report's code frames are drawn from the text its positions are in.
+            let shown = fixed.text.unwrap_or(text);
+            linted.stdin_source = Some((display, Arc::from(shown.as_str())));
+            linted.stdin_fixed = Some(shown);
+        }
+        _ => {
+            linted.findings.extend(findings);
+            linted.stdin_source = Some((display, Arc::from(text.as_str())));
+        }
+    }
     Ok(())
 }
 
@@ -462,6 +528,8 @@ struct Collector {
     findings: Mutex<Vec<Finding>>,
     not_held: Mutex<NotHeld>,
     held_limit: usize,
+    fixed: AtomicUsize,
+    diffs: Mutex<Vec<(Arc<str>, String)>>,
 }
 
 impl Collector {
@@ -472,6 +540,15 @@ impl Collector {
             findings: Mutex::new(Vec::new()),
             not_held: Mutex::new(NotHeld::default()),
             held_limit: engine::max_findings_held(),
+            fixed: AtomicUsize::new(0),
+            diffs: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Keeps a file's `--diff`, to be printed in path order.
+    fn keep_diff(&self, diff: Option<(Arc<str>, String)>) {
+        if let (Some(diff), Ok(mut diffs)) = (diff, self.diffs.lock()) {
+            diffs.push(diff);
         }
     }
 
@@ -479,6 +556,10 @@ impl Collector {
         if outcome.tool_error {
             self.failed.store(true, Ordering::Relaxed);
         }
+        if outcome.fixed > 0 {
+            self.fixed.fetch_add(outcome.fixed, Ordering::Relaxed);
+        }
+        self.keep_diff(outcome.diff);
         if outcome.findings.is_empty() {
             return;
         }
@@ -529,6 +610,9 @@ impl Collector {
             held_limit: self.held_limit,
             stdin_source: None,
             binary_files: 0,
+            fixes_applied: self.fixed.into_inner(),
+            diffs: self.diffs.into_inner().unwrap_or_else(|e| e.into_inner()),
+            stdin_fixed: None,
         }
     }
 }

@@ -3,6 +3,7 @@
 //! the exit status.
 
 mod finish;
+mod fixing;
 mod lint;
 mod plan;
 mod profiles;

@@ -49,6 +49,8 @@ pub struct Plan<'s> {
     pub color: bool,
     /// The lowest severity that fails the run.
     pub threshold: Severity,
+    /// `--fix` or `--diff`: the fixes applied to each spec, and whether they are written.
+    pub fix_mode: Option<super::fixing::FixMode>,
 }
 
 impl<'s> Plan<'s> {
@@ -87,6 +89,7 @@ impl<'s> Plan<'s> {
                 ColorChoice::Never => false,
                 ColorChoice::Auto => env.stdout_is_terminal && !env.no_color,
             },
+            fix_mode: fix_mode(args),
             threshold: match args.fail_on {
                 FailOn::Error => Severity::Error,
                 FailOn::Warning => Severity::Warning,
@@ -94,6 +97,19 @@ impl<'s> Plan<'s> {
             },
         })
     }
+}
+
+/// What `--fix`, `--unsafe-fixes` and `--diff` ask for.
+fn fix_mode(args: &CheckArgs) -> Option<super::fixing::FixMode> {
+    let applicability = if args.unsafe_fixes {
+        crate::fix::Applicability::All
+    } else {
+        crate::fix::Applicability::Safe
+    };
+    (args.fix || args.diff).then_some(super::fixing::FixMode {
+        applicability,
+        write: !args.diff,
+    })
 }
 
 /// `--statistics` has a place in human, concise and JSON output only.

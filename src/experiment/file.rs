@@ -135,7 +135,7 @@ impl Linter<'_> {
         let regions = text::scan(language, text);
         let mut kept = KeptHits::default();
         super::text::run(text, &regions, rules, self.platform, others, &mut kept);
-        let mut findings = engine::locate(text, name, kept);
+        let mut findings = engine::locate(text, name, kept, None);
         if let Some(format) = ConfigFormat::of_path(path) {
             findings.extend(self.lint_config(text, format, name, rules, others));
         }

@@ -74,6 +74,7 @@ pub fn apply(
                 &text[span.start as usize..span.end as usize],
             ),
             secret: false,
+            fix: None,
         });
     };
     for (s, flags) in suppressions.iter().zip(&used) {

@@ -98,6 +98,33 @@ fn write_finding(buf: &mut Vec<u8>, shape: &FindingShape, f: &Finding) {
         w.end_object();
     }
     w.end_array();
+    if let Some(fix) = &f.fix {
+        write_fix(&mut w, fix);
+    }
+    w.end_object();
+}
+
+/// The `fix` member: its safety, and its edits as byte ranges of the file and the text that
+/// replaces each.
+fn write_fix(w: &mut JsonWriter<'_>, fix: &crate::fix::Fix) {
+    w.key("fix");
+    w.begin_object();
+    w.key("safety");
+    w.string(fix.safety.as_str());
+    w.key("edits");
+    w.begin_array();
+    for edit in &fix.edits {
+        w.item();
+        w.begin_object();
+        w.key("start");
+        w.number(edit.span.start.into());
+        w.key("end");
+        w.number(edit.span.end.into());
+        w.key("replacement");
+        w.string(&edit.replacement);
+        w.end_object();
+    }
+    w.end_array();
     w.end_object();
 }
 
@@ -152,6 +179,9 @@ struct SummaryOut<'a> {
     /// Rules that could not run for want of context: only when some could not.
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
     skipped: &'a [super::Skipped],
+    /// Fixes applied, and those available: only when there are any.
+    #[serde(skip_serializing_if = "super::Fixes::is_none")]
+    fixes: super::Fixes,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -173,6 +203,7 @@ pub fn write(out: &mut dyn Write, input: &ReportInput<'_>) -> std::io::Result<()
             stale: b.stale,
         }),
         skipped: &s.skipped,
+        fixes: s.fixes,
     };
     // serde_json writes a token at a time: a concrete buffer in front of the `dyn` writer keeps
     // those small writes out of virtual calls.
@@ -262,6 +293,21 @@ mod tests {
         start: Pos,
         end: Pos,
         related: Vec<RelatedOut<'a>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        fix: Option<FixOut<'a>>,
+    }
+
+    #[derive(DeriveSerialize)]
+    struct FixOut<'a> {
+        safety: &'static str,
+        edits: Vec<EditOut<'a>>,
+    }
+
+    #[derive(DeriveSerialize)]
+    struct EditOut<'a> {
+        start: u32,
+        end: u32,
+        replacement: &'a str,
     }
 
     impl<'a> From<&'a Finding> for FindingOut<'a> {
@@ -292,6 +338,18 @@ mod tests {
                         end: r.end.into(),
                     })
                     .collect(),
+                fix: f.fix.as_ref().map(|fix| FixOut {
+                    safety: fix.safety.as_str(),
+                    edits: fix
+                        .edits
+                        .iter()
+                        .map(|e| EditOut {
+                            start: e.span.start,
+                            end: e.span.end,
+                            replacement: &e.replacement,
+                        })
+                        .collect(),
+                }),
             }
         }
     }
@@ -317,6 +375,7 @@ mod tests {
             related,
             value_hash: 7,
             secret: false,
+            fix: None,
         };
         for f in [
             finding(None, Vec::new()),
@@ -325,6 +384,22 @@ mod tests {
                 vec![related("first \t here")],
             ),
             finding(Some(""), vec![related(""), related("\u{feff}")]),
+            Finding {
+                fix: Some(Box::new(crate::fix::Fix {
+                    safety: crate::fix::Safety::Unsafe,
+                    edits: vec![
+                        crate::fix::Edit {
+                            span: Span::new(3, 9),
+                            replacement: "\"forge/v2\u{1b}\"".into(),
+                        },
+                        crate::fix::Edit {
+                            span: Span::new(12, 12),
+                            replacement: String::new(),
+                        },
+                    ],
+                })),
+                ..finding(None, vec![related("x")])
+            },
         ] {
             for level in [0, 2] {
                 let mut direct = Vec::new();

@@ -60,6 +60,53 @@ pub struct Summary {
     pub incomplete: bool,
     /// Rules that ran on nothing for want of context, one group per reason.
     pub skipped: Vec<Skipped>,
+    pub fixes: Fixes,
+}
+
+/// Fixes applied by the run (`--fix`), and those its findings offer that it did not apply.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Fixes {
+    pub applied: usize,
+    /// Not applied: safe fixes (without `--fix`), and unsafe ones (without `--unsafe-fixes`).
+    pub safe_available: usize,
+    pub unsafe_available: usize,
+}
+
+impl Fixes {
+    pub fn is_none(&self) -> bool {
+        *self == Fixes::default()
+    }
+
+    /// The line after the summary that says what was fixed and what more could be, if any:
+    /// "Fixed 3 findings; 2 more are fixable with --unsafe-fixes."
+    pub fn line(&self, fix_flag: bool) -> Option<String> {
+        let mut parts = Vec::new();
+        if self.applied > 0 {
+            parts.push(format!("Fixed {}", plural(self.applied, "finding")));
+        }
+        if self.safe_available > 0 {
+            parts.push(format!(
+                "{} fixable with --fix",
+                plural(self.safe_available, "finding")
+            ));
+        }
+        if self.unsafe_available > 0 {
+            let with = if fix_flag {
+                "--unsafe-fixes"
+            } else {
+                "--fix --unsafe-fixes"
+            };
+            let more = if self.applied + self.safe_available > 0 {
+                " more"
+            } else {
+                ""
+            };
+            let n = self.unsafe_available;
+            let word = if n == 1 { "finding" } else { "findings" };
+            parts.push(format!("{n}{more} {word} fixable with {with}"));
+        }
+        (!parts.is_empty()).then(|| format!("{}.", parts.join("; ")))
+    }
 }
 
 /// Rules that could not run at all, and why: "no catalog", set by "[platform] catalog".
@@ -205,7 +252,7 @@ fn secrets_of(findings: &[Finding]) -> Vec<crate::json::Span> {
 }
 
 /// `n word`, with an `s` unless `n` is 1.
-fn plural(n: usize, word: &str) -> String {
+pub fn plural(n: usize, word: &str) -> String {
     format!("{n} {word}{}", if n == 1 { "" } else { "s" })
 }
 

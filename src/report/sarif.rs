@@ -446,6 +446,9 @@ fn write_result_json(
         }
         w.end_array();
     }
+    if let Some(fix) = &f.fix {
+        write_fixes(&mut w, fix, location);
+    }
     if let Some(help) = &f.help {
         w.key("properties");
         w.begin_object();
@@ -454,6 +457,60 @@ fn write_result_json(
         w.end_object();
     }
     w.end_object();
+}
+
+/// What a fix says it does, by its safety.
+fn fix_description(fix: &crate::fix::Fix) -> &'static str {
+    match fix.safety {
+        crate::fix::Safety::Safe => "Safe fix (forgelint --fix)",
+        crate::fix::Safety::Unsafe => {
+            "Unsafe fix: it may change what the job does (forgelint --fix --unsafe-fixes)"
+        }
+    }
+}
+
+/// The `fixes` member: one fix, its edits as replacements of byte regions of the file.
+fn write_fixes(w: &mut JsonWriter<'_>, fix: &crate::fix::Fix, location: &ArtifactLocation) {
+    w.key("fixes");
+    w.begin_array();
+    w.item();
+    w.begin_object();
+    w.key("description");
+    write_text(w, fix_description(fix));
+    w.key("artifactChanges");
+    w.begin_array();
+    w.item();
+    w.begin_object();
+    w.key("artifactLocation");
+    w.begin_object();
+    w.key("uri");
+    w.string(&location.uri);
+    if let Some(base) = location.uri_base_id {
+        w.key("uriBaseId");
+        w.string(base);
+    }
+    w.end_object();
+    w.key("replacements");
+    w.begin_array();
+    for edit in &fix.edits {
+        w.item();
+        w.begin_object();
+        w.key("deletedRegion");
+        w.begin_object();
+        w.key("byteOffset");
+        w.number(edit.span.start.into());
+        w.key("byteLength");
+        w.number(edit.span.len() as u64);
+        w.end_object();
+        w.key("insertedContent");
+        write_text(w, &edit.replacement);
+        w.end_object();
+    }
+    w.end_array();
+    w.end_object();
+    w.end_array();
+    w.end_object();
+    w.end_array();
 }
 
 /// `{"text": text}`.
@@ -698,6 +755,8 @@ mod tests {
         #[serde(skip_serializing_if = "Vec::is_empty")]
         related_locations: Vec<RelatedOut<'a>>,
         #[serde(skip_serializing_if = "Option::is_none")]
+        fixes: Option<Value>,
+        #[serde(skip_serializing_if = "Option::is_none")]
         properties: Option<HelpProperty<'a>>,
     }
 
@@ -736,6 +795,21 @@ mod tests {
                     },
                 })
                 .collect(),
+            fixes: f.fix.as_ref().map(|fix| {
+                json!([{
+                    "description": { "text": fix_description(fix) },
+                    "artifactChanges": [{
+                        "artifactLocation": location,
+                        "replacements": fix.edits.iter().map(|e| json!({
+                            "deletedRegion": {
+                                "byteOffset": e.span.start,
+                                "byteLength": e.span.len(),
+                            },
+                            "insertedContent": { "text": e.replacement },
+                        })).collect::<Vec<_>>(),
+                    }],
+                }])
+            }),
             properties: f.help.as_deref().map(|help| HelpProperty { help }),
         };
         let mut out = Vec::new();
@@ -813,6 +887,7 @@ mod tests {
             related: Vec::new(),
             value_hash: 0,
             secret: false,
+            fix: None,
         };
         let findings = [
             finding(
@@ -902,12 +977,29 @@ mod tests {
             related,
             value_hash: 1,
             secret: false,
+            fix: None,
         };
         let cwd = Path::new("/work/repo");
         for f in [
             finding(None, Vec::new()),
             finding(Some("use `\u{2066}1`"), vec![related("here")]),
             finding(Some(""), vec![related("\u{2028}"), related("second")]),
+            Finding {
+                fix: Some(Box::new(crate::fix::Fix {
+                    safety: crate::fix::Safety::Safe,
+                    edits: vec![
+                        crate::fix::Edit {
+                            span: Span::new(17, 40),
+                            replacement: "\"a\u{1b}[2J\"".into(),
+                        },
+                        crate::fix::Edit {
+                            span: Span::new(50, 60),
+                            replacement: String::new(),
+                        },
+                    ],
+                })),
+                ..finding(Some("h"), vec![related("x")])
+            },
         ] {
             for location in [
                 artifact_location("specs/my spec/jobspec.json", cwd),

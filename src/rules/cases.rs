@@ -32,6 +32,16 @@ pub struct Case {
     pub file: Option<(String, String)>,
     /// The experiment's config file, as its name and text.
     pub config: Option<(String, String)>,
+    /// What the document becomes once the rule's fixes are applied (failing cases).
+    pub fixed: Option<Fixed>,
+}
+
+/// The text a failing case's document is fixed into.
+#[derive(Debug, Clone)]
+pub enum Fixed {
+    Text(String),
+    /// A merge patch on the case's document, pretty-printed.
+    Patch(String),
 }
 
 /// Where a case's document comes from.
@@ -153,6 +163,21 @@ fn compile_case(
             "`at` and `count` describe the finding of an [[invalid]] case",
         ));
     }
+    let fixed = match (&c.fixed, &c.fixed_patch) {
+        (Some(_), Some(p)) => {
+            return Err(err(
+                p.span(),
+                "a case takes `fixed` or `fixed-patch`, not both",
+            ))
+        }
+        (Some(f), None) if !valid => Some(Fixed::Text(f.get_ref().clone())),
+        (None, Some(p)) if !valid => Some(Fixed::Patch(p.get_ref().clone())),
+        (Some(f), None) => return Err(err(f.span(), "`fixed` goes with an [[invalid]] case")),
+        (None, Some(p)) => {
+            return Err(err(p.span(), "`fixed-patch` goes with an [[invalid]] case"))
+        }
+        (None, None) => None,
+    };
     let catalog = if c.no_catalog {
         Some(None)
     } else if let Some(recipes) = &c.catalog {
@@ -189,6 +214,7 @@ fn compile_case(
         },
         file,
         config,
+        fixed,
     })
 }
 

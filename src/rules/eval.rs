@@ -70,6 +70,8 @@ pub struct Vars {
     pub key: String,
     pub pointer: String,
     pub extra: Vec<(&'static str, String)>,
+    /// The did-you-mean key, unquoted, for a fix that renames to it.
+    pub suggestion: Option<String>,
 }
 
 impl Vars {
@@ -277,6 +279,8 @@ pub fn emit(
         help,
         related,
         elsewhere: Vec::new(),
+        fix: check.fix.clone(),
+        suggestion: vars.suggestion,
     }
 }
 
@@ -590,6 +594,7 @@ fn report_missing(
             key: quote(check.select.missing_key(miss), MAX_VALUE_CHARS),
             pointer: pointer.clone(),
             extra: platform_vars(check, ctx),
+            suggestion: None,
         };
         out.push(emit(
             check,
@@ -662,8 +667,8 @@ fn report_unknown_key(
 ) {
     let mut pointer = m.pointer(ctx.doc);
     crate::json::push_pointer_segment(&mut pointer, &member.key);
-    let did_you_mean = match crate::error::suggest(&member.key, allowed.iter().map(String::as_str))
-    {
+    let suggestion = crate::error::suggest(&member.key, allowed.iter().map(String::as_str));
+    let did_you_mean = match suggestion {
         Some(s) => format!("; did you mean {}?", quote(s, MAX_VALUE_CHARS)),
         None => String::new(),
     };
@@ -677,6 +682,9 @@ fn report_unknown_key(
             ("did-you-mean", did_you_mean),
             ("allowed", allowed.join(", ")),
         ],
+        // A rename fix only when the misspelling is close to one key alone.
+        suggestion: crate::error::suggest_only(&member.key, allowed.iter().map(String::as_str))
+            .map(str::to_string),
     };
     out.push(emit(check, member.key_span, pointer, vars, Vec::new()));
 }

@@ -12,6 +12,10 @@ pub struct Hit {
     pub related: Vec<(Span, String)>,
     /// Related places in another file, located already.
     pub elsewhere: Vec<crate::diagnostic::Related>,
+    /// How the check that found it fixes it, if it can.
+    pub fix: Option<std::sync::Arc<super::fix::FixSpec>>,
+    /// The one key a misspelt key most likely meant (`unknown-field`).
+    pub suggestion: Option<String>,
 }
 
 /// One rule's hits in a file: one per span and pointer (two checks of a rule can agree on a
@@ -97,6 +101,8 @@ mod tests {
     fn hit(start: u32, pointer: &str, message: &str) -> Hit {
         Hit {
             elsewhere: Vec::new(),
+            fix: None,
+            suggestion: None,
             span: Span::new(start as usize, start as usize + 1),
             pointer: pointer.into(),
             message: message.into(),

@@ -9,11 +9,13 @@ mod compile;
 mod config_key;
 pub mod eval;
 pub mod faults;
+pub mod fix;
 pub mod functions;
 mod hits;
 mod pattern;
 pub mod plan;
 mod predicate;
+pub(crate) use predicate::string_passes;
 pub mod schema;
 mod shape;
 pub mod template;
@@ -24,7 +26,7 @@ use std::sync::Arc;
 use crate::error::{Error, FileError};
 pub use crate::platform::Needs;
 use crate::select::{Selector, SelectorTable};
-pub use cases::{Case, CaseContext, CaseSource};
+pub use cases::{apply_patch, Case, CaseContext, CaseSource, Fixed};
 pub use compile::compile_rule;
 pub use eval::{Hit, Lit};
 pub use pattern::Pattern;
@@ -291,6 +293,8 @@ pub struct Check {
     pub report_at: ReportAt,
     pub related_label: String,
     pub needs: Needs,
+    /// How a finding of this check is fixed, if it can be.
+    pub fix: Option<Arc<fix::FixSpec>>,
 }
 
 impl Check {

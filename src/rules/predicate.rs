@@ -572,6 +572,12 @@ pub(crate) fn predicate_operand_mut(p: &mut Predicate) -> Option<&mut Operand> {
     with_operand!(p, op => op)
 }
 
+/// Whether the string `s` satisfies `p` (or `p` cannot tell without an operand): what a fix
+/// that rewrites a string checks before it is offered.
+pub(crate) fn string_passes(p: &Predicate, s: &str) -> bool {
+    !matches!(test(p, Val::Str(s), None), Outcome::Fail)
+}
+
 #[cfg(test)]
 mod tests {
     use super::number_value;

@@ -31,6 +31,9 @@ pub struct RawRule {
     /// Globs: the rule never runs on matching files.
     #[serde(default)]
     pub ignores: Vec<Spanned<String>>,
+    /// How the checks' findings are fixed (a check may say otherwise), and how safely.
+    pub fix: Option<Spanned<super::fix::RawFix>>,
+    pub fix_safety: Option<Spanned<String>>,
     #[serde(default)]
     pub check: Vec<Spanned<RawClause>>,
     #[serde(default)]
@@ -62,6 +65,8 @@ pub struct RawClause {
     pub help: Option<Spanned<String>>,
     pub report_at: Option<Spanned<String>>,
     pub related_label: Option<String>,
+    pub fix: Option<Spanned<super::fix::RawFix>>,
+    pub fix_safety: Option<Spanned<String>>,
     // Condition combinators.
     pub any: Option<Vec<Spanned<RawClause>>>,
     pub all: Option<Vec<Spanned<RawClause>>>,
@@ -116,6 +121,11 @@ pub struct RawCase {
     pub edit: Vec<Spanned<(String, String)>>,
     /// The JSON Pointer the finding must point at (failing cases).
     pub at: Option<String>,
+    /// The document once every fix of the rule's findings is applied (failing cases).
+    pub fixed: Option<Spanned<String>>,
+    /// The same as a JSON merge patch on the case's document, which is then pretty-printed:
+    /// for a case given as a `patch`, whose document is pretty-printed too.
+    pub fixed_patch: Option<Spanned<String>>,
     /// How many findings of this rule the case must produce (failing cases; default: at least 1).
     pub count: Option<usize>,
     /// Other rules this case may also trigger.

@@ -190,6 +190,8 @@ impl Compiler<'_> {
                 (c.message.as_ref().map(|m| m.span()), "message"),
                 (c.help.as_ref().map(|m| m.span()), "help"),
                 (c.report_at.as_ref().map(|m| m.span()), "report-at"),
+                (c.fix.as_ref().map(|m| m.span()), "fix"),
+                (c.fix_safety.as_ref().map(|m| m.span()), "fix-safety"),
                 (c.unique.as_ref().map(|m| m.span()), "unique"),
                 (c.keys.as_ref().map(|m| m.span()), "keys"),
                 (c.function.as_ref().map(|m| m.span()), "function"),
@@ -413,7 +415,9 @@ impl Compiler<'_> {
             None => Vec::new(),
         };
         let needs = super::plan::assertion_needs(&assertion);
+        let fix = self.fix(c, &assertion)?;
         Ok(Check {
+            fix,
             select,
             when,
             assertion,

@@ -15,6 +15,7 @@ use super::*;
 use crate::error::FileError;
 
 mod clauses;
+mod fix;
 mod offsets;
 mod text;
 
@@ -35,6 +36,9 @@ struct Compiler<'a> {
     /// Selectors must fit the forge/v2 shape (the rule reads jobspecs).
     jobspec: bool,
     target: Target,
+    /// The rule's own `fix` and `fix-safety`, for the checks that give none.
+    default_fix: Option<&'a Spanned<super::fix::RawFix>>,
+    default_fix_safety: Option<&'a Spanned<String>>,
 }
 
 type Result<T> = std::result::Result<T, Box<FileError>>;
@@ -304,6 +308,8 @@ pub(super) fn compile(
         builtin,
         jobspec: false,
         target: Target::Jobspec,
+        default_fix: raw.fix.as_ref(),
+        default_fix_safety: raw.fix_safety.as_ref(),
     };
     let id = raw.id.get_ref();
     let id_ok = !id.is_empty()

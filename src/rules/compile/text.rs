@@ -84,7 +84,9 @@ impl Compiler<'_> {
                 .collect::<Result<Vec<_>>>()?,
             None => Vec::new(),
         };
+        let fix = self.fix(c, &assertion)?;
         Ok(Check {
+            fix,
             select: Selector::parse("$").expect("root selector"),
             when,
             needs: super::plan::assertion_needs(&assertion),
