@@ -26,6 +26,7 @@ pub fn rules(args: RulesArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
                         "severity": r.severity.as_str(),
                         "needs": r.needs.names(),
                         "target": r.target.as_str(),
+                        "fix": r.fix_safety().map(|s| s.as_str()),
                         "summary": r.summary,
                         "builtin": r.origin.builtin,
                         "source": r.origin.name,

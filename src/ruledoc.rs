@@ -30,8 +30,20 @@ pub fn rule_doc(rule: &Rule) -> String {
     if !rule.explanation.is_empty() {
         out.push_str(&format!("\n## Why\n\n{}\n", rule.explanation));
     }
-    if let Some(help) = &rule.help {
-        out.push_str(&format!("\n## Fix\n\n{}\n", help.render(|_| Some("…"))));
+    let automatic = rule.fix_safety().map(|safety| match safety {
+        crate::fix::Safety::Safe => "`forgelint --fix` fixes it (a safe fix).".to_string(),
+        crate::fix::Safety::Unsafe => {
+            "`forgelint --fix --unsafe-fixes` fixes it (an unsafe fix: it may change what the job does; `--diff` shows it first).".to_string()
+        }
+    });
+    match (&rule.help, automatic) {
+        (Some(help), automatic) => out.push_str(&format!(
+            "\n## Fix\n\n{}\n{}",
+            help.render(|_| Some("…")),
+            automatic.map(|a| format!("\n{a}\n")).unwrap_or_default()
+        )),
+        (None, Some(automatic)) => out.push_str(&format!("\n## Fix\n\n{automatic}\n")),
+        (None, None) => {}
     }
     for (valid, title) in [(false, "Fails"), (true, "Passes")] {
         // Prefer a case that differs from the reference spec: it shows what matters.

@@ -432,6 +432,14 @@ pub struct Rule {
 }
 
 impl Rule {
+    /// How safe the rule's fixes are, if it has any: unsafe when one of them is.
+    pub fn fix_safety(&self) -> Option<fix::Safety> {
+        self.checks
+            .iter()
+            .filter_map(|c| c.fix.as_ref().map(|f| f.safety))
+            .max()
+    }
+
     /// The rule's cases. A built-in rule's are compiled on first use, from its whole text.
     pub fn cases(&self) -> &[Case] {
         self.cases

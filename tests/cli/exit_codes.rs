@@ -31,7 +31,8 @@ fn errors_exit_1() {
     assert_eq!(run.rules(), ["api-version"]);
     assert_eq!(
         scrub_time(&without_skip_notes(&run.stderr)),
-        "Found 1 error, 0 warnings in 1 of 1 file checked (TIME).\n"
+        "Found 1 error, 0 warnings in 1 of 1 file checked (TIME).\n\
+         1 finding fixable with --fix --unsafe-fixes.\n"
     );
     // --fail-on never lowers the verdict for an error.
     for level in ["error", "warning", "note"] {
