@@ -283,9 +283,23 @@ fn verify_fixed(
         return Err("expected the fixed text; no fix applied".into());
     }
     if fixed.text != expected {
+        let (line, want, got) = expected
+            .split('\n')
+            .map(Some)
+            .chain(std::iter::repeat(None))
+            .zip(
+                fixed
+                    .text
+                    .split('\n')
+                    .map(Some)
+                    .chain(std::iter::repeat(None)),
+            )
+            .enumerate()
+            .find(|(_, (a, b))| a != b)
+            .map(|(i, (a, b))| (i + 1, a.unwrap_or("(end)"), b.unwrap_or("(end)")))
+            .unwrap_or((0, "", ""));
         return Err(format!(
-            "the fixed text differs from `fixed`:\n{}",
-            crate::fix::diff::unified("case.json", &expected, &fixed.text)
+            "the fixed text differs from `fixed` at line {line}: expected {want:?}, the fix gives {got:?}"
         ));
     }
     Ok(())

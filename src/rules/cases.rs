@@ -171,6 +171,12 @@ fn compile_case(
             ))
         }
         (Some(f), None) if !valid => Some(Fixed::Text(f.get_ref().clone())),
+        (None, Some(p)) if !valid && !matches!(source, CaseSource::Patch(_)) => {
+            return Err(err(
+                p.span(),
+                "`fixed-patch` goes with a case given as a `patch` (pretty-printed); give the whole text as `fixed`",
+            ))
+        }
         (None, Some(p)) if !valid => Some(Fixed::Patch(p.get_ref().clone())),
         (Some(f), None) => return Err(err(f.span(), "`fixed` goes with an [[invalid]] case")),
         (None, Some(p)) => {

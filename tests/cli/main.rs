@@ -16,6 +16,7 @@ mod demo;
 mod discovery;
 mod exit_codes;
 mod experiments;
+mod fixing;
 mod forgiving;
 mod hostile;
 mod in_process;
