@@ -173,6 +173,39 @@ fn every_builtin_rule_has_passing_and_failing_cases() {
     }
 }
 
+/// Every built-in rule with a fix shows it on a failing case (`fixed` or `fixed-patch`), and
+/// the fixes are the ones the contract lists, at the safety it gives.
+#[test]
+fn every_builtin_fix_has_a_case_with_the_fixed_text() {
+    use forgelint::fix::Safety;
+    let set = RuleSet::builtin().unwrap();
+    let fixes: Vec<(&str, Safety)> = set
+        .rules
+        .iter()
+        .filter_map(|r| r.fix_safety().map(|s| (r.id.as_str(), s)))
+        .collect();
+    assert_eq!(
+        fixes,
+        [
+            ("api-version", Safety::Unsafe),
+            ("digest-hex", Safety::Safe),
+            ("entrypoint-set", Safety::Unsafe),
+            ("kind", Safety::Unsafe),
+            ("observability-url-forbidden", Safety::Unsafe),
+            ("owner-ignored", Safety::Safe),
+            ("recipe-handshake", Safety::Unsafe),
+            ("unknown-field", Safety::Unsafe),
+        ]
+    );
+    for (id, _) in fixes {
+        let rule = set.get(id).unwrap();
+        assert!(
+            rule.cases().iter().any(|c| c.fixed.is_some()),
+            "{id} has a fix but no case with its fixed text"
+        );
+    }
+}
+
 /// The rule ids of the product contract (SPEC.md), exactly.
 const SPEC_RULES: [&str; 37] = [
     "invalid-json",
