@@ -75,13 +75,20 @@ fn committed_schemas_match_the_command() {
 
 #[test]
 fn the_command_prints_each_schema() {
-    for (arg, kind) in [("jobspec", KINDS[0]), ("config", KINDS[1]), ("rule", KINDS[2])] {
+    for (arg, kind) in [
+        ("jobspec", KINDS[0]),
+        ("config", KINDS[1]),
+        ("rule", KINDS[2]),
+    ] {
         let out = Command::new(env!("CARGO_BIN_EXE_forgelint"))
             .args(["schema", arg])
             .output()
             .unwrap();
         assert!(out.status.success(), "schema {arg}");
-        assert_eq!(String::from_utf8(out.stdout).unwrap(), schema::text(kind).unwrap());
+        assert_eq!(
+            String::from_utf8(out.stdout).unwrap(),
+            schema::text(kind).unwrap()
+        );
     }
     let out = Command::new(env!("CARGO_BIN_EXE_forgelint"))
         .args(["schema", "sarif"])
@@ -164,17 +171,35 @@ const REFUSED: [(&str, &str); 14] = [
     ("wrong apiVersion", r#"{"apiVersion": "forge/v1"}"#),
     ("no apiVersion", r#"{"apiVersion": null}"#),
     ("no kind", r#"{"kind": null}"#),
-    ("zero nodes", r#"{"spec": {"resources": {"pools": [{"name": "t", "series": "h200", "nodes": 0, "gpus_per_node": 8}]}}}"#),
-    ("negative GPUs", r#"{"spec": {"resources": {"pools": [{"name": "t", "series": "h200", "nodes": 1, "gpus_per_node": -1}]}}}"#),
+    (
+        "zero nodes",
+        r#"{"spec": {"resources": {"pools": [{"name": "t", "series": "h200", "nodes": 0, "gpus_per_node": 8}]}}}"#,
+    ),
+    (
+        "negative GPUs",
+        r#"{"spec": {"resources": {"pools": [{"name": "t", "series": "h200", "nodes": 1, "gpus_per_node": -1}]}}}"#,
+    ),
     ("unknown top-level key", r#"{"status": {}}"#),
-    ("misspelt pool key", r#"{"spec": {"resources": {"pools": [{"name": "t", "series": "h200", "nodes": 1, "gpu_per_node": 8}]}}}"#),
+    (
+        "misspelt pool key",
+        r#"{"spec": {"resources": {"pools": [{"name": "t", "series": "h200", "nodes": 1, "gpu_per_node": 8}]}}}"#,
+    ),
     ("missing metadata.name", r#"{"metadata": {"name": null}}"#),
     ("empty project", r#"{"metadata": {"project": ""}}"#),
     ("no pools", r#"{"spec": {"resources": {"pools": []}}}"#),
-    ("md5 digest", r#"{"spec": {"recipe": {"digest": "md5:abc"}}}"#),
-    ("short digest", r#"{"spec": {"recipe": {"digest": "sha256:abc"}}}"#),
+    (
+        "md5 digest",
+        r#"{"spec": {"recipe": {"digest": "md5:abc"}}}"#,
+    ),
+    (
+        "short digest",
+        r#"{"spec": {"recipe": {"digest": "sha256:abc"}}}"#,
+    ),
     ("name with a slash", r#"{"metadata": {"name": "a/b"}}"#),
-    ("entrypoint set", r#"{"spec": {"source": {"entrypoint": "python train.py"}}}"#),
+    (
+        "entrypoint set",
+        r#"{"spec": {"source": {"entrypoint": "python train.py"}}}"#,
+    ),
 ];
 
 /// The reference spec with a JSON merge patch (RFC 7386) applied.
@@ -204,14 +229,26 @@ fn patched(patch: &str) -> Value {
 #[test]
 fn specs_refused_for_a_schema_reason_fail() {
     let v = validator(SchemaKind::Jobspec);
-    for (name, patch) in REFUSED {
-        let spec = patched(patch);
+    let enforced = enforced();
+    let mut specs: Vec<(&str, Value)> = REFUSED.iter().map(|(n, p)| (*n, patched(p))).collect();
+    let mut null_metadata = patched("{}");
+    null_metadata["metadata"] = Value::Null;
+    specs.push(("metadata null", null_metadata));
+    specs.push(("a null plugin", patched(r#"{"spec": {"plugins": [null]}}"#)));
+    for (name, spec) in specs {
+        assert!(
+            lint(&spec).iter().any(|r| enforced.contains(r)),
+            "forgelint accepts {name}"
+        );
         assert!(!errors(&v, &spec).is_empty(), "{name} validates");
     }
     let mut not_object = serde_json::json!([]);
     assert!(!v.is_valid(&not_object), "a top-level array");
     not_object = serde_json::json!({"apiVersion": "forge/v2"});
-    assert!(!v.is_valid(&not_object), "a spec with nothing but apiVersion");
+    assert!(
+        !v.is_valid(&not_object),
+        "a spec with nothing but apiVersion"
+    );
 }
 
 /// Every case of every built-in jobspec rule, as forgelint runs it: a `[[valid]]` case's spec
@@ -243,7 +280,9 @@ fn the_schema_refuses_only_what_forgelint_refuses() {
             refused += 1;
             let findings = run_case(case, &all).unwrap();
             assert!(
-                findings.iter().any(|f| enforced.contains(&f.rule.to_string())),
+                findings
+                    .iter()
+                    .any(|f| enforced.contains(&f.rule.to_string())),
                 "{} / {}: the schema refuses it ({errs:?}) but forgelint reports only {:?}",
                 rule.id,
                 case.name,
@@ -303,17 +342,44 @@ fn rule_files_with_a_mistake_fail() {
     let good = "id = \"x\"\nseverity = \"error\"\nsummary = \"s\"\nmessage = \"m\"\n\n[[check]]\nselect = \"metadata.name\"\nnon-empty = true\n";
     assert!(v.is_valid(&toml_text(good)));
     for (what, text) in [
-        ("a misspelt top-level key", good.replace("summary", "sumary")),
+        (
+            "a misspelt top-level key",
+            good.replace("summary", "sumary"),
+        ),
         ("a misspelt check key", good.replace("select =", "selct =")),
-        ("a misspelt predicate", good.replace("non-empty", "nonempty")),
-        ("an unknown severity", good.replace("\"error\"", "\"fatal\"")),
+        (
+            "a misspelt predicate",
+            good.replace("non-empty", "nonempty"),
+        ),
+        (
+            "an unknown severity",
+            good.replace("\"error\"", "\"fatal\""),
+        ),
         ("an upper-case id", good.replace("\"x\"", "\"X\"")),
         ("no summary", good.replace("summary = \"s\"\n", "")),
-        ("present = false", good.replace("non-empty = true", "present = false")),
-        ("an unknown function", good.replace("non-empty = true", "function = \"quota\"")),
-        ("an unknown fact", good.replace("non-empty = true", "when = [{ fact = \"recipe.name\", present = true }]\npresent = true")),
-        ("mask on a jobspec rule", good.replace("message", "mask = true\nmessage")),
-        ("`at` in a valid case", format!("{good}\n[[valid]]\nat = \"/x\"\n")),
+        (
+            "present = false",
+            good.replace("non-empty = true", "present = false"),
+        ),
+        (
+            "an unknown function",
+            good.replace("non-empty = true", "function = \"quota\""),
+        ),
+        (
+            "an unknown fact",
+            good.replace(
+                "non-empty = true",
+                "when = [{ fact = \"recipe.name\", present = true }]\npresent = true",
+            ),
+        ),
+        (
+            "mask on a jobspec rule",
+            good.replace("message", "mask = true\nmessage"),
+        ),
+        (
+            "`at` in a valid case",
+            format!("{good}\n[[valid]]\nat = \"/x\"\n"),
+        ),
     ] {
         assert!(!v.is_valid(&toml_text(&text)), "{what} validates");
     }
@@ -332,9 +398,150 @@ fn the_demo_config_validates_and_a_misspelt_key_fails() {
     for (what, text) in [
         ("a misspelt key", demo.replace("catalog =", "catalg =")),
         ("a misspelt table", demo.replace("[platform]", "[platfrom]")),
-        ("an unknown severity", format!("{demo}\n[severity]\nowner-ignored = \"fatal\"\n")),
-        ("a negative quota", demo.replace("gpu-quota = 64", "gpu-quota = -1")),
+        (
+            "an unknown severity",
+            format!("{demo}\n[severity]\nowner-ignored = \"fatal\"\n"),
+        ),
+        (
+            "a negative quota",
+            demo.replace("gpu-quota = 64", "gpu-quota = -1"),
+        ),
     ] {
         assert!(!v.is_valid(&toml_text(&text)), "{what} validates");
     }
+}
+
+/// A spec linted in-process with every built-in rule and no catalog: the rules it breaks.
+fn lint(spec: &Value) -> Vec<String> {
+    use forgelint::rules::{Case, CaseContext, CaseSource};
+    let case = Case {
+        name: "probe".into(),
+        valid: true,
+        span: 0..0,
+        source: CaseSource::Document(serde_json::to_string_pretty(spec).unwrap()),
+        edits: Vec::new(),
+        at: None,
+        count: None,
+        also: Vec::new(),
+        context: CaseContext {
+            kind: None,
+            catalog: Some(None),
+            registries: None,
+            gpu_quota: None,
+            project_quota: None,
+            dirs: None,
+        },
+        file: None,
+        config: None,
+    };
+    let set = RuleSet::builtin().unwrap();
+    let all: Vec<_> = set.rules.iter().collect();
+    run_case(&case, &all)
+        .unwrap()
+        .into_iter()
+        .map(|f| f.rule.to_string())
+        .collect()
+}
+
+/// Sets the string at `pointer` of the reference spec.
+fn with_string(pointer: &str, value: &str) -> Value {
+    let mut spec: Value = serde_json::from_str(REFERENCE_SPEC).unwrap();
+    // The reference has no entrypoint: it is added.
+    spec["spec"]["source"]["entrypoint"] = Value::String(String::new());
+    *spec.pointer_mut(pointer).expect("a field of the reference") = Value::String(value.into());
+    spec
+}
+
+/// The patterns translated from the rules' regexes (Unicode classes, case folding, anchors)
+/// and the semver pattern agree with forgelint on awkward strings in every field they check:
+/// the schema refuses a value exactly when forgelint reports a rule the schema enforces.
+#[test]
+fn patterns_agree_with_the_rules_on_awkward_strings() {
+    let v = validator(SchemaKind::Jobspec);
+    let enforced = enforced();
+    let hex = "0123456789abcdef".repeat(4);
+    let values: Vec<String> = [
+        "",
+        " ",
+        "a b",
+        "a\u{85}b",
+        "a\u{feff}b",
+        "a\u{a0}b",
+        "a\u{2028}b",
+        "a\tb",
+        "a\u{1f}b",
+        "a😀b",
+        "ab@c",
+        "İ",
+        "run/x/y",
+        "run/x😀/y@step=12",
+        "run/x/y@step=٣",
+        "run/x/y@step=",
+        "run/x y/z",
+        "Run/x/y",
+        "alice/handbook@v1",
+        "alice/handbook@",
+        "Alice/hand.book",
+        "a/b/c",
+        "/mnt/x",
+        "./x",
+        "../x",
+        "..",
+        "~x",
+        "FILE:x",
+        "fıle:x",
+        "C:\\x",
+        "c:/x",
+        "\\\\share",
+        "1.2.3",
+        "1.2.3-rc.1+b.01",
+        "01.2.3",
+        "1.2",
+        "v1.2.3",
+        "1.2.3\n",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .chain([
+        format!("sha256:{hex}"),
+        format!("sha256:{}", hex.to_uppercase()),
+        format!("sha256:{}", &hex[1..]),
+        format!("sha256:{hex}0"),
+        format!("sha256:{hex}\n"),
+        format!("sha512:{hex}"),
+    ])
+    .collect();
+    let fields = [
+        "/metadata/name",
+        "/spec/model/init_from",
+        "/spec/data/corpus",
+        "/spec/recipe/digest",
+        "/spec/plugins/0/id",
+        "/spec/plugins/0/digest",
+        "/spec/source/entrypoint",
+        "/provenance/core_version",
+    ];
+    let mut disagreements = Vec::new();
+    for field in fields {
+        for value in &values {
+            let spec = with_string(field, value);
+            let refused_by_rules = lint(&spec).iter().any(|r| enforced.contains(r));
+            if v.is_valid(&spec) == refused_by_rules {
+                disagreements.push(format!(
+                    "{field} = {value:?}: forgelint {}, the schema {}",
+                    if refused_by_rules {
+                        "refuses"
+                    } else {
+                        "accepts"
+                    },
+                    if refused_by_rules {
+                        "accepts"
+                    } else {
+                        "refuses"
+                    },
+                ));
+            }
+        }
+    }
+    assert!(disagreements.is_empty(), "{}", disagreements.join("\n"));
 }

@@ -115,8 +115,8 @@ impl Node {
     }
 
     /// Marks the value at `segments` required: its key in its parent, and every parent up to
-    /// the nearest wildcard too (a missing parent is reported as the missing field; below a
-    /// wildcard it is each item that must hold the key).
+    /// the nearest wildcard too (a missing or `null` parent is reported as the missing field;
+    /// below a wildcard it is each item that must hold the key).
     fn require(&mut self, segments: &[Segment]) -> Option<&mut Node> {
         let mut node = self;
         for (i, segment) in segments.iter().enumerate() {
@@ -132,7 +132,12 @@ impl Node {
                     }
                     child
                 }
-                Segment::Wildcard => node.items.get_or_insert_with(Default::default),
+                Segment::Wildcard => {
+                    let items = node.items.get_or_insert_with(Box::default);
+                    // A `null` item has none of its keys: it is reported as missing them.
+                    items.not_null |= !last;
+                    items
+                }
                 Segment::Index(_) => return None,
             };
         }
@@ -156,7 +161,8 @@ impl Node {
                 .iter()
                 .copied()
                 .filter(|t| {
-                    types.contains(t) || (*t == JsonType::Integer && types.contains(&JsonType::Number))
+                    types.contains(t)
+                        || (*t == JsonType::Integer && types.contains(&JsonType::Number))
                 })
                 .collect(),
         };
@@ -318,13 +324,15 @@ fn guard(c: &Condition, segments: &[Segment]) -> Option<Value> {
     let Condition::Select(sel, p) = c else {
         return None;
     };
-    if sel.segments != segments || segments.iter().any(|s| *s == Segment::Wildcard) {
+    if sel.segments != segments || segments.contains(&Segment::Wildcard) {
         return None;
     }
     // A condition holds only where its predicate passes: never for a value of the wrong type.
     Some(match p {
         Predicate::NonEmpty => json!({ "not": { "enum": empty_values() } }),
-        Predicate::Matches(re) => json!({ "type": "string", "pattern": ecma::translate(re.as_str())? }),
+        Predicate::Matches(re) => {
+            json!({ "type": "string", "pattern": ecma::translate(re.as_str())? })
+        }
         Predicate::NotMatches(re) => {
             json!({ "type": "string", "not": { "pattern": ecma::translate(re.as_str())? } })
         }
@@ -491,9 +499,24 @@ mod tests {
     fn the_semver_pattern_refuses_nothing_semver_accepts() {
         let re = regex::Regex::new(SEMVER).unwrap();
         for v in [
-            "0.3.2", "1.0.0-alpha.1", "1.0.0+001", "1.0.0-0.3.7", "1.0.0-x-y-z.--", "10.20.30",
-            "1.2.3-rc.1+build.5", "01.2.3", "1.2", "v1.2.3", "1.2.3-01", "1.2.3-", "1.2.3+",
-            " 1.2.3", "1.2.3 ", "1.2.3-a..b", "18446744073709551616.0.0", "1.2.3-α",
+            "0.3.2",
+            "1.0.0-alpha.1",
+            "1.0.0+001",
+            "1.0.0-0.3.7",
+            "1.0.0-x-y-z.--",
+            "10.20.30",
+            "1.2.3-rc.1+build.5",
+            "01.2.3",
+            "1.2",
+            "v1.2.3",
+            "1.2.3-01",
+            "1.2.3-",
+            "1.2.3+",
+            " 1.2.3",
+            "1.2.3 ",
+            "1.2.3-a..b",
+            "18446744073709551616.0.0",
+            "1.2.3-α",
         ] {
             if semver::Version::parse(v).is_ok() {
                 assert!(re.is_match(v), "{v}");

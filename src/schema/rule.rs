@@ -248,7 +248,9 @@ fn check() -> Value {
     let mut m = Map::new();
     m.insert(
         "select".into(),
-        string("A selector: metadata.name, spec.resources.pools[*].name, spec.hyperparams.\"a.b\", $."),
+        string(
+            "A selector: metadata.name, spec.resources.pools[*].name, spec.hyperparams.\"a.b\", $.",
+        ),
     );
     m.insert(
         "when".into(),
@@ -269,7 +271,9 @@ fn check() -> Value {
     );
     m.insert(
         "pattern".into(),
-        string("(target = \"text\") The regex; its named group `at`, if any, is the span reported."),
+        string(
+            "(target = \"text\") The regex; its named group `at`, if any, is the span reported.",
+        ),
     );
     m.insert(
         "in".into(),
@@ -305,10 +309,9 @@ fn check() -> Value {
 
 /// The options each function takes.
 fn function_options() -> Value {
-    let when = |names: Value| json!({ "required": ["function"], "properties": { "function": names } });
-    let options = |props: Value| {
-        json!({ "properties": { "options": { "properties": props, "additionalProperties": false } } })
-    };
+    let when =
+        |names: Value| json!({ "required": ["function"], "properties": { "function": names } });
+    let options = |props: Value| json!({ "properties": { "options": { "properties": props, "additionalProperties": false } } });
     json!([
         {
             "if": when(json!({ "const": "image-registry" })),
@@ -359,17 +362,16 @@ fn case(valid: bool) -> Value {
     if !valid {
         m.insert(
             "at".into(),
-            string("The JSON Pointer the finding must point at (`line:column` for experiment files)."),
+            string(
+                "The JSON Pointer the finding must point at (`line:column` for experiment files).",
+            ),
         );
         m.insert(
             "count".into(),
             json!({ "type": "integer", "minimum": 0, "description": "Exactly this many findings of the rule." }),
         );
     }
-    m.insert(
-        "also".into(),
-        strings("Other rules the case may trigger."),
-    );
+    m.insert("also".into(), strings("Other rules the case may trigger."));
     m.insert(
         "kind".into(),
         string("Context override: the configured kind."),
@@ -400,7 +402,10 @@ fn case(valid: bool) -> Value {
         "file".into(),
         string("(rules on experiment files) The file's path in the experiment."),
     );
-    m.insert("text".into(), string("(rules on experiment files) The file's text."));
+    m.insert(
+        "text".into(),
+        string("(rules on experiment files) The file's text."),
+    );
     m.insert(
         "config".into(),
         string("The experiment's config text, for rules that read it."),
