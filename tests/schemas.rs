@@ -380,6 +380,32 @@ fn rule_files_with_a_mistake_fail() {
             "`at` in a valid case",
             format!("{good}\n[[valid]]\nat = \"/x\"\n"),
         ),
+        (
+            "a text pattern in a jobspec check",
+            good.replace("non-empty = true", "pattern = 'x'"),
+        ),
+    ] {
+        assert!(!v.is_valid(&toml_text(&text)), "{what} validates");
+    }
+    let text_rule = "id = \"t\"\nseverity = \"warning\"\ntarget = \"text\"\nmask = true\nsummary = \"s\"\nmessage = \"{match}\"\n\n[[check]]\npattern = 'x'\nin = \"string\"\n";
+    assert!(v.is_valid(&toml_text(text_rule)));
+    for (what, text) in [
+        (
+            "a selector in a text check",
+            text_rule.replace("in = ", "select = \"a\"\nin = "),
+        ),
+        (
+            "a predicate in a text check",
+            format!("{text_rule}non-empty = true\n"),
+        ),
+        (
+            "an unknown scope",
+            text_rule.replace("\"string\"", "\"strings\""),
+        ),
+        (
+            "a jobspec function in a text check",
+            text_rule.replace("pattern = 'x'\nin = \"string\"", "function = \"gpu-quota\""),
+        ),
     ] {
         assert!(!v.is_valid(&toml_text(&text)), "{what} validates");
     }

@@ -48,7 +48,7 @@ pub fn generate(kind: SchemaKind) -> Result<Value, Error> {
     );
     if let Value::Object(mut body) = body {
         // The title reads first, after the identifiers.
-        if let Some(title) = body.remove("title") {
+        if let Some(title) = body.shift_remove("title") {
             out.insert("title".into(), title);
         }
         out.extend(body);

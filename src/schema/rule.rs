@@ -74,9 +74,10 @@ pub fn schema() -> Value {
         "ignores".into(),
         strings("Globs: never run on these files."),
     );
+    // Its items are a check or a text check, by `target` (below).
     top.insert(
         "check".into(),
-        json!({ "type": "array", "items": { "$ref": "#/$defs/check" }, "description": "The checks: the rule fires when any of them fails." }),
+        json!({ "type": "array", "description": "The checks: the rule fires when any of them fails." }),
     );
     for (key, what) in [("valid", "passing"), ("invalid", "failing")] {
         top.insert(
@@ -95,9 +96,18 @@ pub fn schema() -> Value {
         "properties": top,
         "required": ["id", "severity", "summary"],
         "additionalProperties": false,
-        // `mask` is refused for any target but text.
-        "if": { "required": ["mask"] },
-        "then": { "required": ["target"], "properties": { "target": { "const": "text" } } },
+        "allOf": [
+            // `mask` is refused for any target but text.
+            {
+                "if": { "required": ["mask"] },
+                "then": { "required": ["target"], "properties": { "target": { "const": "text" } } },
+            },
+            {
+                "if": { "required": ["target"], "properties": { "target": { "const": "text" } } },
+                "then": { "properties": { "check": { "items": { "$ref": "#/$defs/text-check" } } } },
+                "else": { "properties": { "check": { "items": { "$ref": "#/$defs/check" } } } },
+            },
+        ],
         "$defs": defs(),
     })
 }
@@ -122,6 +132,7 @@ fn defs() -> Value {
         "bound": { "anyOf": [{ "type": "number" }, { "$ref": "#/$defs/reference" }] },
         "condition": condition(),
         "check": check(),
+        "text-check": text_check(),
         "valid-case": case(true),
         "invalid-case": case(false),
         "recipe": recipe(),
@@ -244,14 +255,9 @@ fn condition() -> Value {
     })
 }
 
-fn check() -> Value {
+/// What every check may carry besides its assertion.
+fn check_common() -> Map<String, Value> {
     let mut m = Map::new();
-    m.insert(
-        "select".into(),
-        string(
-            "A selector: metadata.name, spec.resources.pools[*].name, spec.hyperparams.\"a.b\", $.",
-        ),
-    );
     m.insert(
         "when".into(),
         json!({ "type": "array", "items": { "$ref": "#/$defs/condition" }, "description": "Conditions that must all hold for the check to run." }),
@@ -262,22 +268,37 @@ fn check() -> Value {
     );
     m.insert("help".into(), string("Overrides the rule's help template."));
     m.insert(
-        "report-at".into(),
-        json!({ "enum": ["value", "key"], "default": "value", "description": "Which token the finding points at." }),
-    );
-    m.insert(
         "related-label".into(),
         string("The label on the other location of `unique` and `leaf-collision` findings."),
     );
     m.insert(
-        "pattern".into(),
+        "options".into(),
+        json!({ "type": "object", "description": "The function's options." }),
+    );
+    m
+}
+
+/// The functions of one kind of check: those that read text, or those that read documents.
+fn functions(text: bool) -> Vec<&'static str> {
+    Function::NAMES
+        .into_iter()
+        .filter(|n| Function::compile(n, None).is_ok_and(|f| f.reads_text() == text))
+        .collect()
+}
+
+/// A check of a rule on jobspecs or on experiment config files (yaml, toml, json).
+fn check() -> Value {
+    let mut m = Map::new();
+    m.insert(
+        "select".into(),
         string(
-            "(target = \"text\") The regex; its named group `at`, if any, is the span reported.",
+            "A selector: metadata.name, spec.resources.pools[*].name, spec.hyperparams.\"a.b\", $.",
         ),
     );
+    m.extend(check_common());
     m.insert(
-        "in".into(),
-        json!({ "enum": Scope::NAMES, "default": "any", "description": "(target = \"text\") Where a match may start." }),
+        "report-at".into(),
+        json!({ "enum": ["value", "key"], "default": "value", "description": "Which token the finding points at." }),
     );
     m.insert(
         "unique".into(),
@@ -289,19 +310,42 @@ fn check() -> Value {
     );
     m.insert(
         "function".into(),
-        json!({ "enum": Function::NAMES, "description": "A built-in function for what no predicate expresses." }),
-    );
-    m.insert(
-        "options".into(),
-        json!({ "type": "object", "description": "The function's options." }),
+        json!({ "enum": functions(false), "description": "A built-in function for what no predicate expresses." }),
     );
     m.extend(predicates());
     json!({
         "type": "object",
-        "description": "A check: a selector (or a text pattern) and one assertion.",
+        "description": "A check: a selector and one assertion (a predicate, unique, keys or function).",
         "properties": m,
         "additionalProperties": false,
-        // `in` scopes a text pattern; with anything else it is refused.
+        "allOf": function_options(),
+    })
+}
+
+/// A check of a `target = "text"` rule: a regex, or a text function.
+fn text_check() -> Value {
+    let mut m = Map::new();
+    m.insert(
+        "pattern".into(),
+        string(
+            "The regex (Rust regex syntax); its named group `at`, if any, is the span reported.",
+        ),
+    );
+    m.insert(
+        "in".into(),
+        json!({ "enum": Scope::NAMES, "default": "any", "description": "Where a match may start: string literals, comments, the rest, or anywhere." }),
+    );
+    m.extend(check_common());
+    m.insert(
+        "function".into(),
+        json!({ "enum": functions(true), "description": "A built-in function that reads text." }),
+    );
+    json!({
+        "type": "object",
+        "description": "A text check: a pattern or a text function; predicates go in `when` conditions.",
+        "properties": m,
+        "additionalProperties": false,
+        // `in` scopes a pattern; with a function it is refused.
         "dependentRequired": { "in": ["pattern"] },
         "allOf": function_options(),
     })
