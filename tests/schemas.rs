@@ -417,7 +417,7 @@ fn the_demo_config_validates_and_a_misspelt_key_fails() {
     let demo = std::fs::read_to_string("fixtures/demo/forgelint.toml").unwrap();
     let errs = errors(&v, &toml_text(&demo));
     assert!(errs.is_empty(), "{errs:?}");
-    // The README's full example.
+    // Every key the README documents (which files and rules exist is forgelint's to check).
     let full = "extend = \"../forgelint.toml\"\nrules = [\"policies/\"]\n[files]\ninclude = [\"**/jobspec.json\"]\nexclude = [\"vendor/**\"]\nexperiments = [\"experiments/*\"]\n[experiments]\nhost-path-roots = [\"/mnt\", \"~\"]\nconfig = \"config.yaml\"\nmax-file-size = 10000000\n[platform]\nkind = \"TrainingJob\"\ncatalog = \"catalog.toml\"\nregistries = [\"nvcr.io\"]\ngpu-quota = 64\n[platform.project-quota]\nbig-lab = 256\n[severity]\nowner-ignored = \"off\"\nmy-team-rule = \"error\"\n[per-file-ignores]\n\"archive/**\" = [\"source-exp-missing\"]\n";
     let errs = errors(&v, &toml_text(full));
     assert!(errs.is_empty(), "{errs:?}");
@@ -570,4 +570,32 @@ fn patterns_agree_with_the_rules_on_awkward_strings() {
         }
     }
     assert!(disagreements.is_empty(), "{}", disagreements.join("\n"));
+}
+
+/// The starter config `forgelint init` writes validates, and so does every key it shows
+/// commented out, once uncommented.
+#[test]
+fn the_starter_config_validates() {
+    let v = validator(SchemaKind::Config);
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_forgelint"))
+        .arg("init")
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = std::fs::read_to_string(dir.path().join("forgelint.toml")).unwrap();
+    let errs = errors(&v, &toml_text(&text));
+    assert!(errs.is_empty(), "{errs:?}");
+    // `# key = value` and `# [table]` lines are settings; other comments are prose.
+    let uncommented: String = text
+        .lines()
+        .map(|l| match l.strip_prefix("# ") {
+            Some(rest) if rest.contains(" = ") || rest.starts_with('[') => rest,
+            _ => l,
+        })
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let errs = errors(&v, &toml_text(&uncommented));
+    assert!(errs.is_empty(), "{errs:?}\n{uncommented}");
 }
