@@ -65,7 +65,8 @@ struct Node {
     types: Option<Vec<JsonType>>,
     /// Not `null`: the value, or a field below it, is required.
     not_null: bool,
-    non_empty: bool,
+    /// The message of the rule that wants a non-empty value, if one does.
+    non_empty: Option<String>,
     keywords: Map<String, Value>,
     all_of: Vec<Value>,
     /// `- id (severity): summary` of the rules that check this field.
@@ -144,13 +145,13 @@ impl Node {
         Some(node)
     }
 
-    /// Adds a constraint: as a keyword of its own, or under `allOf` if the keyword is taken.
-    fn constrain(&mut self, schema: Map<String, Value>) {
+    /// Adds a constraint: as keywords of the field's own for `wrong-type`'s bounds (part of
+    /// the type, with the editor's own messages), else under `allOf` with the rule's message.
+    fn constrain(&mut self, schema: Map<String, Value>, message: Option<&str>) {
         let fits = schema.keys().all(|k| !self.keywords.contains_key(k));
-        if fits {
-            self.keywords.extend(schema);
-        } else {
-            self.all_of.push(Value::Object(schema));
+        match message {
+            None if fits => self.keywords.extend(schema),
+            _ => self.all_of.push(with_message(schema, message)),
         }
     }
 
@@ -244,7 +245,7 @@ fn build(set: &RuleSet) -> (Node, Vec<String>) {
                     Assertion::Keys(_) | Assertion::Predicate(Predicate::Type(_))
                 ) && check.when.is_empty();
                 if (pass == 0) == shape
-                    && apply(&mut root, check).is_some()
+                    && apply(&mut root, rule, check).is_some()
                     && !enforced.contains(&rule.id)
                 {
                     enforced.push(rule.id.clone());
@@ -274,8 +275,27 @@ fn describe(root: &mut Node, rule: &Rule) {
     }
 }
 
-/// Adds what `check` asserts to the tree; `None` when a schema cannot say it exactly.
-fn apply(root: &mut Node, check: &Check) -> Option<()> {
+/// What an editor says when a value breaks `rule`: its summary and id. `wrong-type`'s bounds
+/// keep the editor's own messages ("Value is below the minimum of 1").
+fn message(rule: &Rule) -> Option<String> {
+    (!STRUCTURAL.contains(&rule.id.as_str())).then(|| format!("{} ({})", rule.summary, rule.id))
+}
+
+/// `schema` with `message` as VS Code's `errorMessage` and `patternErrorMessage` (other
+/// validators ignore keywords they do not know).
+fn with_message(mut schema: Map<String, Value>, message: Option<&str>) -> Value {
+    if let Some(m) = message {
+        if schema.contains_key("pattern") {
+            schema.insert("patternErrorMessage".into(), json!(m));
+        }
+        schema.insert("errorMessage".into(), json!(m));
+    }
+    Value::Object(schema)
+}
+
+/// Adds what `check` of `rule` asserts to the tree; `None` when a schema cannot say it exactly.
+fn apply(root: &mut Node, rule: &Rule, check: &Check) -> Option<()> {
+    let message = message(rule);
     let segments = &check.select.segments;
     let guards = check
         .when
@@ -300,21 +320,21 @@ fn apply(root: &mut Node, check: &Check) -> Option<()> {
         Assertion::Predicate(Predicate::NonEmpty) if guards.is_empty() => {
             let node = root.require(segments)?;
             node.not_null = true;
-            node.non_empty = true;
+            node.non_empty = Some(message.unwrap_or_else(|| rule.summary.clone()));
         }
         Assertion::Predicate(p) => {
             let node = root.at(segments)?;
             let schema = value_schema(p, node)?;
             if guards.is_empty() {
-                node.constrain(schema);
+                node.constrain(schema, message.as_deref());
             } else {
                 let condition = if guards.len() == 1 {
                     guards.into_iter().next()?
                 } else {
                     json!({ "allOf": guards })
                 };
-                node.all_of
-                    .push(json!({ "if": condition, "then": Value::Object(schema) }));
+                let then = with_message(schema, message.as_deref());
+                node.all_of.push(json!({ "if": condition, "then": then }));
             }
         }
         _ => return None,
@@ -471,12 +491,14 @@ fn render(node: &Node, path: &str) -> Value {
     if node.closed {
         m.insert("additionalProperties".into(), json!(false));
     }
-    if node.non_empty {
-        m.extend(node.lengths("minLength", "minItems", "minProperties", 1));
-    }
     m.extend(node.keywords.clone());
-    if !node.all_of.is_empty() {
-        m.insert("allOf".into(), json!(node.all_of));
+    let mut all_of = node.all_of.clone();
+    if let Some(message) = &node.non_empty {
+        let lengths = node.lengths("minLength", "minItems", "minProperties", 1);
+        all_of.insert(0, with_message(lengths, Some(message)));
+    }
+    if !all_of.is_empty() {
+        m.insert("allOf".into(), json!(all_of));
     }
     Value::Object(m)
 }
