@@ -33,6 +33,25 @@ pub enum Command {
     Init,
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish)
     Completions(CompletionsArgs),
+    /// Print a JSON Schema (draft 2020-12) for editors: jobspec, config or rule
+    Schema(SchemaArgs),
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct SchemaArgs {
+    /// Which file the schema describes
+    #[arg(value_enum)]
+    pub kind: SchemaKind,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SchemaKind {
+    /// A forge/v2 jobspec.json
+    Jobspec,
+    /// forgelint.toml
+    Config,
+    /// A rule file (TOML)
+    Rule,
 }
 
 #[derive(Debug, Clone, Args)]

@@ -38,6 +38,7 @@ pub mod read;
 pub mod report;
 pub mod ruledoc;
 pub mod rules;
+pub mod schema;
 pub mod select;
 pub mod source;
 pub mod text;
@@ -56,6 +57,7 @@ pub fn run(cli: Cli, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
         Some(Command::TestRules(args)) => commands::test_rules(args, env),
         Some(Command::Init) => commands::init(env),
         Some(Command::Completions(args)) => commands::completions(args, env),
+        Some(Command::Schema(args)) => schema::command(args, env),
         None => check(cli.check, env),
     }
 }

@@ -1,0 +1,101 @@
+//! `forgelint schema jobspec|config|rule`: JSON Schemas (draft 2020-12) for editors.
+//!
+//! Each is generated from what the code itself knows — the built-in rules for the JobSpec, the
+//! names the config and rule-file parsers accept for the other two — so a schema cannot drift
+//! from the linter. The committed copies under `schemas/` are checked against this output.
+
+mod config;
+mod ecma;
+pub mod jobspec;
+mod rule;
+
+use serde_json::{json, Map, Value};
+
+use crate::cli::{SchemaArgs, SchemaKind};
+use crate::error::Error;
+use crate::process::{Env, ExitStatus};
+use crate::rules::RuleSet;
+
+pub use jobspec::SEMVER;
+
+const DRAFT: &str = "https://json-schema.org/draft/2020-12/schema";
+const BASE_ID: &str = "https://forgelint.dev/schemas/";
+
+impl SchemaKind {
+    /// The file name of the schema, under `schemas/` and in its `$id`.
+    pub fn file_name(self) -> &'static str {
+        match self {
+            SchemaKind::Jobspec => "jobspec.schema.json",
+            SchemaKind::Config => "forgelint.schema.json",
+            SchemaKind::Rule => "rule.schema.json",
+        }
+    }
+}
+
+/// The schema of `kind`, with `$schema` and `$id` first.
+pub fn generate(kind: SchemaKind) -> Result<Value, Error> {
+    let builtin = RuleSet::builtin()?;
+    let body = match kind {
+        SchemaKind::Jobspec => jobspec::schema(&builtin),
+        SchemaKind::Config => config::schema(&builtin),
+        SchemaKind::Rule => rule::schema(),
+    };
+    let mut out = Map::new();
+    out.insert("$schema".into(), json!(DRAFT));
+    out.insert(
+        "$id".into(),
+        json!(format!("{BASE_ID}{}", kind.file_name())),
+    );
+    if let Value::Object(mut body) = body {
+        // The title reads first, after the identifiers.
+        if let Some(title) = body.shift_remove("title") {
+            out.insert("title".into(), title);
+        }
+        out.extend(body);
+    }
+    Ok(Value::Object(out))
+}
+
+/// The schema of `kind` as printed: pretty JSON and a final newline.
+pub fn text(kind: SchemaKind) -> Result<String, Error> {
+    let value = generate(kind)?;
+    let mut text = serde_json::to_string_pretty(&value).map_err(|e| Error::usage(e.to_string()))?;
+    text.push('\n');
+    Ok(text)
+}
+
+/// `forgelint schema KIND`: the schema on standard output.
+pub fn command(args: SchemaArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
+    let text = text(args.kind)?;
+    env.stdout
+        .write_all(text.as_bytes())
+        .and_then(|_| env.stdout.flush())
+        .map_err(|source| Error::Write {
+            path: "standard output".into(),
+            source,
+        })?;
+    Ok(ExitStatus::Success)
+}
+
+/// `{"type": "string"}` with a description.
+fn string(description: &str) -> Value {
+    json!({ "type": "string", "description": description })
+}
+
+/// An array of strings with a description.
+fn strings(description: &str) -> Value {
+    json!({ "type": "array", "items": { "type": "string" }, "description": description })
+}
+
+/// A closed object of `properties`.
+fn object(description: &str, properties: Map<String, Value>) -> Value {
+    json!({
+        "type": "object",
+        "description": description,
+        "properties": properties,
+        "additionalProperties": false,
+    })
+}
+
+/// A rule id, as the rule compiler accepts it.
+const RULE_ID: &str = "^[a-z][a-z0-9-]*$";
