@@ -459,6 +459,7 @@ fn lint(spec: &Value) -> Vec<String> {
         },
         file: None,
         config: None,
+        fixed: None,
     };
     let set = RuleSet::builtin().unwrap();
     let all: Vec<_> = set.rules.iter().collect();

@@ -60,6 +60,11 @@ pub fn schema() -> Value {
         json!({ "type": "boolean", "description": "(target = \"text\") The matched text is a secret: every output shows its first four characters and `…`." }),
     );
     top.insert(
+        "fix".into(),
+        fix_schema("How the checks' findings are fixed (a check may say otherwise)."),
+    );
+    top.insert("fix-safety".into(), fix_safety_schema());
+    top.insert(
         "reported-by".into(),
         json!({
             "enum": ["parser", "walker", "suppressions"],
@@ -297,6 +302,11 @@ fn check() -> Value {
     );
     m.extend(check_common());
     m.insert(
+        "fix".into(),
+        fix_schema("How a finding of this check is fixed (jobspec rules)."),
+    );
+    m.insert("fix-safety".into(), fix_safety_schema());
+    m.insert(
         "report-at".into(),
         json!({ "enum": ["value", "key"], "default": "value", "description": "Which token the finding points at." }),
     );
@@ -382,6 +392,36 @@ fn function_options() -> Value {
     ])
 }
 
+/// `fix`: a named fix, or `{ set = "…" }` over catalog facts and the config.
+fn fix_schema(description: &str) -> Value {
+    json!({
+        "description": description,
+        "oneOf": [
+            { "enum": crate::rules::fix::FIX_NAMES },
+            {
+                "type": "object",
+                "properties": { "set": {
+                    "type": "string",
+                    "description": format!(
+                        "The value written; may name {}.",
+                        crate::rules::fix::FIX_PLACEHOLDERS.map(|p| format!("{{{p}}}")).join(", ")
+                    ),
+                } },
+                "required": ["set"],
+                "additionalProperties": false,
+            },
+        ],
+    })
+}
+
+fn fix_safety_schema() -> Value {
+    json!({
+        "enum": ["safe", "unsafe"],
+        "default": "unsafe",
+        "description": "safe: applied by --fix; unsafe (it may change what the job does): only with --unsafe-fixes.",
+    })
+}
+
 fn case(valid: bool) -> Value {
     let mut m = Map::new();
     m.insert("name".into(), string("Shown when the case fails."));
@@ -409,6 +449,14 @@ fn case(valid: bool) -> Value {
             string(
                 "The JSON Pointer the finding must point at (`line:column` for experiment files).",
             ),
+        );
+        m.insert(
+            "fixed".into(),
+            string("The whole document once every fix of the rule's findings is applied."),
+        );
+        m.insert(
+            "fixed-patch".into(),
+            string("The same as a merge patch on the case's (patched, pretty-printed) document."),
         );
         m.insert(
             "count".into(),
