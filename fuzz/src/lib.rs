@@ -419,9 +419,52 @@ pub fn lint(bytes: &[u8]) -> Vec<Finding> {
     )
 }
 
-/// `lint_bytes` with every built-in rule never panics, and its findings' positions hold.
+/// `lint_bytes` with every built-in rule never panics, and its findings' positions hold. Then
+/// every fix (safe and unsafe) is applied as `--fix --unsafe-fixes` applies it: the fixer never
+/// panics, its edits lie inside the file on char boundaries, and what it returns parses as JSON
+/// again, with no finding it fixed left (or it refuses, which the CLI reports as a bug: the
+/// fuzzer stops on that too).
 pub fn check_lint_spec(bytes: &[u8]) {
-    check_findings(bytes, &lint(bytes));
+    let findings = lint(bytes);
+    check_findings(bytes, &findings);
+    check_fixes(bytes, findings);
+}
+
+/// The fixer on `findings` of the file `bytes` (see [`check_lint_spec`]).
+fn check_fixes(bytes: &[u8], findings: Vec<Finding>) {
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return;
+    };
+    for fix in findings.iter().filter_map(|f| f.fix.as_deref()) {
+        for edit in &fix.edits {
+            let (start, end) = (edit.span.start as usize, edit.span.end as usize);
+            assert!(
+                start <= end && end <= text.len(),
+                "an edit outside the file"
+            );
+            assert!(
+                text.is_char_boundary(start) && text.is_char_boundary(end),
+                "an edit inside a character"
+            );
+        }
+    }
+    if findings.iter().all(|f| f.fix.is_none()) {
+        return;
+    }
+    let relint = |t: &str| lint(t.as_bytes());
+    match forgelint::fix::apply::fix_text(
+        text,
+        findings,
+        forgelint::fix::Applicability::All,
+        &relint,
+    ) {
+        Ok(fixed) => {
+            if fixed.applied > 0 {
+                forgelint::json::parse(&fixed.text).expect("the fixed text parses");
+            }
+        }
+        Err(bug) => panic!("a fix of {} would lose data: {}", bug.rule, bug.message),
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -106,6 +106,7 @@ git commit -q -m "clean specs" >"$WORK/lab-commit.log" 2>&1 ||
 
 PASSED_LINE='^forgelint\.+Passed$'
 FAILED_LINE='^forgelint\.+Failed$'
+FIX_FAILED_LINE='^forgelint \(fix\)\.+Failed$'
 
 # --- 1. try-repo on the clean tree ----------------------------------------------------------------
 echo "== pre-commit try-repo --all-files on clean specs (builds forgelint: a few minutes)"
@@ -175,6 +176,7 @@ repos:
   - repo: $HOOK_REPO
     rev: $HOOK_REV
     hooks:
+      - id: forgelint-fix
       - id: forgelint
 EOF
 git add .pre-commit-config.yaml
@@ -210,6 +212,36 @@ if [ "$rc" -eq 0 ] && [ "$rc2" -eq 0 ] && has "$WORK/commit-clean.log" "$PASSED_
     pass "pre-commit install: git commit of a clean spec goes through"
 else
     fail "pre-commit install: git commit of a clean spec (exit $rc, $rc2)" "$WORK/commit-clean.log"
+fi
+
+# --- 4. the forgelint-fix hook fixes what it safely can -------------------------------------------
+# An owner is the one safe fix: the hook removes it, fails the commit (pre-commit's rule for a
+# hook that changed files), and the fixed file, staged again, commits.
+python3 - <<'PY'
+import json
+d = json.load(open("specs/sft.jobspec.json"))
+d["metadata"]["owner"] = "bob@lab"
+open("specs/sft.jobspec.json", "w").write(json.dumps(d, indent=2) + "\n")
+PY
+git add specs/sft.jobspec.json
+before="$(git rev-parse HEAD)"
+git commit -m "set an owner" >"$WORK/commit-fix.log" 2>&1
+rc=$?
+if [ "$rc" -ne 0 ] && [ "$(git rev-parse HEAD)" = "$before" ] &&
+    has "$WORK/commit-fix.log" "$FIX_FAILED_LINE" &&
+    has "$WORK/commit-fix.log" 'files were modified by this hook' &&
+    ! grep -q '"owner"' specs/sft.jobspec.json; then
+    pass "forgelint-fix: removes the owner, and the commit stops to have the fix staged"
+else
+    fail "forgelint-fix: the owner was not fixed (exit $rc)" "$WORK/commit-fix.log"
+fi
+git add specs/sft.jobspec.json
+git commit -m "set an owner, fixed" >>"$WORK/commit-fix.log" 2>&1
+rc=$?
+if [ "$rc" -eq 0 ] && [ "$(git rev-parse HEAD)" != "$before" ]; then
+    pass "forgelint-fix: the fixed spec commits"
+else
+    fail "forgelint-fix: the fixed spec did not commit (exit $rc)" "$WORK/commit-fix.log"
 fi
 
 finish
