@@ -163,3 +163,103 @@ fn render(pieces: &[Piece], platform: &Platform, recipe: Option<&Recipe>) -> Opt
     }
     Some(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::fix::{FixAction, FixSpec, Safety};
+
+    fn apply(text: &str, fix: &Fix) -> String {
+        let mut out = text.to_string();
+        for edit in fix.edits.iter().rev() {
+            out.replace_range(
+                edit.span.start as usize..edit.span.end as usize,
+                &edit.replacement,
+            );
+        }
+        out
+    }
+
+    fn fixed(
+        text: &str,
+        action: FixAction,
+        pointer: &str,
+        suggestion: Option<&str>,
+    ) -> Option<String> {
+        let doc = crate::json::parse(text).unwrap();
+        let spec = FixSpec {
+            action,
+            safety: Safety::Unsafe,
+        };
+        let fix = fix_for(&spec, &doc, pointer, suggestion, &Platform::default(), None)?;
+        Some(apply(text, &fix))
+    }
+
+    #[test]
+    fn removal_takes_the_right_comma() {
+        let remove = |text: &str, pointer: &str| fixed(text, FixAction::Remove, pointer, None);
+        assert_eq!(
+            remove(r#"{"a": [1, 2, 3]}"#, "/a/0").unwrap(),
+            r#"{"a": [2, 3]}"#
+        );
+        assert_eq!(
+            remove(r#"{"a": [1, 2, 3]}"#, "/a/1").unwrap(),
+            r#"{"a": [1, 3]}"#
+        );
+        assert_eq!(
+            remove(r#"{"a": [1, 2, 3]}"#, "/a/2").unwrap(),
+            r#"{"a": [1, 2]}"#
+        );
+        assert_eq!(remove(r#"{"a": [ 1 ]}"#, "/a/0").unwrap(), r#"{"a": []}"#);
+        assert_eq!(
+            remove("{\n  \"a\": 1,\n  \"b\": 2\n}", "/b").unwrap(),
+            "{\n  \"a\": 1\n}"
+        );
+        // Nothing to remove: the root, a missing key, a repeated key.
+        assert_eq!(remove(r#"{"a": 1}"#, ""), None);
+        assert_eq!(remove(r#"{"a": 1}"#, "/b"), None);
+        assert_eq!(remove(r#"{"a": 1, "a": 2}"#, "/a"), None);
+    }
+
+    #[test]
+    fn set_and_lowercase_write_json_strings() {
+        let set = |value: &str| FixAction::Set(vec![crate::rules::fix::Piece::Text(value.into())]);
+        assert_eq!(
+            fixed(r#"{"k": 5}"#, set("a\"b\u{1}"), "/k", None).unwrap(),
+            r#"{"k": "a\"b\u0001"}"#
+        );
+        // Already the value: no fix.
+        assert_eq!(fixed(r#"{"k": "v"}"#, set("v"), "/k", None), None);
+        let lower = || FixAction::Lowercase { must_pass: None };
+        assert_eq!(
+            fixed(r#"{"d": "AB"}"#, lower(), "/d", None).unwrap(),
+            r#"{"d": "ab"}"#
+        );
+        assert_eq!(fixed(r#"{"d": "ab"}"#, lower(), "/d", None), None);
+        assert_eq!(fixed(r#"{"d": 1}"#, lower(), "/d", None), None);
+    }
+
+    #[test]
+    fn rename_needs_one_suggestion_and_no_such_key() {
+        let rename = |text: &str, suggestion| {
+            fixed(
+                text,
+                FixAction::RenameToSuggestion,
+                "/gpu_per_node",
+                suggestion,
+            )
+        };
+        assert_eq!(
+            rename(r#"{"gpu_per_node": 8}"#, Some("gpus_per_node")).unwrap(),
+            r#"{"gpus_per_node": 8}"#
+        );
+        assert_eq!(
+            rename(
+                r#"{"gpu_per_node": 8, "gpus_per_node": 8}"#,
+                Some("gpus_per_node")
+            ),
+            None
+        );
+        assert_eq!(rename(r#"{"gpu_per_node": 8}"#, None), None);
+    }
+}
