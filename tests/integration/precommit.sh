@@ -115,6 +115,10 @@ start=$SECONDS
     >"$WORK/try-clean.log" 2>&1
 rc=$?
 echo "   exit $rc after $((SECONDS - start)) s"
+# The hook's installation time (a build from source), for wheel.sh to print beside the wheel's.
+if [ -n "${FORGELINT_HOOK_TIMES:-}" ]; then
+    echo "build from source: $((SECONDS - start))" >>"$FORGELINT_HOOK_TIMES"
+fi
 if [ "$rc" -eq 0 ] && has "$WORK/try-clean.log" "$PASSED_LINE"; then
     pass "try-repo --all-files: clean jobspec.json and specs/sft.jobspec.json pass; package.json and notes/jobspec.json.bak are not linted"
 else
