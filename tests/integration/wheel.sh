@@ -62,15 +62,17 @@ if "$PY" - "$ROOT/.pre-commit-hooks.yaml" "$MIRROR_SRC/.pre-commit-hooks.yaml" \
 import re, sys
 import yaml
 
-def hook(path):
+def hook(path, hook_id):
     hooks = yaml.safe_load(open(path, encoding="utf-8"))
-    return next((h for h in hooks if h.get("id") == "forgelint"), None) or sys.exit(f"{path}: no forgelint hook")
+    return next((h for h in hooks if h.get("id") == hook_id), None) or sys.exit(f"{path}: no {hook_id} hook")
 
-source, mirror = hook(sys.argv[1]), hook(sys.argv[2])
-problems = [f"{k} is {mirror.get(k)!r}, not {source.get(k)!r} as in .pre-commit-hooks.yaml"
-            for k in ("name", "entry", "files", "types", "require_serial") if mirror.get(k) != source.get(k)]
-if mirror.get("language") != "python":
-    problems.append(f"language is {mirror.get('language')!r}, not 'python'")
+problems = []
+for hook_id in ("forgelint", "forgelint-fix"):
+    source, mirror = hook(sys.argv[1], hook_id), hook(sys.argv[2], hook_id)
+    problems += [f"{hook_id}: {k} is {mirror.get(k)!r}, not {source.get(k)!r} as in .pre-commit-hooks.yaml"
+                 for k in ("name", "entry", "files", "types", "require_serial") if mirror.get(k) != source.get(k)]
+    if mirror.get("language") != "python":
+        problems.append(f"{hook_id}: language is {mirror.get('language')!r}, not 'python'")
 # The pins of the dependencies array (tomllib is not in every Python 3 that CI may have).
 deps = re.search(r"^dependencies = \[(.*?)^\]", open(sys.argv[3], encoding="utf-8").read(), re.M | re.S)
 pins = re.findall(r'"([^"]*)"', deps.group(1)) if deps else []
@@ -79,7 +81,7 @@ if pins != [f"forgelint=={sys.argv[4]}"]:
 if problems:
     sys.exit("\n".join(problems))
 PY
-    pass "packaging/pre-commit: language python, the top-level hook's entry/files/types, pins forgelint==$VERSION"
+    pass "packaging/pre-commit: forgelint and forgelint-fix in python, the top-level hooks' entry/files/types, pins forgelint==$VERSION"
 else
     fail "packaging/pre-commit metadata" "$WORK/mirror-meta.log"
 fi
