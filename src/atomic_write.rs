@@ -129,11 +129,15 @@ pub fn replace_keeping_mode(target: &Path, bytes: &[u8]) -> std::io::Result<()> 
     let real = target.canonicalize()?;
     let permissions = std::fs::metadata(&real)?.permissions();
     let temp = temp_path(&real);
-    remove_stale_temps(
-        temp.parent()
-            .filter(|d| !d.as_os_str().is_empty())
-            .unwrap_or(Path::new(".")),
-    );
+    let dir = temp
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    // Once per folder and run: a folder of a thousand specs with fifty to fix is read once,
+    // not fifty times.
+    if first_write_in(dir) {
+        remove_stale_temps(dir);
+    }
     let mut file = std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
@@ -148,6 +152,22 @@ pub fn replace_keeping_mode(target: &Path, bytes: &[u8]) -> std::io::Result<()> 
         let _ = std::fs::remove_file(&temp);
     }
     result
+}
+
+/// Whether this run has not written to `dir` yet (as far as it remembers: a run over a million
+/// folders forgets the oldest, and may look at one twice).
+fn first_write_in(dir: &Path) -> bool {
+    use std::collections::HashSet;
+    use std::sync::Mutex;
+    static SEEN: Mutex<Option<HashSet<PathBuf>>> = Mutex::new(None);
+    let Ok(mut seen) = SEEN.lock() else {
+        return true;
+    };
+    let seen = seen.get_or_insert_with(HashSet::new);
+    if seen.len() >= 4096 {
+        seen.clear();
+    }
+    seen.insert(dir.to_path_buf())
 }
 
 /// Puts the finished `temp` in place of `target`. Readers see the old file or the new one,
