@@ -256,6 +256,36 @@ pub fn plural(n: usize, word: &str) -> String {
     format!("{n} {word}{}", if n == 1 { "" } else { "s" })
 }
 
+/// The run's findings in sorted order (files in path order, a file's findings by position),
+/// read whole in one or more passes: held in memory, or merged from sorted runs spilled to
+/// disk. A reporter never holds on to a batch: memory stays bounded by one batch.
+pub trait Findings: Sync {
+    /// How many findings there are.
+    fn count(&self) -> usize;
+    /// Calls `each` with consecutive batches that together are every finding, in order: one
+    /// whole pass. A file's findings may be split between two batches.
+    fn each_batch(
+        &self,
+        each: &mut dyn FnMut(&[Finding]) -> std::io::Result<()>,
+    ) -> std::io::Result<()>;
+}
+
+impl Findings for [Finding] {
+    fn count(&self) -> usize {
+        self.len()
+    }
+
+    fn each_batch(
+        &self,
+        each: &mut dyn FnMut(&[Finding]) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
+        if self.is_empty() {
+            return Ok(());
+        }
+        each(self)
+    }
+}
+
 /// Where the text of a file with findings comes from when a format shows code frames.
 pub trait Sources {
     /// The file's text, or `None` when it cannot be read again.
