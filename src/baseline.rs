@@ -8,6 +8,8 @@
 use std::collections::BTreeMap;
 use std::path::{Component, Path, PathBuf};
 
+use std::io::Write;
+
 use serde::{Deserialize, Serialize};
 
 use crate::diagnostic::Finding;
@@ -65,8 +67,13 @@ fn relative_path(path: &str, base: &Path, cwd: &Path) -> String {
 }
 
 fn entry(f: &Finding, base: &Path, cwd: &Path) -> Entry {
+    entry_at(f, relative_path(&f.path, base, cwd))
+}
+
+/// The entry of `f`, its path already made relative.
+fn entry_at(f: &Finding, path: String) -> Entry {
     Entry {
-        path: relative_path(&f.path, base, cwd),
+        path,
         rule: f.rule.to_string(),
         pointer: f.pointer.clone(),
         value: format!("{:016x}", f.value_hash),
@@ -81,23 +88,91 @@ fn folder_of(file: &Path) -> PathBuf {
         .unwrap_or_else(|| PathBuf::from("."))
 }
 
-/// Writes the baseline of `findings` to `file`.
-pub fn write(file: &Path, findings: &[Finding], cwd: &Path) -> std::io::Result<()> {
+/// What [`write`] wrote: findings, and the files they are in.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Written {
+    pub findings: usize,
+    pub files: usize,
+}
+
+/// Writes the baseline of `findings` to `file`: the entries sorted, as `serde_json` prints
+/// them. Entries are written as the findings are read, a file at a time, when their order is
+/// the findings' order (paths relative to one folder, the usual case: a first pass checks);
+/// otherwise they are sorted in memory.
+pub fn write(
+    file: &Path,
+    findings: &dyn crate::report::Findings,
+    cwd: &Path,
+) -> std::io::Result<Written> {
     let base = folder_of(file);
-    let mut entries: Vec<Entry> = findings.iter().map(|f| entry(f, &base, cwd)).collect();
-    entries.sort();
-    let doc = File {
-        version: VERSION,
-        findings: entries,
-    };
+    let mut written = Written::default();
+    let mut last: Option<Entry> = None;
+    let mut in_order = true;
+    findings.each_batch(&mut |batch| {
+        for group in batch.chunk_by(|a, b| a.path == b.path) {
+            let entries = group_entries(group, &base, cwd);
+            in_order &= last
+                .as_ref()
+                .is_none_or(|l| entries.first().is_none_or(|e| l <= e));
+            last = entries.last().cloned();
+            written.findings += entries.len();
+            written.files += 1;
+        }
+        Ok(())
+    })?;
     crate::atomic_write::write_atomically(file, |w| {
-        serde_json::to_writer_pretty(&mut *w, &doc).map_err(std::io::Error::other)?;
-        writeln!(w)
-    })
+        let mut out = std::io::BufWriter::new(w);
+        write!(out, "{{\n  \"version\": {VERSION},\n  \"findings\": [")?;
+        let mut first = true;
+        let mut write_entries = |entries: &[Entry]| -> std::io::Result<()> {
+            for e in entries {
+                out.write_all(if first { b"\n" } else { b",\n" })?;
+                first = false;
+                let text = serde_json::to_string_pretty(e).map_err(std::io::Error::other)?;
+                for (i, line) in text.lines().enumerate() {
+                    if i > 0 {
+                        out.write_all(b"\n")?;
+                    }
+                    write!(out, "    {line}")?;
+                }
+            }
+            Ok(())
+        };
+        if in_order {
+            findings.each_batch(&mut |batch| {
+                for group in batch.chunk_by(|a, b| a.path == b.path) {
+                    write_entries(&group_entries(group, &base, cwd))?;
+                }
+                Ok(())
+            })?;
+        } else {
+            let mut all = Vec::new();
+            findings.each_batch(&mut |batch| {
+                all.extend(batch.iter().map(|f| entry(f, &base, cwd)));
+                Ok(())
+            })?;
+            all.sort();
+            write_entries(&all)?;
+        }
+        out.write_all(if first { b"]\n}\n" } else { b"\n  ]\n}\n" })?;
+        out.flush()
+    })?;
+    Ok(written)
+}
+
+/// The entries of one file's findings, sorted; the path made relative once.
+fn group_entries(group: &[Finding], base: &Path, cwd: &Path) -> Vec<Entry> {
+    let Some(first) = group.first() else {
+        return Vec::new();
+    };
+    let path = relative_path(&first.path, base, cwd);
+    let mut entries: Vec<Entry> = group.iter().map(|f| entry_at(f, path.clone())).collect();
+    entries.sort();
+    entries
 }
 
 /// A loaded baseline: entries counted by identity.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Baseline {
     base: PathBuf,
     remaining: BTreeMap<(String, String, String, String), usize>,
@@ -157,21 +232,33 @@ impl Baseline {
     pub fn apply(mut self, findings: &mut Vec<Finding>, cwd: &Path) -> Applied {
         let mut hidden = 0;
         findings.retain(|f| {
-            let e = entry(f, &self.base, cwd);
-            let key = (e.path, e.rule, e.pointer, e.value);
-            match self.remaining.get_mut(&key) {
-                Some(n) if *n > 0 => {
-                    *n -= 1;
-                    hidden += 1;
-                    false
-                }
-                _ => true,
-            }
+            let hide = self.hide(f, cwd);
+            hidden += usize::from(hide);
+            !hide
         });
         Applied {
             hidden,
-            stale: self.remaining.values().sum(),
+            stale: self.stale(),
         }
+    }
+
+    /// Whether the baseline hides `f`, findings read in sorted order: an entry hides as many
+    /// findings as it counts.
+    pub fn hide(&mut self, f: &Finding, cwd: &Path) -> bool {
+        let e = entry(f, &self.base, cwd);
+        let key = (e.path, e.rule, e.pointer, e.value);
+        match self.remaining.get_mut(&key) {
+            Some(n) if *n > 0 => {
+                *n -= 1;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// The entries that have hidden nothing (yet).
+    pub fn stale(&self) -> usize {
+        self.remaining.values().sum()
     }
 }
 

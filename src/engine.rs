@@ -21,25 +21,6 @@ pub use crate::read::MAX_FILE_SIZE;
 /// At most this many findings are kept per file; a final note says how many more there were.
 pub const MAX_FINDINGS_PER_FILE: usize = 1000;
 
-/// At most this many findings are held for the report over a whole run; more are counted by
-/// severity (for the summary and the exit code) but not reported.
-pub const MAX_FINDINGS_HELD: usize = 1_000_000;
-
-/// The limit on findings held for the report: [`MAX_FINDINGS_HELD`]. Debug builds take a
-/// smaller one from `FORGELINT_MAX_FINDINGS_HELD`, so the tests can reach the limit without a
-/// million findings; release builds always use the constant.
-pub fn max_findings_held() -> usize {
-    if cfg!(debug_assertions) {
-        if let Some(n) = std::env::var("FORGELINT_MAX_FINDINGS_HELD")
-            .ok()
-            .and_then(|v| v.parse().ok())
-        {
-            return n;
-        }
-    }
-    MAX_FINDINGS_HELD
-}
-
 /// The finding for a panic caught while linting `path`.
 pub fn internal_error(path: &Arc<str>, payload: &(dyn std::any::Any + Send)) -> Finding {
     let what = payload

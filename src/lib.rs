@@ -17,6 +17,7 @@ pub mod cases;
 pub mod catalog;
 pub mod check;
 pub mod cli;
+pub mod collect;
 pub mod commands;
 pub mod config;
 pub mod configs;

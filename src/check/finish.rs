@@ -6,9 +6,10 @@ use std::time::Instant;
 
 use super::lint::Linted;
 use super::plan::Plan;
-use crate::diagnostic::{sort_findings, Finding};
 use crate::error::Error;
 use crate::process::{Env, ExitStatus};
+use crate::report::Findings;
+use crate::rules::Severity;
 use crate::{atomic_write, baseline, escape, report, rules};
 
 pub fn finish(
@@ -17,22 +18,26 @@ pub fn finish(
     started: Instant,
     env: &mut Env<'_>,
 ) -> Result<ExitStatus, Error> {
-    // On the worker threads: an audit can hold hundreds of thousands.
-    plan.pool.install(|| sort_findings(&mut linted.findings));
     if plan.args.diff {
         return finish_diff(&plan, linted, env);
     }
     if let Some(path) = &plan.args.write_baseline {
         write_baseline(&plan, &linted, path, env)?;
     }
-    let applied = plan
-        .baseline
-        .take()
-        .map(|b| b.apply(&mut linted.findings, &env.cwd));
-    let mut summary = summarize(&linted, applied, started);
+    let applied = match plan.baseline.take() {
+        Some(b) => Some(
+            linted
+                .findings
+                .apply_baseline(b, &env.cwd)
+                .map_err(temporary_error)?,
+        ),
+        None => None,
+    };
+    let tally = Tally::of(&plan, &linted).map_err(temporary_error)?;
+    let mut summary = summarize(&linted, &tally, applied, started);
     summary.incomplete = linted.tool_error;
     summary.skipped = skipped(&plan);
-    summary.fixes = fixes(&plan, &linted);
+    summary.fixes = tally.fixes;
     let sources = FileSources {
         stdin: linted.stdin_source.take(),
     };
@@ -61,9 +66,15 @@ pub fn finish(
             writeln!(env.stderr, "{line}").ok();
         }
     }
-    let status = exit_status(&plan, &linted);
-    drop_elsewhere(linted.findings);
-    Ok(status)
+    Ok(exit_status(&plan, &linted, &tally))
+}
+
+/// A failure to read back the findings spilled to a temporary file.
+fn temporary_error(source: std::io::Error) -> Error {
+    Error::Write {
+        path: "a temporary file of findings".into(),
+        source,
+    }
 }
 
 fn write_baseline(
@@ -72,56 +83,70 @@ fn write_baseline(
     path: &std::path::Path,
     env: &mut Env<'_>,
 ) -> Result<(), Error> {
-    baseline::write(path, &linted.findings, &env.cwd).map_err(|source| Error::Write {
-        path: path.display().to_string(),
-        source,
-    })?;
+    let written =
+        baseline::write(path, &linted.findings, &env.cwd).map_err(|source| Error::Write {
+            path: path.display().to_string(),
+            source,
+        })?;
     let shown = escape::visible(&path.display().to_string()).into_owned();
     if !plan.args.quiet {
-        let count = linted.findings.len();
-        // Sorted by path: a file's findings are together.
-        let mut paths: Vec<&str> = linted.findings.iter().map(|f| &*f.path).collect();
-        paths.dedup();
+        let (count, files) = (written.findings, written.files);
         writeln!(
             env.stderr,
-            "Wrote {count} finding{} in {} file{} to the baseline {shown}; a run with --baseline {shown} reports only findings not in it.",
+            "Wrote {count} finding{} in {files} file{} to the baseline {shown}; a run with --baseline {shown} reports only findings not in it.",
             if count == 1 { "" } else { "s" },
-            paths.len(),
-            if paths.len() == 1 { "" } else { "s" },
-        )
-        .ok();
-    }
-    let left_out: usize = linted.not_held.counts.iter().sum();
-    if left_out > 0 {
-        // The baseline has no room to say so itself: a later run would report these as new.
-        writeln!(
-            env.stderr,
-            "warning: the baseline {shown} lacks {left_out} finding{} beyond the limit of {}, which a run with it will count as new.",
-            if left_out == 1 { "" } else { "s" },
-            linted.held_limit,
+            if files == 1 { "" } else { "s" },
         )
         .ok();
     }
     Ok(())
 }
 
-/// The fixes the run applied, and those its findings offer that it did not apply.
-fn fixes(plan: &Plan<'_>, linted: &Linted) -> report::Fixes {
-    let applicability = plan.fix_mode.map(|m| m.applicability);
-    let mut fixes = report::Fixes {
-        applied: linted.fixes_applied,
-        ..report::Fixes::default()
-    };
-    for fix in linted.findings.iter().filter_map(|f| f.fix.as_deref()) {
-        if applicability.is_some_and(|a| a.takes(fix.safety)) {
-            continue;
-        }
-        match fix.safety {
-            crate::fix::Safety::Safe => fixes.safe_available += 1,
-            crate::fix::Safety::Unsafe => fixes.unsafe_available += 1,
-        }
+/// What one pass over the findings counts: by severity, files, fixes offered, and whether any
+/// is at or above `--fail-on`.
+#[derive(Default)]
+struct Tally {
+    /// By severity: note, warning, error.
+    severities: [usize; 3],
+    files: usize,
+    fixes: report::Fixes,
+    failing: bool,
+}
+
+impl Tally {
+    fn of(plan: &Plan<'_>, linted: &Linted) -> std::io::Result<Tally> {
+        let applicability = plan.fix_mode.map(|m| m.applicability);
+        let mut tally = Tally {
+            fixes: report::Fixes {
+                applied: linted.fixes_applied,
+                ..report::Fixes::default()
+            },
+            ..Tally::default()
+        };
+        let mut last_path: Option<std::sync::Arc<str>> = None;
+        linted.findings.each_batch(&mut |batch| {
+            for f in batch {
+                tally.severities[f.severity as usize] += 1;
+                tally.failing |= f.severity >= plan.threshold;
+                if last_path.as_deref() != Some(&*f.path) {
+                    tally.files += 1;
+                    last_path = Some(f.path.clone());
+                }
+                let Some(fix) = f.fix.as_deref() else {
+                    continue;
+                };
+                if applicability.is_some_and(|a| a.takes(fix.safety)) {
+                    continue;
+                }
+                match fix.safety {
+                    crate::fix::Safety::Safe => tally.fixes.safe_available += 1,
+                    crate::fix::Safety::Unsafe => tally.fixes.unsafe_available += 1,
+                }
+            }
+            Ok(())
+        })?;
+        Ok(tally)
     }
-    fixes
 }
 
 /// `--diff`: the diffs, in path order, on standard output (each line made visible: a linted
@@ -199,28 +224,21 @@ fn rules_run<'p>(plan: &'p Plan<'_>) -> Vec<&'p rules::Rule> {
 
 fn summarize(
     linted: &Linted,
+    tally: &Tally,
     baseline: Option<baseline::Applied>,
     started: Instant,
 ) -> report::Summary {
-    let mut summary = report::Summary {
+    report::Summary {
         files: linted.files,
         binary: linted.binary_files,
         elapsed: started.elapsed(),
         baseline,
-        held_limit: linted.held_limit,
+        files_with_findings: tally.files,
+        notes: tally.severities[Severity::Note as usize],
+        warnings: tally.severities[Severity::Warning as usize],
+        errors: tally.severities[Severity::Error as usize],
         ..Default::default()
-    };
-    summary.count(&linted.findings);
-    let not_held = &linted.not_held;
-    let cut_shown = not_held
-        .cut
-        .as_ref()
-        .is_some_and(|cut| linted.findings.iter().any(|f| f.path == *cut));
-    summary.not_held(
-        not_held.counts,
-        not_held.files + usize::from(not_held.cut.is_some() && !cut_shown),
-    );
-    summary
+    }
 }
 
 #[derive(PartialEq)]
@@ -279,15 +297,12 @@ fn write_report(
     }
 }
 
-fn exit_status(plan: &Plan<'_>, linted: &Linted) -> ExitStatus {
-    let threshold = plan.threshold;
+fn exit_status(plan: &Plan<'_>, linted: &Linted, tally: &Tally) -> ExitStatus {
     if linted.tool_error {
         ExitStatus::Error
     } else if plan.args.write_baseline.is_some() || plan.args.exit_zero {
         ExitStatus::Success
-    } else if linted.findings.iter().any(|f| f.severity >= threshold)
-        || (threshold as usize..3).any(|s| linted.not_held.counts[s] > 0)
-    {
+    } else if tally.failing {
         ExitStatus::Failure
     } else {
         ExitStatus::Success
@@ -309,14 +324,4 @@ impl report::Sources for FileSources {
         let bytes = crate::engine::read_bounded(std::path::Path::new(path)).ok()?;
         String::from_utf8(bytes).ok().map(Arc::from)
     }
-}
-
-/// Frees `findings` on a thread of their own: an audit's tens of thousands of findings take
-/// milliseconds to free, and the process that is about to exit need not wait for that.
-fn drop_elsewhere(findings: Vec<Finding>) {
-    if findings.len() < 1024 {
-        return;
-    }
-    // A thread that cannot be started hands the closure back dropped: freed here, as before.
-    let _ = std::thread::Builder::new().spawn(move || drop(findings));
 }

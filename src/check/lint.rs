@@ -24,26 +24,13 @@ use crate::process::Env;
 use crate::rules::eval::ConfigDoc;
 use crate::{escape, handoff};
 
-/// What the run's limit on held findings left out of the report.
-#[derive(Default)]
-pub struct NotHeld {
-    /// Findings by severity (note, warning, error).
-    pub counts: [usize; 3],
-    /// Files with findings none of which is held.
-    pub files: usize,
-    /// The file the limit cut through (some findings held, the rest not), if any: it counts
-    /// among the files with findings even when the baseline hides its held ones.
-    pub cut: Option<Arc<str>>,
-}
-
 /// What the lint run found.
 pub struct Linted {
-    pub findings: Vec<Finding>,
+    /// Sorted; held in memory or spilled to disk.
+    pub findings: crate::collect::Collected,
     pub files: usize,
     /// A file named on the command line could not be read, or linting one crashed: exit 2.
     pub tool_error: bool,
-    pub not_held: NotHeld,
-    pub held_limit: usize,
     /// The spec read from standard input, by its reported name, for code frames.
     pub stdin_source: Option<(Arc<str>, Arc<str>)>,
     /// Experiment files skipped as binary (or not UTF-8).
@@ -120,16 +107,19 @@ pub fn run(plan: &Plan<'_>, env: &mut Env<'_>) -> Result<Linted, Error> {
         let path = escape::visible(&path.display().to_string()).into_owned();
         writeln!(env.stderr, "error: {path}: {why}").ok();
     }
-    let mut linted = collector.finish(!discovery.missing.is_empty());
+    let stdin = match &plan.stdin_name {
+        Some(name) => lint_stdin(&linter, name, env, &collector)?,
+        None => Stdin::default(),
+    };
+    let mut linted = collector.finish(!discovery.missing.is_empty())?;
     linted.binary_files = binary_files(plan);
     linted.files += plan
         .profiles
         .iter()
         .map(|p| p.experiments.counts.files.load(Ordering::Relaxed))
         .sum::<usize>();
-    if let Some(name) = &plan.stdin_name {
-        lint_stdin(&linter, name, env, &mut linted)?;
-    }
+    linted.stdin_source = stdin.source;
+    linted.stdin_fixed = stdin.fixed;
     Ok(linted)
 }
 
@@ -448,9 +438,9 @@ fn lint_stdin(
     linter: &Linter<'_, '_>,
     name: &Path,
     env: &mut Env<'_>,
-    linted: &mut Linted,
-) -> Result<(), Error> {
-    linted.files += 1;
+    collector: &Collector,
+) -> Result<Stdin, Error> {
+    collector.files.fetch_add(1, Ordering::Relaxed);
     let profiles = &linter.plan.profiles;
     let Some(profile) = profiles.for_file(name) else {
         return Err(profiles
@@ -468,20 +458,21 @@ fn lint_stdin(
         .take(engine::MAX_FILE_SIZE + 1)
         .read_to_end(&mut bytes);
     if let Err(e) = read {
-        linted.tool_error = true;
+        collector.failed.store(true, Ordering::Relaxed);
         writeln!(env.stderr, "error: cannot read standard input: {e}").ok();
-        return Ok(());
+        return Ok(Stdin::default());
     }
     let display: Arc<str> = Arc::from(name.to_string_lossy().as_ref());
     let options = walk_options(linter.plan, linter.cwd, 1);
     // Named as a file of an experiment: linted as that file would be.
     if let Kind::ExperimentFile { root } = options.explicit_kind(name) {
-        linted
+        collector
             .findings
-            .extend(profile.experiments.lint_given(name, &root, &bytes));
-        linted.binary_files = binary_files(linter.plan);
-        linted.stdin_source = Some((display, Arc::from(String::from_utf8_lossy(&bytes).as_ref())));
-        return Ok(());
+            .keep(profile.experiments.lint_given(name, &root, &bytes));
+        return Ok(Stdin {
+            source: Some((display, Arc::from(String::from_utf8_lossy(&bytes).as_ref()))),
+            fixed: None,
+        });
     }
     let active = profile.rules_for(name, linter.cwd);
     let project = linter.project(name, profile);
@@ -501,33 +492,43 @@ fn lint_stdin(
         (Some(mode), Ok(original)) => {
             let relint = |text: &str| lint(text.as_bytes());
             let fixed = super::fixing::fix_spec(None, &display, original, findings, mode, &relint);
-            linted.findings.extend(fixed.findings);
-            linted.tool_error |= fixed.tool_error;
-            linted.fixes_applied += fixed.applied;
-            if let Some(diff) = fixed.diff {
-                linted.diffs.push((display.clone(), diff));
+            collector.findings.keep(fixed.findings);
+            if fixed.tool_error {
+                collector.failed.store(true, Ordering::Relaxed);
             }
+            collector.fixed.fetch_add(fixed.applied, Ordering::Relaxed);
+            collector.keep_diff(fixed.diff.map(|diff| (display.clone(), diff)));
             // The report's code frames are drawn from the text its positions are in.
             let shown = fixed.text.unwrap_or(text);
-            linted.stdin_source = Some((display, Arc::from(shown.as_str())));
-            linted.stdin_fixed = Some(shown);
+            Ok(Stdin {
+                source: Some((display, Arc::from(shown.as_str()))),
+                fixed: Some(shown),
+            })
         }
         _ => {
-            linted.findings.extend(findings);
-            linted.stdin_source = Some((display, Arc::from(text.as_str())));
+            collector.findings.keep(findings);
+            Ok(Stdin {
+                source: Some((display, Arc::from(text.as_str()))),
+                fixed: None,
+            })
         }
     }
-    Ok(())
 }
 
-/// The findings of every file, gathered from the worker threads; past the run's limit they
-/// are counted but not kept.
+/// What linting standard input leaves besides findings.
+#[derive(Default)]
+struct Stdin {
+    /// The spec by its reported name, for code frames.
+    source: Option<(Arc<str>, Arc<str>)>,
+    /// `--fix`: the fixed spec.
+    fixed: Option<String>,
+}
+
+/// The findings of every file, gathered from the worker threads.
 struct Collector {
     files: AtomicUsize,
     failed: AtomicBool,
-    findings: Mutex<Vec<Finding>>,
-    not_held: Mutex<NotHeld>,
-    held_limit: usize,
+    findings: crate::collect::Spool,
     fixed: AtomicUsize,
     diffs: Mutex<Vec<(Arc<str>, String)>>,
 }
@@ -537,9 +538,7 @@ impl Collector {
         Collector {
             files: AtomicUsize::new(0),
             failed: AtomicBool::new(false),
-            findings: Mutex::new(Vec::new()),
-            not_held: Mutex::new(NotHeld::default()),
-            held_limit: engine::max_findings_held(),
+            findings: crate::collect::Spool::new(),
             fixed: AtomicUsize::new(0),
             diffs: Mutex::new(Vec::new()),
         }
@@ -560,59 +559,23 @@ impl Collector {
             self.fixed.fetch_add(outcome.fixed, Ordering::Relaxed);
         }
         self.keep_diff(outcome.diff);
-        if outcome.findings.is_empty() {
-            return;
-        }
-        let Ok(mut all) = self.findings.lock() else {
-            return;
-        };
-        let room = self.held_limit.saturating_sub(all.len());
-        let mut findings = outcome.findings;
-        if findings.len() > room {
-            self.count_not_held(&findings, room);
-            findings.truncate(room);
-        }
-        all.extend(findings);
+        self.findings.keep(outcome.findings);
     }
 
-    /// Counts `findings[room..]`, which the limit leaves out, by severity and by file.
-    fn count_not_held(&self, findings: &[Finding], room: usize) {
-        let Ok(mut not_held) = self.not_held.lock() else {
-            return;
-        };
-        // A file's findings are contiguous: a file whose first finding is past the cut has
-        // none held.
-        let mut previous = room.checked_sub(1).map(|i| &findings[i].path);
-        if previous == Some(&findings[room].path) {
-            not_held.cut = previous.cloned();
-        }
-        for f in &findings[room..] {
-            not_held.counts[f.severity as usize] += 1;
-            if previous != Some(&f.path) {
-                not_held.files += 1;
-            }
-            previous = Some(&f.path);
-        }
-    }
-
-    fn finish(self, paths_missing: bool) -> Linted {
-        Linted {
-            findings: self
-                .findings
-                .into_inner()
-                .unwrap_or_else(|e| e.into_inner()),
+    fn finish(self, paths_missing: bool) -> Result<Linted, Error> {
+        let findings = self.findings.finish().map_err(|source| Error::Write {
+            path: "a temporary file of findings".into(),
+            source,
+        })?;
+        Ok(Linted {
+            findings,
             files: self.files.into_inner(),
             tool_error: paths_missing || self.failed.into_inner(),
-            not_held: self
-                .not_held
-                .into_inner()
-                .unwrap_or_else(|e| e.into_inner()),
-            held_limit: self.held_limit,
             stdin_source: None,
             binary_files: 0,
             fixes_applied: self.fixed.into_inner(),
             diffs: self.diffs.into_inner().unwrap_or_else(|e| e.into_inner()),
             stdin_fixed: None,
-        }
+        })
     }
 }

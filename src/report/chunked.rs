@@ -6,6 +6,8 @@ use std::io::Write;
 use std::sync::mpsc;
 
 use super::jsonwriter::write_newline_indent;
+use super::Findings;
+use crate::diagnostic::Finding;
 
 /// Elements rendered per chunk (one buffer, one hand-over between threads).
 const CHUNK: usize = 256;
@@ -16,6 +18,7 @@ const CHUNK: usize = 256;
 /// the same whatever the thread count, and memory stays bounded. The state, of type `S`, is
 /// made afresh for each chunk (`S::default()`) and handed from one element to the next, for
 /// what neighbouring elements can share.
+#[cfg(test)]
 pub fn write_array_with<W, S, R>(
     out: &mut W,
     level: usize,
@@ -38,6 +41,41 @@ where
         }
         write_newline_indent(buffer, level + 1)?;
         render(state, buffer, i, level + 1)
+    })?;
+    write_newline_indent(out, level)?;
+    out.write_all(b"]")
+}
+
+/// Writes an array at nesting `level` of every finding, element `i` of a batch being
+/// `render(state, buffer, batch, i, element_level)`: batch by batch, each rendered in chunks as
+/// [`write_array_with`] renders them, so the bytes are the same as that array's over all the
+/// findings at once. A chunk never spans two batches, and batches hold whole files.
+pub fn write_findings_array<W, S, R>(
+    out: &mut W,
+    level: usize,
+    findings: &dyn Findings,
+    threads: usize,
+    render: R,
+) -> std::io::Result<()>
+where
+    W: Write,
+    S: Default,
+    R: Fn(&mut S, &mut Vec<u8>, &[Finding], usize, usize) -> std::io::Result<()> + Sync,
+{
+    if findings.count() == 0 {
+        return out.write_all(b"[]");
+    }
+    out.write_all(b"[")?;
+    let mut first_batch = true;
+    findings.each_batch(&mut |batch| {
+        let first = std::mem::replace(&mut first_batch, false);
+        write_in_chunks(out, batch.len(), threads, |state: &mut S, buffer, i| {
+            if i > 0 || !first {
+                buffer.push(b',');
+            }
+            write_newline_indent(buffer, level + 1)?;
+            render(state, buffer, batch, i, level + 1)
+        })
     })?;
     write_newline_indent(out, level)?;
     out.write_all(b"]")

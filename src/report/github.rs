@@ -63,47 +63,45 @@ fn annotation(f: &Finding) -> String {
     )
 }
 
+/// Annotations for the first findings of each severity; the rest as plain log lines after
+/// them (a second pass), then a notice of how many.
 pub fn write(out: &mut dyn Write, input: &ReportInput<'_>) -> std::io::Result<()> {
-    write_findings(out, input)?;
-    // Findings left out by the run's limit: said last, where a reader of the log looks.
-    if let Some(note) = input.summary.beyond_limit_note() {
-        writeln!(
-            out,
-            "::warning title=forgelint::{}",
-            escape_data(&format!(
-                "{note}: the annotations and log lines above are incomplete."
-            ))
-        )?;
-    }
-    Ok(())
-}
-
-fn write_findings(out: &mut dyn Write, input: &ReportInput<'_>) -> std::io::Result<()> {
     let mut shown = [0usize; 3];
-    let mut overflow: Vec<&Finding> = Vec::new();
-    for f in input.findings {
-        let slot = &mut shown[f.severity as usize];
-        if *slot < ANNOTATIONS_PER_SEVERITY {
-            *slot += 1;
-            writeln!(out, "{}", annotation(f))?;
-        } else {
-            overflow.push(f);
+    let mut overflow = 0;
+    input.findings.each_batch(&mut |batch| {
+        for f in batch {
+            let slot = &mut shown[f.severity as usize];
+            if *slot < ANNOTATIONS_PER_SEVERITY {
+                *slot += 1;
+                writeln!(out, "{}", annotation(f))?;
+            } else {
+                overflow += 1;
+            }
         }
-    }
-    if overflow.is_empty() {
+        Ok(())
+    })?;
+    if overflow == 0 {
         return Ok(());
     }
-    for f in &overflow {
-        // The runner trims leading spaces before looking for `::`; a word first keeps these
-        // lines plain text whatever the path holds.
-        writeln!(out, "forgelint: {}", escape_data(&super::concise::line(f)))?;
-    }
+    let mut shown = [0usize; 3];
+    input.findings.each_batch(&mut |batch| {
+        for f in batch {
+            let slot = &mut shown[f.severity as usize];
+            if *slot < ANNOTATIONS_PER_SEVERITY {
+                *slot += 1;
+                continue;
+            }
+            // The runner trims leading spaces before looking for `::`; a word first keeps
+            // these lines plain text whatever the path holds.
+            writeln!(out, "forgelint: {}", escape_data(&super::concise::line(f)))?;
+        }
+        Ok(())
+    })?;
     writeln!(
         out,
         "::notice title=forgelint::{}",
         escape_data(&format!(
-            "{} more findings are not shown as annotations (GitHub shows about {ANNOTATIONS_PER_SEVERITY} per severity); they are listed in this step's log above. Upload SARIF (--format sarif) to code scanning, or run forgelint --format concise, to see them all.",
-            overflow.len()
+            "{overflow} more findings are not shown as annotations (GitHub shows about {ANNOTATIONS_PER_SEVERITY} per severity); they are listed in this step's log above. Upload SARIF (--format sarif) to code scanning, or run forgelint --format concise, to see them all."
         ))
     )
 }

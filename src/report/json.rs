@@ -5,7 +5,7 @@ use std::io::Write;
 
 use serde::Serialize as DeriveSerialize;
 
-use super::chunked::write_array_with;
+use super::chunked::write_findings_array;
 use super::jsonwriter::{write_number, write_string, JsonWriter, ObjectWriter, Skeleton};
 use super::{statistics, ReportInput};
 use crate::diagnostic::Finding;
@@ -167,10 +167,6 @@ struct SummaryOut<'a> {
     errors: usize,
     warnings: usize,
     notes: usize,
-    /// Findings past the run's limit: counted above, left out of `findings`. Only when some
-    /// were, so a complete run's document is as it was.
-    #[serde(skip_serializing_if = "is_zero")]
-    findings_not_reported: usize,
     /// Experiment files skipped as binary (among `files`): only when some were.
     #[serde(skip_serializing_if = "is_zero")]
     binary_skipped: usize,
@@ -196,7 +192,6 @@ pub fn write(out: &mut dyn Write, input: &ReportInput<'_>) -> std::io::Result<()
         errors: s.errors,
         warnings: s.warnings,
         notes: s.notes,
-        findings_not_reported: s.beyond_limit,
         binary_skipped: s.binary,
         baseline: s.baseline.map(|b| Baseline {
             hidden: b.hidden,
@@ -218,19 +213,18 @@ pub fn write(out: &mut dyn Write, input: &ReportInput<'_>) -> std::io::Result<()
         },
     )?;
     // The findings are the bulk of the document: rendered on the worker threads.
-    let findings = input.findings;
     doc.field("findings", |out, level| {
-        write_array_with(
+        write_findings_array(
             out,
             level,
-            findings.len(),
+            input.findings,
             input.threads,
-            |shape: &mut Option<FindingShape>, buf, i, level| {
+            |shape: &mut Option<FindingShape>, buf, batch, i, level| {
                 if shape.as_ref().is_none_or(|s| s.level != level) {
                     *shape = Some(FindingShape::new(level));
                 }
                 if let Some(shape) = shape {
-                    write_finding(buf, shape, &findings[i]);
+                    write_finding(buf, shape, &batch[i]);
                 }
                 Ok(())
             },
@@ -238,7 +232,7 @@ pub fn write(out: &mut dyn Write, input: &ReportInput<'_>) -> std::io::Result<()
     })?;
     doc.value("summary", &summary)?;
     if input.statistics {
-        doc.value("statistics", &statistics::json(findings))?;
+        doc.value("statistics", &statistics::json(input.findings)?)?;
     }
     doc.end()?;
     writeln!(out)?;

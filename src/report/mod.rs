@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use crate::cli::OutputFormat;
 use crate::diagnostic::Finding;
-use crate::rules::{Rule, Severity};
+use crate::rules::Rule;
 use crate::source::LineIndex;
 
 /// A related place with a span and positions at their limits, for the writers' tests.
@@ -52,10 +52,6 @@ pub struct Summary {
     pub elapsed: Duration,
     /// With `--baseline`: findings hidden, and entries that matched nothing.
     pub baseline: Option<crate::baseline::Applied>,
-    /// Findings past the run's limit: counted above, not reported.
-    pub beyond_limit: usize,
-    /// The run's limit on findings held for the report.
-    pub held_limit: usize,
     /// Some path could not be linted (exit 2): the line must not say "All clear".
     pub incomplete: bool,
     /// Rules that ran on nothing for want of context, one group per reason.
@@ -145,47 +141,6 @@ impl Skipped {
 }
 
 impl Summary {
-    pub fn count(&mut self, findings: &[Finding]) {
-        for f in findings {
-            match f.severity {
-                Severity::Error => self.errors += 1,
-                Severity::Warning => self.warnings += 1,
-                Severity::Note => self.notes += 1,
-            }
-        }
-        let mut paths: Vec<&str> = findings.iter().map(|f| &*f.path).collect();
-        paths.sort_unstable();
-        paths.dedup();
-        self.files_with_findings = paths.len();
-    }
-
-    /// Adds the findings that were counted but not held (by severity: note, warning, error),
-    /// and the `files` with findings that [`Summary::count`] did not see.
-    pub fn not_held(&mut self, counts: [usize; 3], files: usize) {
-        self.notes += counts[Severity::Note as usize];
-        self.warnings += counts[Severity::Warning as usize];
-        self.errors += counts[Severity::Error as usize];
-        self.beyond_limit = counts.iter().sum();
-        self.files_with_findings += files;
-    }
-
-    /// What the limit left out, when it left out anything: "N findings beyond the limit of M
-    /// were counted but not reported" (no full stop; each format ends it its own way).
-    pub fn beyond_limit_note(&self) -> Option<String> {
-        (self.beyond_limit > 0).then(|| {
-            format!(
-                "{} beyond the limit of {} {} counted but not reported",
-                plural(self.beyond_limit, "finding"),
-                self.held_limit,
-                if self.beyond_limit == 1 {
-                    "was"
-                } else {
-                    "were"
-                }
-            )
-        })
-    }
-
     pub fn line(&self) -> String {
         let ms = self.elapsed.as_secs_f64() * 1000.0;
         let time = if ms < 1000.0 {
@@ -205,10 +160,6 @@ impl Summary {
                 }
             ),
             None => String::new(),
-        };
-        let baseline = match self.beyond_limit_note() {
-            Some(note) => format!("{baseline} {note}."),
-            None => baseline,
         };
         let files = match self.binary {
             0 => plural(self.files, "file"),
@@ -258,16 +209,30 @@ pub fn plural(n: usize, word: &str) -> String {
 
 /// The run's findings in sorted order (files in path order, a file's findings by position),
 /// read whole in one or more passes: held in memory, or merged from sorted runs spilled to
-/// disk. A reporter never holds on to a batch: memory stays bounded by one batch.
+/// disk. A reporter never holds on to a batch: memory stays bounded by one batch. A file's
+/// findings are never split between two batches.
 pub trait Findings: Sync {
     /// How many findings there are.
     fn count(&self) -> usize;
     /// Calls `each` with consecutive batches that together are every finding, in order: one
-    /// whole pass. A file's findings may be split between two batches.
+    /// whole pass.
     fn each_batch(
         &self,
         each: &mut dyn FnMut(&[Finding]) -> std::io::Result<()>,
     ) -> std::io::Result<()>;
+}
+
+impl Findings for Vec<Finding> {
+    fn count(&self) -> usize {
+        self.len()
+    }
+
+    fn each_batch(
+        &self,
+        each: &mut dyn FnMut(&[Finding]) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
+        self.as_slice().each_batch(each)
+    }
 }
 
 impl Findings for [Finding] {
@@ -300,7 +265,7 @@ pub struct ReportOptions {
 
 /// Everything a reporter may need; `findings` are sorted.
 pub struct ReportInput<'a> {
-    pub findings: &'a [Finding],
+    pub findings: &'a dyn Findings,
     pub summary: &'a Summary,
     /// The rules that ran, by id.
     pub rules: &'a [&'a Rule],
@@ -329,41 +294,54 @@ pub fn write(
         OutputFormat::Json => json::write(out, input),
         OutputFormat::Sarif => sarif::write(out, input),
         OutputFormat::Github => github::write(out, input),
-        OutputFormat::Concise => concise::write(out, findings, input.threads),
-        OutputFormat::Human => {
-            let renderer = human::HumanRenderer::new(&human::HumanOptions {
-                color: opts.color,
-                width: opts.width,
+        OutputFormat::Concise => {
+            findings.each_batch(&mut |batch| concise::write(out, batch, input.threads))
+        }
+        OutputFormat::Human => write_human(out, input, sources, opts),
+    }
+}
+
+/// Code frames for the first [`MAX_GRAPHICAL`] findings, then one line per finding.
+fn write_human(
+    out: &mut dyn Write,
+    input: &ReportInput<'_>,
+    sources: &dyn Sources,
+    opts: &ReportOptions,
+) -> std::io::Result<()> {
+    let renderer = human::HumanRenderer::new(&human::HumanOptions {
+        color: opts.color,
+        width: opts.width,
+    });
+    let total = input.findings.count();
+    let mut shown = 0;
+    input.findings.each_batch(&mut |batch| {
+        let framed = batch.len().min(MAX_GRAPHICAL.saturating_sub(shown));
+        let (with_frames, rest) = batch.split_at(framed);
+        let mut at = 0;
+        for group in with_frames.chunk_by(|a, b| a.path == b.path) {
+            // The text of the file, loaded once; the secrets among all its findings masked
+            // (a batch holds the whole file).
+            let loaded = sources.text(&group[0].path).map(|t| {
+                let index = LineIndex::new(&t);
+                (t, index)
             });
-            let (framed, rest) = findings.split_at(findings.len().min(MAX_GRAPHICAL));
-            // The text of the file being reported on, loaded once per file.
-            type Loaded = Option<(Arc<str>, LineIndex)>;
-            let mut current: Option<(&str, Loaded, Vec<crate::json::Span>)> = None;
-            for (at, f) in framed.iter().enumerate() {
-                if current.as_ref().map(|c| c.0) != Some(&*f.path) {
-                    let loaded = sources.text(&f.path).map(|t| {
-                        let index = LineIndex::new(&t);
-                        (t, index)
-                    });
-                    current = Some((&f.path, loaded, secrets_of(&findings[at..])));
-                }
-                let source = current
-                    .as_ref()
-                    .and_then(|c| c.1.as_ref())
-                    .map(|(t, i)| (&**t, i));
-                let masks = current.as_ref().map_or(&[][..], |c| &c.2[..]);
-                renderer.render(out, f, source, masks)?;
+            let masks = secrets_of(&batch[at..]);
+            at += group.len();
+            for f in group {
+                let source = loaded.as_ref().map(|(t, i)| (&**t, i));
+                renderer.render(out, f, source, &masks)?;
                 writeln!(out)?;
             }
-            if !rest.is_empty() {
-                writeln!(
-                    out,
-                    "{} more findings, one per line (code frames are shown for the first {MAX_GRAPHICAL}):",
-                    rest.len()
-                )?;
-                concise::write(out, rest, input.threads)?;
-            }
-            Ok(())
         }
-    }
+        if shown < MAX_GRAPHICAL && shown + batch.len() >= MAX_GRAPHICAL && total > MAX_GRAPHICAL
+        {
+            writeln!(
+                out,
+                "{} more findings, one per line (code frames are shown for the first {MAX_GRAPHICAL}):",
+                total - MAX_GRAPHICAL
+            )?;
+        }
+        shown += batch.len();
+        concise::write(out, rest, input.threads)
+    })
 }

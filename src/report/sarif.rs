@@ -9,13 +9,15 @@
 use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Component, Path};
+use std::sync::Arc;
 
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use super::chunked::write_array_with;
+use super::chunked::write_findings_array;
 use super::jsonwriter::{
-    decimal, write_number, write_string, ArrayWriter, JsonWriter, ObjectWriter, Skeleton,
+    decimal, write_json_at, write_number, write_string, ArrayWriter, JsonWriter, ObjectWriter,
+    Skeleton,
 };
 use super::ReportInput;
 use crate::diagnostic::{fnv1a, Finding, Fnv, INTERNAL_ERROR, INVALID_JSON};
@@ -336,11 +338,11 @@ fn write_result(
     buf: &mut Vec<u8>,
     level: usize,
     input: &ReportInput<'_>,
+    findings: &[Finding],
     i: usize,
     rule_index: &RuleIndex<'_>,
     state: &mut ResultState,
 ) -> std::io::Result<()> {
-    let findings = input.findings;
     let f = &findings[i];
     let same_file = state
         .artifact
@@ -556,7 +558,7 @@ fn write_invocations(
     level: usize,
     input: &ReportInput<'_>,
     rule_index: &RuleIndex<'_>,
-) {
+) -> std::io::Result<()> {
     let mut w = JsonWriter::new(buf, level);
     w.begin_array();
     w.item();
@@ -565,32 +567,12 @@ fn write_invocations(
     w.boolean(!input.tool_error);
     w.key("toolExecutionNotifications");
     w.begin_array();
-    for f in input.findings.iter().filter(|f| is_notification(f)) {
-        w.item();
-        w.begin_object();
-        w.key("level");
-        w.string("error");
-        w.key("message");
-        write_text(&mut w, &format!("{}: {}", f.path, f.message));
-        w.key("locations");
-        w.begin_array();
-        w.item();
-        w.begin_object();
-        let location = artifact_location(&f.path, input.cwd);
-        write_physical_location(&mut w, &location, region_of(f.span, f.start, f.end));
-        w.end_object();
-        w.end_array();
-        w.key("associatedRule");
-        w.begin_object();
-        w.key("id");
-        w.string(&f.rule);
-        if let Some(&index) = rule_index.get(&*f.rule) {
-            w.key("index");
-            w.number(index as u64);
+    input.findings.each_batch(&mut |batch| {
+        for f in batch.iter().filter(|f| is_notification(f)) {
+            write_notification(&mut w, f, input, rule_index);
         }
-        w.end_object();
-        w.end_object();
-    }
+        Ok(())
+    })?;
     // Rules that could not run for want of context: a clean log must not read as a full check.
     for skipped in &input.summary.skipped {
         w.item();
@@ -601,39 +583,70 @@ fn write_invocations(
         write_text(&mut w, &format!("{}.", skipped.text()));
         w.end_object();
     }
-    // Results left out by the run's limit: a consumer must not take the log for the whole.
-    if let Some(note) = input.summary.beyond_limit_note() {
-        w.item();
-        w.begin_object();
-        w.key("level");
-        w.string("warning");
-        w.key("message");
-        write_text(&mut w, &format!("{note}: the results are incomplete."));
-        w.end_object();
-    }
     w.end_array();
     w.end_object();
     w.end_array();
+    Ok(())
+}
+
+/// One notification: a file that could not be linted (unreadable, unparsable, a crash).
+fn write_notification(
+    w: &mut JsonWriter<'_>,
+    f: &Finding,
+    input: &ReportInput<'_>,
+    rule_index: &RuleIndex<'_>,
+) {
+    w.item();
+    w.begin_object();
+    w.key("level");
+    w.string("error");
+    w.key("message");
+    write_text(w, &format!("{}: {}", f.path, f.message));
+    w.key("locations");
+    w.begin_array();
+    w.item();
+    w.begin_object();
+    let location = artifact_location(&f.path, input.cwd);
+    write_physical_location(w, &location, region_of(f.span, f.start, f.end));
+    w.end_object();
+    w.end_array();
+    w.key("associatedRule");
+    w.begin_object();
+    w.key("id");
+    w.string(&f.rule);
+    if let Some(&index) = rule_index.get(&*f.rule) {
+        w.key("index");
+        w.number(index as u64);
+    }
+    w.end_object();
+    w.end_object();
 }
 
 /// Every file with findings, with its language when its name tells it (code scanning shows
-/// it; the results point into this list by location).
-fn artifacts(input: &ReportInput<'_>) -> Value {
-    let mut out = Vec::new();
-    let mut previous: Option<&str> = None;
-    for f in input.findings {
-        if previous == Some(&*f.path) {
-            continue;
+/// it; the results point into this list by location): written as the findings are read.
+fn write_artifacts<W: Write>(
+    out: &mut W,
+    level: usize,
+    input: &ReportInput<'_>,
+) -> std::io::Result<()> {
+    let mut list = ArrayWriter::begin(out, level)?;
+    let mut previous: Option<Arc<str>> = None;
+    input.findings.each_batch(&mut |batch| {
+        for f in batch {
+            if previous.as_deref() == Some(&*f.path) {
+                continue;
+            }
+            previous = Some(f.path.clone());
+            let mut artifact = json!({ "location": artifact_location(&f.path, input.cwd) });
+            let language = crate::text::language_of(Path::new(&*f.path), "").sarif_name();
+            if let Some(language) = language {
+                artifact["sourceLanguage"] = json!(language);
+            }
+            list.element(|out, level| write_json_at(out, level, &artifact))?;
         }
-        previous = Some(&f.path);
-        let mut artifact = json!({ "location": artifact_location(&f.path, input.cwd) });
-        let language = crate::text::language_of(Path::new(&*f.path), "").sarif_name();
-        if let Some(language) = language {
-            artifact["sourceLanguage"] = json!(language);
-        }
-        out.push(artifact);
-    }
-    Value::Array(out)
+        Ok(())
+    })?;
+    list.end()
 }
 
 pub fn write(out: &mut dyn Write, input: &ReportInput<'_>) -> std::io::Result<()> {
@@ -672,20 +685,22 @@ pub fn write(out: &mut dyn Write, input: &ReportInput<'_>) -> std::io::Result<()
                 }),
             )?;
             run.value("columnKind", "utf16CodeUnits")?;
-            run.value("artifacts", &artifacts(input))?;
+            run.field("artifacts", |out, level| write_artifacts(out, level, input))?;
             run.field("invocations", |out, level| {
                 let mut buf = Vec::new();
-                write_invocations(&mut buf, level, input, &rule_index);
+                write_invocations(&mut buf, level, input, &rule_index)?;
                 out.write_all(&buf)
             })?;
             // The results are the bulk of the log: rendered on the worker threads.
             run.field("results", |out, level| {
-                write_array_with(
+                write_findings_array(
                     out,
                     level,
-                    input.findings.len(),
+                    input.findings,
                     input.threads,
-                    |state, buf, i, level| write_result(buf, level, input, i, &rule_index, state),
+                    |state, buf, batch, i, level| {
+                        write_result(buf, level, input, batch, i, &rule_index, state)
+                    },
                 )
             })?;
             run.end()
@@ -823,8 +838,15 @@ mod tests {
     /// unparsable files and crashes, with the rule's index when the rule ran.
     fn invocations_via_serde(level: usize, input: &ReportInput<'_>) -> String {
         let index_of = |id: &str| input.rules.iter().position(|r| r.id == id);
-        let notifications: Vec<Value> = input
+        let mut all = Vec::new();
+        input
             .findings
+            .each_batch(&mut |batch| {
+                all.extend_from_slice(batch);
+                Ok(())
+            })
+            .unwrap();
+        let notifications: Vec<Value> = all
             .iter()
             .filter(|f| *f.rule == *INVALID_JSON || *f.rule == *INTERNAL_ERROR)
             .map(|f| {
@@ -850,15 +872,6 @@ mod tests {
             notifications.push(json!({
                 "level": "note",
                 "message": { "text": format!("{}.", skipped.text()) },
-            }));
-        }
-        if input.summary.beyond_limit > 0 {
-            notifications.push(json!({
-                "level": "warning",
-                "message": { "text": format!(
-                    "{} findings beyond the limit of {} were counted but not reported: the results are incomplete.",
-                    input.summary.beyond_limit, input.summary.held_limit
-                ) },
             }));
         }
         let value = json!([{
@@ -904,13 +917,7 @@ mod tests {
             finding("../up/e.json", INVALID_JSON, "cannot read the file"),
         ];
         let complete = crate::report::Summary::default();
-        // Findings left out by the limit: one more notification.
-        let incomplete = crate::report::Summary {
-            beyond_limit: 12,
-            held_limit: 4,
-            ..Default::default()
-        };
-        // Rules that could not run: one note per reason, before the limit's warning.
+        // Rules that could not run: one note per reason.
         let skipping = crate::report::Summary {
             skipped: vec![
                 crate::report::Skipped {
@@ -924,18 +931,17 @@ mod tests {
                     rules: vec!["gpu-quota".into()],
                 },
             ],
-            ..incomplete.clone()
+            ..Default::default()
         };
         for (findings, tool_error, summary) in [
             (&findings[..], true, &complete),
             (&findings[1..2], false, &complete),
             (&[][..], false, &complete),
-            (&findings[..], false, &incomplete),
-            (&[][..], false, &incomplete),
             (&findings[..], false, &skipping),
         ] {
+            let findings = findings.to_vec();
             let input = ReportInput {
-                findings,
+                findings: &findings,
                 summary,
                 rules: &rules,
                 cwd: Path::new("/work/repo"),
@@ -949,7 +955,7 @@ mod tests {
             }
             for level in [0, 4] {
                 let mut direct = Vec::new();
-                write_invocations(&mut direct, level, &input, &rule_index);
+                write_invocations(&mut direct, level, &input, &rule_index).unwrap();
                 assert_eq!(
                     String::from_utf8(direct).unwrap(),
                     invocations_via_serde(level, &input)

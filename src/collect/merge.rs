@@ -1,0 +1,132 @@
+//! One pass over spilled runs: a k-way merge by path, in batches of whole files. Each run is
+//! read with positional reads of its own, so passes never disturb one another.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::fs::File;
+use std::io::{self, BufReader, Read};
+use std::sync::Arc;
+
+use super::codec::Decoder;
+use super::Run;
+use crate::diagnostic::Finding;
+
+/// Findings handed to the reader at a time (more when one file has more).
+const BATCH: usize = 4096;
+/// The read buffer of each run.
+const READ_BUFFER: usize = 32 * 1024;
+
+/// Calls `each` with every finding of `runs` in sorted order, in batches of whole files: the
+/// order sorting all of them at once gives (findings of one path in two runs are merged by
+/// their key, the earlier run's first on a tie, as a stable sort keeps them).
+pub(super) fn each_batch(
+    runs: &[Run],
+    each: &mut dyn FnMut(&[Finding]) -> io::Result<()>,
+) -> io::Result<()> {
+    let mut sources: Vec<Source<'_>> = runs.iter().map(Source::new).collect();
+    let mut heads: BinaryHeap<Reverse<(Arc<str>, usize)>> = BinaryHeap::new();
+    for (i, source) in sources.iter_mut().enumerate() {
+        if let Some(path) = source.advance()? {
+            heads.push(Reverse((path, i)));
+        }
+    }
+    let mut batch: Vec<Finding> = Vec::with_capacity(BATCH);
+    let mut same: Vec<usize> = Vec::new();
+    while let Some(Reverse((path, first))) = heads.pop() {
+        same.clear();
+        same.push(first);
+        while heads.peek().is_some_and(|Reverse((p, _))| *p == path) {
+            if let Some(Reverse((_, i))) = heads.pop() {
+                same.push(i);
+            }
+        }
+        same.sort_unstable();
+        let from = batch.len();
+        for &i in &same {
+            batch.append(&mut sources[i].group);
+        }
+        if same.len() > 1 {
+            batch[from..].sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+        }
+        for &i in &same {
+            if let Some(next) = sources[i].advance()? {
+                heads.push(Reverse((next, i)));
+            }
+        }
+        if batch.len() >= BATCH {
+            each(&batch)?;
+            batch.clear();
+        }
+    }
+    if !batch.is_empty() {
+        each(&batch)?;
+    }
+    Ok(())
+}
+
+/// A run being read: its current record (one file's findings).
+struct Source<'r> {
+    input: BufReader<RunReader<'r>>,
+    decoder: Decoder,
+    group: Vec<Finding>,
+}
+
+impl<'r> Source<'r> {
+    fn new(run: &'r Run) -> Source<'r> {
+        let reader = RunReader {
+            file: &run.file,
+            at: 0,
+            end: run.len,
+        };
+        Source {
+            input: BufReader::with_capacity(READ_BUFFER, reader),
+            decoder: Decoder::default(),
+            group: Vec::new(),
+        }
+    }
+
+    /// Reads the next record; its path, or `None` at the end.
+    fn advance(&mut self) -> io::Result<Option<Arc<str>>> {
+        self.group.clear();
+        if !self.decoder.read_group(&mut self.input, &mut self.group)? {
+            return Ok(None);
+        }
+        match self.group.first() {
+            Some(f) => Ok(Some(f.path.clone())),
+            None => Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                "the temporary file of findings is damaged",
+            )),
+        }
+    }
+}
+
+/// Reads `file` from `at` to `end` with positional reads: the file's own offset is not used.
+struct RunReader<'r> {
+    file: &'r File,
+    at: u64,
+    end: u64,
+}
+
+impl Read for RunReader<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let left = usize::try_from(self.end - self.at).unwrap_or(usize::MAX);
+        let want = buf.len().min(left);
+        if want == 0 {
+            return Ok(0);
+        }
+        let n = read_at(self.file, &mut buf[..want], self.at)?;
+        self.at += n as u64;
+        Ok(n)
+    }
+}
+
+#[cfg(unix)]
+fn read_at(file: &File, buf: &mut [u8], at: u64) -> io::Result<usize> {
+    std::os::unix::fs::FileExt::read_at(file, buf, at)
+}
+
+#[cfg(windows)]
+fn read_at(file: &File, buf: &mut [u8], at: u64) -> io::Result<usize> {
+    std::os::windows::fs::FileExt::seek_read(file, buf, at)
+}

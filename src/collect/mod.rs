@@ -1,0 +1,352 @@
+//! Collecting a run's findings in bounded memory. Findings are held until they pass a budget;
+//! then they are sorted and spilled to an anonymous temporary file as a sorted run. Reports
+//! read them back merged, in the order a sort of all of them would give, one batch at a time
+//! (see [`Collected`]): memory is bounded by the budget, not by the findings.
+
+mod codec;
+mod merge;
+
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::Path;
+use std::sync::Mutex;
+
+use crate::baseline::{Applied, Baseline};
+use crate::diagnostic::{sort_findings, Finding};
+use crate::report::Findings;
+
+/// Findings held in memory before they are spilled, by their estimated size in bytes.
+pub const SPILL_BUDGET: usize = 16 << 20;
+
+/// The spill budget: [`SPILL_BUDGET`]. Debug builds take a smaller one from
+/// `FORGELINT_SPILL_BYTES`, so the tests can spill a few findings; release builds always use
+/// the constant.
+fn spill_budget() -> usize {
+    if cfg!(debug_assertions) {
+        if let Some(n) = std::env::var("FORGELINT_SPILL_BYTES")
+            .ok()
+            .and_then(|v| v.parse().ok())
+        {
+            return n;
+        }
+    }
+    SPILL_BUDGET
+}
+
+/// Where the worker threads put their findings.
+pub struct Spool {
+    held: Mutex<Held>,
+    /// The sorted runs spilled so far, each with its place in the order of arrival.
+    runs: Mutex<Vec<(usize, Run)>>,
+    /// The first error writing a run: the run's findings would be lost, so the run fails.
+    failed: Mutex<Option<io::Error>>,
+    budget: usize,
+}
+
+#[derive(Default)]
+struct Held {
+    findings: Vec<Finding>,
+    bytes: usize,
+    /// The number of runs taken so far: the next run's place.
+    runs: usize,
+}
+
+/// One sorted run in its temporary file.
+struct Run {
+    file: File,
+    /// Its size in bytes.
+    len: u64,
+    /// The findings in it.
+    count: usize,
+}
+
+impl Default for Spool {
+    fn default() -> Spool {
+        Spool::new()
+    }
+}
+
+impl Spool {
+    pub fn new() -> Spool {
+        Spool::with_budget(spill_budget())
+    }
+
+    /// A spool that spills once it holds `budget` bytes of findings.
+    pub fn with_budget(budget: usize) -> Spool {
+        Spool {
+            held: Mutex::default(),
+            runs: Mutex::default(),
+            failed: Mutex::default(),
+            budget,
+        }
+    }
+
+    /// Keeps one file's findings (or a few files', each file's together).
+    pub fn keep(&self, findings: Vec<Finding>) {
+        if findings.is_empty() {
+            return;
+        }
+        let bytes: usize = findings.iter().map(footprint).sum();
+        let full = {
+            let mut held = self.held.lock().unwrap_or_else(|e| e.into_inner());
+            held.bytes += bytes;
+            if held.findings.is_empty() {
+                held.findings = findings;
+            } else {
+                held.findings.extend(findings);
+            }
+            if held.bytes < self.budget {
+                return;
+            }
+            held.bytes = 0;
+            held.runs += 1;
+            (held.runs - 1, std::mem::take(&mut held.findings))
+        };
+        // Sorted and written outside the lock: the other workers go on meanwhile.
+        let (place, mut findings) = full;
+        sort_findings(&mut findings);
+        match spill(&findings) {
+            Ok(run) => self
+                .runs
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push((place, run)),
+            Err(e) => {
+                self.failed
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .get_or_insert(e);
+            }
+        }
+        drop_elsewhere(findings);
+    }
+
+    /// Every finding kept, sorted: in memory when nothing was spilled, else in sorted runs
+    /// (what is still held is spilled too).
+    pub fn finish(self) -> io::Result<Collected> {
+        if let Some(e) = self.failed.into_inner().unwrap_or_else(|e| e.into_inner()) {
+            return Err(e);
+        }
+        let mut held = self.held.into_inner().unwrap_or_else(|e| e.into_inner());
+        let mut runs = self.runs.into_inner().unwrap_or_else(|e| e.into_inner());
+        sort_findings(&mut held.findings);
+        let count = held.findings.len() + runs.iter().map(|(_, r)| r.count).sum::<usize>();
+        if runs.is_empty() {
+            return Ok(Collected {
+                held: held.findings,
+                runs: Vec::new(),
+                count,
+                baseline: None,
+            });
+        }
+        runs.push((held.runs, spill(&held.findings)?));
+        drop_elsewhere(held.findings);
+        runs.sort_by_key(|(place, _)| *place);
+        Ok(Collected {
+            held: Vec::new(),
+            runs: runs.into_iter().map(|(_, run)| run).collect(),
+            count,
+            baseline: None,
+        })
+    }
+}
+
+/// The findings of a run, sorted: held in memory, or merged from the runs spilled to disk
+/// each time they are read.
+pub struct Collected {
+    held: Vec<Finding>,
+    runs: Vec<Run>,
+    count: usize,
+    /// A baseline applied as the spilled findings are read (held ones are filtered at once).
+    baseline: Option<(Baseline, std::path::PathBuf)>,
+}
+
+impl Collected {
+    /// Hides what `baseline` matches; returns what it hid and what it did not match.
+    pub fn apply_baseline(&mut self, baseline: Baseline, cwd: &Path) -> io::Result<Applied> {
+        if self.runs.is_empty() {
+            let applied = baseline.apply(&mut self.held, cwd);
+            self.count = self.held.len();
+            return Ok(applied);
+        }
+        // One pass learns what it hides and which entries match nothing; every later pass
+        // hides the same findings again, in the same order.
+        let mut counting = baseline.clone();
+        let mut hidden = 0;
+        merge::each_batch(&self.runs, &mut |batch| {
+            hidden += batch.iter().filter(|f| counting.hide(f, cwd)).count();
+            Ok(())
+        })?;
+        self.count -= hidden;
+        self.baseline = Some((baseline, cwd.to_path_buf()));
+        Ok(Applied {
+            hidden,
+            stale: counting.stale(),
+        })
+    }
+
+    /// Whether any finding was spilled to disk.
+    pub fn spilled(&self) -> bool {
+        !self.runs.is_empty()
+    }
+}
+
+impl Findings for Collected {
+    fn count(&self) -> usize {
+        self.count
+    }
+
+    fn each_batch(&self, each: &mut dyn FnMut(&[Finding]) -> io::Result<()>) -> io::Result<()> {
+        if self.runs.is_empty() {
+            return self.held.each_batch(each);
+        }
+        let Some((baseline, cwd)) = &self.baseline else {
+            return merge::each_batch(&self.runs, each);
+        };
+        let mut baseline = baseline.clone();
+        merge::each_batch(&self.runs, &mut |batch| {
+            let shown: Vec<Finding> = batch
+                .iter()
+                .filter(|f| !baseline.hide(f, cwd))
+                .cloned()
+                .collect();
+            if shown.is_empty() {
+                return Ok(());
+            }
+            each(&shown)
+        })
+    }
+}
+
+impl Drop for Collected {
+    fn drop(&mut self) {
+        drop_elsewhere(std::mem::take(&mut self.held));
+    }
+}
+
+/// Writes sorted `findings` to a new temporary file, one record per file.
+fn spill(findings: &[Finding]) -> io::Result<Run> {
+    let file = tempfile::tempfile()?;
+    let mut out = BufWriter::with_capacity(256 * 1024, &file);
+    let mut count = 0;
+    for group in findings.chunk_by(|a, b| a.path == b.path) {
+        codec::write_group(&mut out, group)?;
+        count += group.len();
+    }
+    out.flush()?;
+    drop(out);
+    let len = file.metadata()?.len();
+    Ok(Run { file, len, count })
+}
+
+/// An estimate of the memory a finding holds, its own and what it owns.
+fn footprint(f: &Finding) -> usize {
+    std::mem::size_of::<Finding>()
+        + f.message.capacity()
+        + f.pointer.capacity()
+        + f.help.as_ref().map_or(0, String::capacity)
+        + f.related
+            .iter()
+            .map(|r| std::mem::size_of_val(r) + r.label.capacity())
+            .sum::<usize>()
+        + f.fix.as_ref().map_or(0, |fix| {
+            fix.edits
+                .iter()
+                .map(|e| std::mem::size_of_val(e) + e.replacement.capacity())
+                .sum()
+        })
+}
+
+/// Frees `findings` on a thread of their own: an audit's tens of thousands of findings take
+/// milliseconds to free, and the run need not wait for that.
+pub fn drop_elsewhere(findings: Vec<Finding>) {
+    if findings.len() < 1024 {
+        return;
+    }
+    // A thread that cannot be started hands the closure back dropped: freed here, as before.
+    let _ = std::thread::Builder::new().spawn(move || drop(findings));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::Span;
+    use crate::rules::Severity;
+    use crate::source::Position;
+    use std::sync::Arc;
+
+    fn finding(path: &Arc<str>, at: u32, rule: &str) -> Finding {
+        let start = Position {
+            line: 1,
+            column: at + 1,
+        };
+        Finding {
+            path: path.clone(),
+            rule: Arc::from(rule),
+            severity: Severity::Warning,
+            message: format!("m{at}"),
+            help: None,
+            pointer: String::new(),
+            span: Span::new(at as usize, at as usize + 1),
+            start,
+            end: start,
+            related: Vec::new(),
+            value_hash: u64::from(at),
+            secret: false,
+            fix: None,
+        }
+    }
+
+    /// Files' findings kept from several threads in any order, some paths twice: read back
+    /// from spilled runs, they are what sorting them all gives, in batches of whole files.
+    #[test]
+    fn spilled_runs_merge_into_the_sorted_whole() {
+        let paths: Vec<Arc<str>> = (0..300)
+            .map(|i| (i * 37) % 150)
+            .map(|n| Arc::from(format!("d{}/f{n:03}.json", n % 7)))
+            .collect();
+        let outcomes: Vec<Vec<Finding>> = paths
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                (0..(i % 5) as u32)
+                    .map(|k| finding(p, (k * 13 + i as u32) % 9, ["b", "a"][k as usize % 2]))
+                    .collect()
+            })
+            .collect();
+        let mut expected: Vec<Finding> = outcomes.iter().flatten().cloned().collect();
+        sort_findings(&mut expected);
+        for budget in [1, 2_000, 50_000, usize::MAX] {
+            let spool = Spool::with_budget(budget);
+            std::thread::scope(|scope| {
+                for part in outcomes.chunks(40) {
+                    let spool = &spool;
+                    scope.spawn(move || {
+                        for outcome in part {
+                            spool.keep(outcome.clone());
+                        }
+                    });
+                }
+            });
+            let collected = spool.finish().unwrap();
+            assert_eq!(collected.spilled(), budget < usize::MAX, "budget {budget}");
+            assert_eq!(collected.count(), expected.len());
+            for _pass in 0..2 {
+                let mut got = Vec::new();
+                let mut last_path: Option<Arc<str>> = None;
+                collected
+                    .each_batch(&mut |batch| {
+                        // No file is split between batches.
+                        if let (Some(last), Some(first)) = (&last_path, batch.first()) {
+                            assert_ne!(last, &first.path, "budget {budget}");
+                        }
+                        last_path = batch.last().map(|f| f.path.clone());
+                        got.extend_from_slice(batch);
+                        Ok(())
+                    })
+                    .unwrap();
+                assert_eq!(got, expected, "budget {budget}");
+            }
+        }
+    }
+}
