@@ -81,6 +81,52 @@ pub enum OutputFormat {
     Github,
 }
 
+/// A report asked for with `--format`: its format, and the file it goes to (`FMT=FILE`), or
+/// none for standard output (or `-o FILE`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FormatTarget {
+    pub format: OutputFormat,
+    pub file: Option<PathBuf>,
+}
+
+fn parse_format_target(text: &str) -> Result<FormatTarget, String> {
+    let (name, file) = match text.split_once('=') {
+        Some((name, file)) => (name, Some(file)),
+        None => (text, None),
+    };
+    let format = OutputFormat::from_str(name, true).map_err(|_| {
+        let names: Vec<String> = OutputFormat::value_variants()
+            .iter()
+            .filter_map(|v| v.to_possible_value().map(|p| p.get_name().to_string()))
+            .collect();
+        format!(
+            "`{}` is not a format; the formats are {}",
+            crate::escape::visible(name),
+            names.join(", ")
+        )
+    })?;
+    if file == Some("") {
+        return Err(format!("`{name}=` needs a file name: --format {name}=FILE"));
+    }
+    Ok(FormatTarget {
+        format,
+        file: file.map(PathBuf::from),
+    })
+}
+
+impl CheckArgs {
+    /// The reports to write: those asked for, or the human report on standard output.
+    pub fn formats(&self) -> Vec<FormatTarget> {
+        if self.format.is_empty() {
+            return vec![FormatTarget {
+                format: OutputFormat::Human,
+                file: None,
+            }];
+        }
+        self.format.clone()
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
 pub enum FailOn {
     #[default]
@@ -115,12 +161,18 @@ pub struct ConfigArgs {
 pub struct CheckArgs {
     /// Files and directories to lint; `-` reads a spec from standard input [default: .]
     pub paths: Vec<PathBuf>,
-    /// Output format
-    #[arg(long, value_enum, default_value_t)]
-    pub format: OutputFormat,
+    /// Output format: FMT, or FMT=FILE to write that report to FILE; repeatable, one lint
+    /// and several reports [default: human] [possible FMT: human, concise, json, sarif,
+    /// github]
+    #[arg(long, value_name = "FMT[=FILE]", value_parser = parse_format_target)]
+    pub format: Vec<FormatTarget>,
     /// Write the report to FILE (atomically) instead of standard output
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// Lint only the K-th of N disjoint parts of the files (by a stable hash of each path):
+    /// the N parts' findings together are one whole run's
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<crate::shard::Shard>,
     /// Counts per rule and per severity (human, concise: instead of the findings; json: beside
     /// them; not with sarif or github)
     #[arg(long)]

@@ -41,6 +41,7 @@ pub mod ruledoc;
 pub mod rules;
 pub mod schema;
 pub mod select;
+pub mod shard;
 pub mod source;
 pub mod text;
 

@@ -41,17 +41,17 @@ pub fn finish(
     let sources = FileSources {
         stdin: linted.stdin_source.take(),
     };
-    // Writing a baseline reports what it wrote; a report goes only to the -o file asked for.
-    let baseline_only = plan.args.write_baseline.is_some() && plan.args.output.is_none();
+    // Writing a baseline reports what it wrote; reports go only to the files asked for.
+    let to_stdout = plan.args.write_baseline.is_none() || plan.args.output.is_some();
     // `--fix -`: the fixed spec is the output; the report goes to standard error.
     if let Some(fixed) = &linted.stdin_fixed {
         let written = env.stdout.write_all(fixed.as_bytes());
         if written.and_then(|_| env.stdout.flush()).is_err() {
             return Ok(ExitStatus::Success);
         }
-        write_report(&plan, &linted, &summary, &sources, env, true)?;
-    } else if !baseline_only
-        && write_report(&plan, &linted, &summary, &sources, env, false)? == Written::PipeClosed
+        write_report(&plan, &linted, &summary, &sources, env, true, true)?;
+    } else if write_report(&plan, &linted, &summary, &sources, env, to_stdout, false)?
+        == Written::PipeClosed
     {
         return Ok(ExitStatus::Success);
     }
@@ -248,45 +248,80 @@ enum Written {
     PipeClosed,
 }
 
+/// Writes every report asked for: those with a file of their own, then the one for standard
+/// output (or `-o FILE`), unless `to_stdout` is false (writing a baseline without `-o`).
 fn write_report(
     plan: &Plan<'_>,
     linted: &Linted,
     summary: &report::Summary,
     sources: &FileSources,
     env: &mut Env<'_>,
+    to_stdout: bool,
     to_stderr: bool,
 ) -> Result<Written, Error> {
     let ran = rules_run(plan);
+    let cwd = env.cwd.clone();
     let input = report::ReportInput {
         findings: &linted.findings,
         summary,
         rules: &ran,
-        cwd: &env.cwd,
+        cwd: &cwd,
         statistics: plan.args.statistics,
         tool_error: linted.tool_error,
         threads: plan.threads,
     };
-    let mut opts = report::ReportOptions {
-        format: plan.args.format,
-        color: plan.color,
-        width: env.width,
-    };
-    if let Some(path) = &plan.args.output {
-        opts.color = false;
-        atomic_write::write_atomically(path, |w| report::write(w, &input, sources, &opts))
-            .map_err(|source| Error::Write {
-                path: path.display().to_string(),
-                source,
-            })?;
-        return Ok(Written::Whole);
+    let mut written = Written::Whole;
+    for target in plan.args.formats() {
+        let opts = report::ReportOptions {
+            format: target.format,
+            color: plan.color,
+            width: env.width,
+        };
+        match target.file.as_ref().or(plan.args.output.as_ref()) {
+            Some(path) => write_report_file(path, &input, sources, opts)?,
+            None if to_stdout => {
+                written = write_report_out(&input, sources, opts, env, to_stderr)?;
+            }
+            None => {}
+        }
     }
+    Ok(written)
+}
+
+/// A report written atomically to `path`, without colour.
+fn write_report_file(
+    path: &std::path::Path,
+    input: &report::ReportInput<'_>,
+    sources: &FileSources,
+    mut opts: report::ReportOptions,
+) -> Result<(), Error> {
+    opts.color = false;
+    let error = |source| Error::Write {
+        path: path.display().to_string(),
+        source,
+    };
+    // `--format sarif=reports/forgelint.sarif` in a fresh checkout: the folder is made.
+    if let Some(folder) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(folder).map_err(error)?;
+    }
+    atomic_write::write_atomically(path, |w| report::write(w, input, sources, &opts)).map_err(error)
+}
+
+/// A report on standard output, or on standard error (`--fix -`, whose output is the spec).
+fn write_report_out(
+    input: &report::ReportInput<'_>,
+    sources: &FileSources,
+    mut opts: report::ReportOptions,
+    env: &mut Env<'_>,
+    to_stderr: bool,
+) -> Result<Written, Error> {
     let out: &mut dyn std::io::Write = if to_stderr {
         opts.color = false;
         &mut *env.stderr
     } else {
         &mut *env.stdout
     };
-    let written = report::write(out, &input, sources, &opts).and_then(|_| out.flush());
+    let written = report::write(out, input, sources, &opts).and_then(|_| out.flush());
     match written {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(Written::PipeClosed),
         Err(e) => Err(Error::Write {

@@ -92,10 +92,14 @@ pub fn run(plan: &Plan<'_>, env: &mut Env<'_>) -> Result<Linted, Error> {
     let discovery = walk_and_lint(&linter, &collector)?;
     // Files named on the command line (a pre-commit batch): in parallel too.
     plan.pool.install(|| {
-        discovery.files.par_iter().for_each(|candidate| {
-            collector.files.fetch_add(1, Ordering::Relaxed);
-            collector.keep(linter.contained(candidate))
-        })
+        discovery
+            .files
+            .par_iter()
+            .filter(|candidate| linter.owns(&candidate.path))
+            .for_each(|candidate| {
+                collector.files.fetch_add(1, Ordering::Relaxed);
+                collector.keep(linter.contained(candidate))
+            })
     });
     if let Some(error) = plan.profiles.configs().take_errors().into_iter().next() {
         return Err(error);
@@ -168,9 +172,10 @@ fn walk_and_lint(
             while let Some(batch) = batches.pop() {
                 // Counted and kept per batch: one shared counter bumped per file would bounce
                 // between the workers, and one lock serves the batch's findings.
-                collector.files.fetch_add(batch.len(), Ordering::Relaxed);
+                let owned = batch.iter().filter(|c| linter.owns(&c.path)).count();
+                collector.files.fetch_add(owned, Ordering::Relaxed);
                 let mut outcome = FileOutcome::default();
-                for candidate in &batch {
+                for candidate in batch.iter().filter(|c| linter.owns(&c.path)) {
                     let one = linter.contained(candidate);
                     outcome.tool_error |= one.tool_error;
                     outcome.findings.extend(one.findings);
@@ -423,8 +428,19 @@ impl Linter<'_, '_> {
         options.is_experiment_dir(dir)
     }
 
-    /// Claims `dir` for linting: true the first time only.
+    /// Whether `path` is in this run's part (`--shard`); always without it.
+    fn owns(&self, path: &Path) -> bool {
+        self.plan.args.shard.is_none_or(|shard| shard.owns(path))
+    }
+
+    /// Claims `dir` for linting: true the first time only, and only in the run's part
+    /// (`--shard`; by the folder's path from the current directory), so that an experiment
+    /// named by specs in two parts is linted in one.
     fn claim(&self, dir: &Path) -> bool {
+        let from_cwd = dir.strip_prefix(self.cwd).unwrap_or(dir);
+        if !self.owns(from_cwd) {
+            return false;
+        }
         self.claimed
             .lock()
             .map(|mut c| c.insert(dir.to_path_buf()))

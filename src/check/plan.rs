@@ -62,6 +62,7 @@ impl<'s> Plan<'s> {
     ) -> Result<Plan<'s>, Error> {
         check_rule_ids(args, configs.first())?;
         check_statistics_format(args)?;
+        check_format_targets(args)?;
         // Read before any spec: a bad baseline stops the run before the work is done.
         let baseline = match &args.baseline {
             Some(path) => Some(Baseline::load(path)?),
@@ -76,6 +77,11 @@ impl<'s> Plan<'s> {
             .build()
             .map_err(|e| Error::usage(format!("cannot start worker threads: {e}")))?;
         let (paths, stdin_name) = paths_to_lint(args, &env.cwd)?;
+        if stdin_name.is_some() && args.shard.is_some() {
+            return Err(Error::usage(
+                "--shard splits the files of a tree; a spec on standard input (`-`) belongs to no part",
+            ));
+        }
         Ok(Plan {
             profiles: Profiles::new(configs, args, cwd),
             args,
@@ -115,10 +121,31 @@ fn fix_mode(args: &CheckArgs) -> Option<super::fixing::FixMode> {
 /// `--statistics` has a place in human, concise and JSON output only.
 fn check_statistics_format(args: &CheckArgs) -> Result<(), Error> {
     use crate::cli::OutputFormat;
-    if args.statistics && matches!(args.format, OutputFormat::Sarif | OutputFormat::Github) {
+    let refused = args
+        .formats()
+        .into_iter()
+        .find(|t| matches!(t.format, OutputFormat::Sarif | OutputFormat::Github));
+    if let (true, Some(target)) = (args.statistics, refused) {
+        let name = format!("{:?}", target.format).to_lowercase();
         return Err(Error::Usage {
-            message: "--statistics goes with --format human, concise or json".into(),
+            message: format!("--statistics goes with --format human, concise or json, not {name}"),
             help: Some("SARIF and GitHub annotations have no place for counts per rule; run a second time with --format json --statistics".into()),
+        });
+    }
+    Ok(())
+}
+
+/// At most one report goes to standard output (or `-o FILE`); the others name their files.
+fn check_format_targets(args: &CheckArgs) -> Result<(), Error> {
+    let unnamed = args.formats().iter().filter(|t| t.file.is_none()).count();
+    if unnamed > 1 {
+        let to = match &args.output {
+            Some(_) => "-o FILE",
+            None => "standard output",
+        };
+        return Err(Error::Usage {
+            message: format!("{unnamed} --format reports would all go to {to}"),
+            help: Some("give every report but one its own file: --format sarif=report.sarif --format github".into()),
         });
     }
     Ok(())

@@ -11,6 +11,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod audit;
 mod config_tree;
 mod demo;
 mod discovery;

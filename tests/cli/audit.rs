@@ -1,0 +1,150 @@
+//! The bulk audit: `--shard K/N` splits a tree into disjoint parts whose findings together are
+//! one run's, and `--format` is repeatable with a file for each report (one lint, several
+//! reports).
+
+use super::*;
+use serde_json::Value;
+
+/// A tree with findings in many files, and an experiment named by specs in several folders.
+fn archive() -> Tree {
+    let tree = Tree::new();
+    for i in 0..40 {
+        let spec = match i % 3 {
+            0 => patch(&reference(), "\"owner\": \"\"", "\"owner\": \"alice\""),
+            1 => patch(&reference(), "forge/v2", "forge/v1"),
+            _ => reference(),
+        };
+        tree.write(format!("lab/2024-{:02}/run-{i}.jobspec.json", i % 12), spec);
+    }
+    tree.write("broken.jobspec.json", "{\"a\": ");
+    tree
+}
+
+fn findings_of(run: &Run) -> Vec<Value> {
+    run.json()["findings"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+}
+
+#[test]
+fn the_shards_findings_together_are_the_whole_runs() {
+    let tree = archive();
+    let whole = tree.run(&["--no-config", "--format", "json", "."]);
+    whole.expect_code(1);
+    let expected = findings_of(&whole);
+    assert!(expected.len() > 20, "{}", whole.stdout);
+    for n in [1, 2, 3, 7] {
+        let mut union = Vec::new();
+        let mut files = 0;
+        for k in 1..=n {
+            let shard = format!("{k}/{n}");
+            let part = tree.run(&["--no-config", "--shard", &shard, "--format", "json", "."]);
+            assert!(matches!(part.code, 0 | 1), "{shard}: {}", part.stderr);
+            files += part.json()["summary"]["files"].as_u64().unwrap();
+            let found = findings_of(&part);
+            if n > 1 {
+                assert!(found.len() < expected.len(), "{shard} holds every finding");
+            }
+            union.extend(found);
+        }
+        assert_eq!(
+            files,
+            whole.json()["summary"]["files"].as_u64().unwrap(),
+            "{n} shards"
+        );
+        let key = |f: &Value| (f["path"].as_str().unwrap_or("").to_string(), f.to_string());
+        union.sort_by_key(key);
+        let mut sorted = expected.clone();
+        sorted.sort_by_key(key);
+        assert_eq!(union, sorted, "{n} shards");
+    }
+}
+
+#[test]
+fn a_shard_must_be_k_of_n_and_not_standard_input() {
+    let tree = archive();
+    for bad in ["0/4", "5/4", "1/0", "two/4", "1"] {
+        let run = tree.run(&["--no-config", "--shard", bad, "."]);
+        run.expect_code(2);
+        assert!(run.stderr.contains("expected K/N"), "{bad}: {}", run.stderr);
+    }
+    let run = tree.run_stdin(&["--no-config", "--shard", "1/2", "-"], &reference());
+    run.expect_code(2);
+    assert!(run.stderr.contains("standard input"), "{}", run.stderr);
+}
+
+/// `--format FMT=FILE` writes that report to FILE; the one bare format goes to standard output.
+/// Each report is the one a run with that format alone writes.
+#[test]
+fn one_run_writes_several_reports() {
+    let tree = archive();
+    let run = tree.run(&[
+        "--no-config",
+        "--format",
+        "json=out/report.json",
+        "--format",
+        "sarif=report.sarif",
+        "--format",
+        "concise",
+        ".",
+    ]);
+    run.expect_code(1);
+    let alone = |format: &str| tree.run(&["--no-config", "--format", format, "."]).stdout;
+    assert_eq!(run.stdout, alone("concise"));
+    let file = |name: &str| std::fs::read_to_string(tree.path(name)).unwrap();
+    assert_eq!(file("out/report.json"), alone("json"));
+    assert_eq!(file("report.sarif"), alone("sarif"));
+    assert!(run.stderr.contains("Found"), "{}", run.stderr);
+
+    // With -o, the bare format goes to that file.
+    let run = tree.run(&[
+        "--no-config",
+        "-o",
+        "all.txt",
+        "--format",
+        "github=gh.txt",
+        "--format",
+        "concise",
+        ".",
+    ]);
+    run.expect_code(1);
+    assert_eq!(run.stdout, "");
+    assert_eq!(file("all.txt"), alone("concise"));
+    assert_eq!(file("gh.txt"), alone("github"));
+}
+
+#[test]
+fn reports_that_would_share_an_output_or_name_no_format_are_refused() {
+    let tree = archive();
+    let run = tree.run(&["--no-config", "--format", "json", "--format", "sarif", "."]);
+    run.expect_code(2);
+    assert!(
+        run.stderr
+            .contains("2 --format reports would all go to standard output"),
+        "{}",
+        run.stderr
+    );
+    let run = tree.run(&["--no-config", "--format", "jsn=x.json", "."]);
+    run.expect_code(2);
+    assert!(
+        run.stderr
+            .contains("`jsn` is not a format; the formats are human, concise, json"),
+        "{}",
+        run.stderr
+    );
+    let run = tree.run(&["--no-config", "--format", "json=", "."]);
+    run.expect_code(2);
+    assert!(run.stderr.contains("needs a file name"), "{}", run.stderr);
+    let run = tree.run(&[
+        "--no-config",
+        "--statistics",
+        "--format",
+        "json",
+        "--format",
+        "sarif=x.sarif",
+        ".",
+    ]);
+    run.expect_code(2);
+    assert!(run.stderr.contains("not sarif"), "{}", run.stderr);
+}
