@@ -30,6 +30,7 @@ pub mod fix;
 pub mod formats;
 pub mod handoff;
 pub mod json;
+pub mod lsp;
 pub mod paths;
 pub mod platform;
 pub mod process;
@@ -58,6 +59,7 @@ pub fn run(cli: Cli, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
         Some(Command::Init) => commands::init(env),
         Some(Command::Completions(args)) => commands::completions(args, env),
         Some(Command::Schema(args)) => schema::command(args, env),
+        Some(Command::Lsp(args)) => lsp::run(args, env),
         None => check(cli.check, env),
     }
 }
