@@ -117,15 +117,16 @@ impl Workspace {
     fn lint_file(&mut self, shown: &Path, text: &str) -> Result<Vec<Finding>, Error> {
         let root = self.root.clone();
         let configs = self.configs()?;
-        let found = match kind_of(configs, shown, &root) {
-            Some(Kind::Spec) => contained(shown, || {
+        // Told on the lint's thread too: what a folder is (an experiment's) is cached per thread.
+        let found = contained(shown, || match kind_of(configs, shown, &root) {
+            Some(Kind::Spec) => {
                 crate::check::lint_spec_text(configs, shown, text.as_bytes(), &root)
-            }),
-            Some(Kind::ExperimentFile { root: exp }) => contained(shown, || {
+            }
+            Some(Kind::ExperimentFile { root: exp }) => {
                 crate::check::lint_experiment_text(configs, shown, &exp, text.as_bytes(), &root)
-            }),
+            }
             None => Ok(Vec::new()),
-        };
+        });
         match found {
             Err(Contained::Crashed(finding)) => Ok(vec![*finding]),
             Err(Contained::Failed(error)) => Err(error),
