@@ -48,7 +48,8 @@ sed -n "s|^$REL:\([0-9]*\):\([0-9]*\): [a-z]*\[\([^]]*\)\].*|\1:\2 \3|p" "$WORK/
 
 # --- what Neovim shows ----------------------------------------------------------------------------
 cat >"$WORK/lsp.lua" <<'LUA'
-local bin, root, spec, out = os.getenv('FORGELINT_BIN'), os.getenv('DEMO'), os.getenv('SPEC'), os.getenv('OUT')
+local bin, root = os.getenv('FORGELINT_BIN'), os.getenv('FORGELINT_ROOT')
+local spec, out = os.getenv('FORGELINT_SPEC'), os.getenv('FORGELINT_REPORT')
 local report = {}
 local function say(line) table.insert(report, line) end
 
@@ -103,8 +104,9 @@ LUA
 
 echo "== headless Neovim on $REL"
 export XDG_CACHE_HOME="$WORK/cache" XDG_STATE_HOME="$WORK/state" XDG_CONFIG_HOME="$WORK/config" XDG_DATA_HOME="$WORK/data"
-FORGELINT_BIN="$BIN" DEMO="$DEMO" SPEC="$DEMO/$REL" OUT="$WORK/nvim.txt" \
-    timeout 120 nvim --headless -n -i NONE -u NONE -c "luafile $WORK/lsp.lua" </dev/null >"$WORK/nvim.log" 2>&1
+export FORGELINT_BIN="$BIN" FORGELINT_ROOT="$DEMO" FORGELINT_SPEC="$DEMO/$REL"
+export FORGELINT_REPORT="$WORK/nvim.txt"
+timeout 120 nvim --headless -n -i NONE -u NONE -c "luafile $WORK/lsp.lua" </dev/null >"$WORK/nvim.log" 2>&1
 rc=$?
 LSP_LOG="$(find "$WORK/cache" "$WORK/state" -name lsp.log 2>/dev/null | head -n 1)"
 if [ "$rc" -ne 0 ] || [ ! -s "$WORK/nvim.txt" ]; then
