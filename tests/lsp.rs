@@ -731,3 +731,37 @@ fn unknown_requests_closed_documents_and_exit_without_shutdown() {
     client.notify("exit", Value::Null);
     assert_eq!(client.wait_exit(), 1, "exit without shutdown is status 1");
 }
+
+#[test]
+fn a_spec_under_a_broken_nested_config_says_why_it_is_not_linted() {
+    let (tree, text) = demo();
+    tree.write(
+        "labs/vision/forgelint.toml",
+        "[platform]\ngpu-quota = \"many\"\n",
+    );
+    let mut client = Client::start(tree.root(), &[]);
+    let spec = uri(&tree.path("labs/vision/jobspec.json"));
+    for version in [1, 2] {
+        if version == 1 {
+            client.open(&spec, &text);
+        } else {
+            // Asked again, it says it again (the broken config is not remembered as linted).
+            client.notify(
+                "textDocument/didChange",
+                json!({ "textDocument": { "uri": spec, "version": 2 },
+                        "contentChanges": [{ "text": text }] }),
+            );
+        }
+        let diagnostics = client.diagnostics(&spec, version);
+        assert_eq!(diagnostics.len(), 1, "{diagnostics:?}");
+        let message = diagnostics[0]["message"].as_str().unwrap();
+        assert!(message.contains("configuration"), "{message}");
+        let related = &diagnostics[0]["relatedInformation"][0]["location"];
+        assert_eq!(
+            related["uri"],
+            uri(&tree.path("labs/vision/forgelint.toml"))
+        );
+        assert_eq!(related["range"]["start"]["line"], 1);
+    }
+    assert_eq!(client.shutdown(), 0);
+}

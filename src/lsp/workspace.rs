@@ -118,7 +118,7 @@ impl Workspace {
         let root = self.root.clone();
         let configs = self.configs()?;
         // Told on the lint's thread too: what a folder is (an experiment's) is cached per thread.
-        let found = contained(shown, || match kind_of(configs, shown, &root) {
+        let found = contained(shown, || match kind_of(configs, shown, &root)? {
             Some(Kind::Spec) => {
                 crate::check::lint_spec_text(configs, shown, text.as_bytes(), &root)
             }
@@ -180,8 +180,9 @@ impl Workspace {
 
 /// What the file at `shown` is linted as, as `forgelint check` would lint it named on the
 /// command line: a spec when `[files] include` takes it, a file of an experiment directory by
-/// `[files] experiments`; `None` for any other file.
-fn kind_of(configs: &Configs, shown: &Path, cwd: &Path) -> Option<Kind> {
+/// `[files] experiments`; `None` for any other file. The
+/// `[files]` of its nearest config decides, so a config that cannot be loaded is an error.
+fn kind_of(configs: &Configs, shown: &Path, cwd: &Path) -> Result<Option<Kind>, Error> {
     let options = Options {
         settings: configs,
         no_ignore: false,
@@ -189,19 +190,25 @@ fn kind_of(configs: &Configs, shown: &Path, cwd: &Path) -> Option<Kind> {
         cwd,
     };
     let dir = shown.parent().unwrap_or(Path::new(""));
-    let by_name = configs
-        .settings_for_dir(dir)
-        .and_then(|s| s.files.included_by_name(shown));
-    if by_name == Some(true) || options.wanted(shown) {
-        return Some(Kind::Spec);
+    let Some(settings) = configs.settings_for_dir(dir) else {
+        return Err(configs
+            .take_errors()
+            .into_iter()
+            .next()
+            .unwrap_or_else(|| Error::usage("the configuration of this folder cannot be loaded")));
+    };
+    if settings.files.included_by_name(shown) == Some(true) || options.wanted(shown) {
+        return Ok(Some(Kind::Spec));
     }
-    let root = options.experiment_of(&crate::paths::normalize(shown, cwd))?;
-    Some(Kind::ExperimentFile {
+    let Some(root) = options.experiment_of(&crate::paths::normalize(shown, cwd)) else {
+        return Ok(None);
+    };
+    Ok(Some(Kind::ExperimentFile {
         root: match (shown.is_relative(), root.strip_prefix(cwd)) {
             (true, Ok(relative)) => Arc::from(relative),
             _ => root,
         },
-    })
+    }))
 }
 
 fn is_config(path: &Path) -> bool {
