@@ -5,212 +5,18 @@
 //! Every wait has a timeout, so a server that hangs fails the test instead of blocking it.
 
 mod common;
+mod lsp_client;
 
-use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{Receiver, RecvTimeoutError};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use common::{manifest_dir, run_in, Tree, BIN};
+use lsp_client::{uri, Client};
 use serde_json::{json, Value};
 
-const TIMEOUT: Duration = Duration::from_secs(60);
-
-/// A language client: the server's process, its input, and the messages it sent.
-struct Client {
-    child: Child,
-    stdin: ChildStdin,
-    messages: Receiver<Value>,
-    /// Messages read while waiting for another one.
-    backlog: Vec<Value>,
-    next_id: i64,
-    stderr: Arc<Mutex<String>>,
-}
-
-impl Client {
-    /// Starts `forgelint lsp` in `root` and initializes it with `root` as the workspace.
-    fn start(root: &Path, env: &[(&str, &str)]) -> Client {
-        let mut command = Command::new(BIN);
-        command
-            .arg("lsp")
-            .current_dir(root)
-            .env_remove("FORGELINT_PANIC_ON")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        for (k, v) in env {
-            command.env(k, v);
-        }
-        let mut child = command.spawn().expect("forgelint lsp starts");
-        let stdout = child.stdout.take().expect("piped stdout");
-        let (send, messages) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            let mut reader = BufReader::new(stdout);
-            while let Some(message) = read_message(&mut reader) {
-                if send.send(message).is_err() {
-                    break;
-                }
-            }
-        });
-        let stderr = Arc::new(Mutex::new(String::new()));
-        let mut pipe = child.stderr.take().expect("piped stderr");
-        let collected = stderr.clone();
-        std::thread::spawn(move || {
-            let mut text = String::new();
-            pipe.read_to_string(&mut text).ok();
-            collected.lock().unwrap().push_str(&text);
-        });
-        let mut client = Client {
-            stdin: child.stdin.take().expect("piped stdin"),
-            child,
-            messages,
-            backlog: Vec::new(),
-            next_id: 1,
-            stderr,
-        };
-        let id = client.request(
-            "initialize",
-            json!({ "processId": null, "rootUri": uri(root), "capabilities": {} }),
-        );
-        let result = client.response(id);
-        assert_eq!(result["result"]["capabilities"]["hoverProvider"], true);
-        client.notify("initialized", json!({}));
-        client
-    }
-
-    fn send(&mut self, message: Value) {
-        let body = message.to_string();
-        write!(self.stdin, "Content-Length: {}\r\n\r\n{body}", body.len())
-            .and_then(|()| self.stdin.flush())
-            .expect("the server reads its input");
-    }
-
-    fn request(&mut self, method: &str, params: Value) -> i64 {
-        let id = self.next_id;
-        self.next_id += 1;
-        self.send(json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }));
-        id
-    }
-
-    fn notify(&mut self, method: &str, params: Value) {
-        self.send(json!({ "jsonrpc": "2.0", "method": method, "params": params }));
-    }
-
-    /// The first message `wanted` takes, waiting at most [`TIMEOUT`].
-    fn wait_for(&mut self, what: &str, wanted: impl Fn(&Value) -> bool) -> Value {
-        if let Some(at) = self.backlog.iter().position(&wanted) {
-            return self.backlog.remove(at);
-        }
-        let deadline = Instant::now() + TIMEOUT;
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.messages.recv_timeout(left) {
-                Ok(message) if wanted(&message) => return message,
-                Ok(message) => self.backlog.push(message),
-                Err(RecvTimeoutError::Timeout) => panic!(
-                    "no {what} within {TIMEOUT:?}; stderr:\n{}",
-                    self.stderr.lock().unwrap()
-                ),
-                Err(RecvTimeoutError::Disconnected) => panic!(
-                    "the server closed its output waiting for {what}; stderr:\n{}",
-                    self.stderr.lock().unwrap()
-                ),
-            }
-        }
-    }
-
-    /// The response to request `id`.
-    fn response(&mut self, id: i64) -> Value {
-        self.wait_for(&format!("response {id}"), |m| {
-            m.get("method").is_none() && m["id"] == id
-        })
-    }
-
-    /// The diagnostics published for `uri` at `version`.
-    fn diagnostics(&mut self, uri: &str, version: i64) -> Vec<Value> {
-        let message = self.wait_for(&format!("diagnostics of {uri} v{version}"), |m| {
-            m["method"] == "textDocument/publishDiagnostics"
-                && m["params"]["uri"] == uri
-                && m["params"]["version"] == version
-        });
-        message["params"]["diagnostics"]
-            .as_array()
-            .cloned()
-            .unwrap_or_default()
-    }
-
-    fn open(&mut self, uri: &str, text: &str) {
-        self.notify(
-            "textDocument/didOpen",
-            json!({ "textDocument": {
-                "uri": uri, "languageId": "json", "version": 1, "text": text
-            }}),
-        );
-    }
-
-    /// Asks for a hover, proving the server still answers.
-    fn hover(&mut self, uri: &str, line: u64, character: u64) -> Value {
-        let id = self.request(
-            "textDocument/hover",
-            json!({ "textDocument": { "uri": uri },
-                    "position": { "line": line, "character": character } }),
-        );
-        self.response(id)
-    }
-
-    /// Shuts the server down; its exit code.
-    fn shutdown(mut self) -> i32 {
-        let id = self.request("shutdown", Value::Null);
-        let response = self.response(id);
-        assert!(response.get("error").is_none(), "{response}");
-        self.notify("exit", Value::Null);
-        self.wait_exit()
-    }
-
-    fn wait_exit(&mut self) -> i32 {
-        let deadline = Instant::now() + TIMEOUT;
-        loop {
-            if let Some(status) = self.child.try_wait().expect("wait for the server") {
-                return status.code().expect("an exit code, not a signal");
-            }
-            assert!(Instant::now() < deadline, "the server did not exit");
-            std::thread::sleep(Duration::from_millis(10));
-        }
-    }
-}
-
-impl Drop for Client {
-    fn drop(&mut self) {
-        self.child.kill().ok();
-        self.child.wait().ok();
-    }
-}
-
-/// One message of the base protocol: headers, a blank line, `Content-Length` bytes of JSON.
-fn read_message(reader: &mut impl BufRead) -> Option<Value> {
-    let mut length = None;
-    loop {
-        let mut line = String::new();
-        if reader.read_line(&mut line).ok()? == 0 {
-            return None;
-        }
-        let line = line.trim_end();
-        if line.is_empty() {
-            break;
-        }
-        if let Some(n) = line.strip_prefix("Content-Length: ") {
-            length = n.parse().ok();
-        }
-    }
-    let mut body = vec![0; length?];
-    reader.read_exact(&mut body).ok()?;
-    serde_json::from_slice(&body).ok()
-}
-
-fn uri(path: &Path) -> String {
-    format!("file://{}", path.display())
+/// A client of `forgelint lsp` started in `root`, with `root` as its workspace.
+fn start(root: &Path, env: &[(&str, &str)]) -> Client {
+    Client::start(BIN, root, env)
 }
 
 /// A temporary copy of the demo repository, with `specs/bad.jobspec.json`: the demo's
@@ -294,7 +100,7 @@ fn diagnostics_are_the_findings_of_check() {
     let train = "experiments/my-grpo/train.py";
     let code = "import os\nCORPUS = \"/mnt/shared/handbook\"\nTOKEN = \"hf_QpZkVbXwLmNrTsYuCdEfGhJaKoPiUyTrEwQl\"\n";
     tree.write(train, code);
-    let mut client = Client::start(tree.root(), &[]);
+    let mut client = start(tree.root(), &[]);
     for (rel, text) in [("specs/bad.jobspec.json", spec.as_str()), (train, code)] {
         let uri = uri(&tree.path(rel));
         client.open(&uri, text);
@@ -343,7 +149,14 @@ fn range(start: (u64, u64), end: (u64, u64)) -> Value {
 
 /// Replaces the first `from` of `text` by `to` with an incremental change of version
 /// `version`; the text after it.
-fn edit(client: &mut Client, uri: &str, text: &str, from: &str, to: &str, version: i64) -> String {
+fn edit(
+    client: &mut lsp_client::Client,
+    uri: &str,
+    text: &str,
+    from: &str,
+    to: &str,
+    version: i64,
+) -> String {
     let at = text
         .find(from)
         .unwrap_or_else(|| panic!("{from:?} not in the text"));
@@ -369,11 +182,39 @@ fn codes(diagnostics: &[Value]) -> Vec<String> {
     )
 }
 
+/// A spec whose experiment's config lacks a hyperparameter: the spec's diagnostics (the
+/// config read from disk) are check's, and the related place is in the config file.
 #[test]
-fn an_edit_that_fixes_a_fault_clears_it_within_milliseconds() {
+fn hyperparameters_are_checked_against_the_experiments_config() {
+    let (tree, _) = demo();
+    let rel = "specs/dpo-sweep.jobspec.json";
+    let text = std::fs::read_to_string(tree.path(rel)).unwrap();
+    let mut client = start(tree.root(), &[]);
+    let spec = uri(&tree.path(rel));
+    client.open(&spec, &text);
+    let diagnostics = client.diagnostics(&spec, 1);
+    let expected = check_findings(tree.root(), rel);
+    assert_eq!(
+        sorted(diagnostics.iter().map(key_of_diagnostic).collect()),
+        sorted(expected.iter().map(key_of_finding).collect()),
+    );
+    let unknown = diagnostics
+        .iter()
+        .find(|d| d["code"] == "hyperparam-unknown")
+        .expect("hyperparam-unknown is reported");
+    let related = &unknown["relatedInformation"][0]["location"];
+    assert_eq!(
+        related["uri"],
+        uri(&tree.path("experiments/dpo-sweep/config.yaml"))
+    );
+    assert_eq!(client.shutdown(), 0);
+}
+
+#[test]
+fn an_edit_that_fixes_a_fault_clears_it() {
     let (tree, mut text) = demo();
     let uri = uri(&tree.path("specs/bad.jobspec.json"));
-    let mut client = Client::start(tree.root(), &[]);
+    let mut client = start(tree.root(), &[]);
     client.open(&uri, &text);
     assert!(codes(&client.diagnostics(&uri, 1)).contains(&"unknown-field".to_string()));
     let mut latencies = Vec::new();
@@ -459,7 +300,7 @@ fn apply_lsp_edits(text: &str, edits: &[Value]) -> String {
 fn a_quick_fix_removes_the_owner_and_hover_explains_the_rule() {
     let (tree, text) = demo();
     let uri = uri(&tree.path("specs/bad.jobspec.json"));
-    let mut client = Client::start(tree.root(), &[]);
+    let mut client = start(tree.root(), &[]);
     client.open(&uri, &text);
     let diagnostics = client.diagnostics(&uri, 1);
     let owner = diagnostics
@@ -536,7 +377,7 @@ fn a_quick_fix_removes_the_owner_and_hover_explains_the_rule() {
 #[test]
 fn hostile_documents_do_not_crash_the_server() {
     let (tree, _) = demo();
-    let mut client = Client::start(tree.root(), &[]);
+    let mut client = start(tree.root(), &[]);
     let deep = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
     let deep_object = format!(
         "{{\"a\": {}1{}}}",
@@ -597,7 +438,7 @@ fn hostile_documents_do_not_crash_the_server() {
 #[test]
 fn a_crash_while_linting_is_a_diagnostic_and_the_server_goes_on() {
     let (tree, text) = demo();
-    let mut client = Client::start(tree.root(), &[("FORGELINT_PANIC_ON", "boom.jobspec.json")]);
+    let mut client = start(tree.root(), &[("FORGELINT_PANIC_ON", "boom.jobspec.json")]);
     let boom = uri(&tree.path("specs/boom.jobspec.json"));
     client.open(&boom, &text);
     let diagnostics = client.diagnostics(&boom, 1);
@@ -611,7 +452,7 @@ fn a_crash_while_linting_is_a_diagnostic_and_the_server_goes_on() {
 #[test]
 fn rule_file_and_config_errors_are_reported_at_their_spans() {
     let (tree, _) = demo();
-    let mut client = Client::start(tree.root(), &[]);
+    let mut client = start(tree.root(), &[]);
     let rule_path = tree.path("policies/labels-team-required.toml");
     let rule = std::fs::read_to_string(&rule_path).unwrap();
     let broken = rule.replace("severity = \"error\"", "severity = \"fatal\"");
@@ -663,7 +504,7 @@ fn rule_file_and_config_errors_are_reported_at_their_spans() {
 #[test]
 fn a_saved_config_is_read_again() {
     let (tree, text) = demo();
-    let mut client = Client::start(tree.root(), &[]);
+    let mut client = start(tree.root(), &[]);
     let spec = uri(&tree.path("specs/bad.jobspec.json"));
     client.open(&spec, &text);
     assert!(codes(&client.diagnostics(&spec, 1)).contains(&"owner-ignored".to_string()));
@@ -708,7 +549,7 @@ fn a_saved_config_is_read_again() {
 #[test]
 fn unknown_requests_closed_documents_and_exit_without_shutdown() {
     let (tree, text) = demo();
-    let mut client = Client::start(tree.root(), &[]);
+    let mut client = start(tree.root(), &[]);
     let id = client.request("textDocument/definition", json!({}));
     assert_eq!(client.response(id)["error"]["code"], -32601);
     let id = client.request("textDocument/hover", json!({ "nonsense": true }));
@@ -739,7 +580,7 @@ fn a_spec_under_a_broken_nested_config_says_why_it_is_not_linted() {
         "labs/vision/forgelint.toml",
         "[platform]\ngpu-quota = \"many\"\n",
     );
-    let mut client = Client::start(tree.root(), &[]);
+    let mut client = start(tree.root(), &[]);
     let spec = uri(&tree.path("labs/vision/jobspec.json"));
     for version in [1, 2] {
         if version == 1 {
