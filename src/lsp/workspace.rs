@@ -58,8 +58,8 @@ impl Workspace {
             .unwrap_or_else(|_| path.to_path_buf())
     }
 
-    /// Is a save of `path` a reason to compile the configs again (a config, a rule file,
-    /// a catalog: any TOML, or JSON beside a config)?
+    /// Is a save of `path` a reason to compile the configs again: a config, a rule file, a
+    /// catalog (any TOML file)?
     pub fn is_setting_file(path: &Path) -> bool {
         is_config(path) || path.extension().is_some_and(|e| e == "toml")
     }
@@ -67,30 +67,20 @@ impl Workspace {
     /// Lints `text`, the document at `path` (absolute), published as `uri`.
     pub fn lint(&mut self, path: &Path, text: &str, uri: &Uri) -> Linted {
         let root = self.root.clone();
-        let diagnostic_of = |e: &Error| convert::error_diagnostic(e, path, &root);
+        // A config or rule file has no findings: its first error, if any, is its diagnostic.
+        let first_error = |found: Result<(), Contained>| Linted {
+            diagnostics: found
+                .err()
+                .map(|e| convert::error_diagnostic(&Error::from(e), path, &root))
+                .into_iter()
+                .collect(),
+            ..Linted::default()
+        };
         if is_config(path) {
-            let found = contained(path, || lint_config(path, text));
-            return Linted {
-                diagnostics: found
-                    .err()
-                    .map(Error::from)
-                    .iter()
-                    .map(diagnostic_of)
-                    .collect(),
-                ..Linted::default()
-            };
+            return first_error(contained(path, || lint_config(path, text)));
         }
         if path.extension().is_some_and(|e| e == "toml") && self.is_rule_file(path, text) {
-            let found = contained(path, || lint_rule_file(path, text));
-            return Linted {
-                diagnostics: found
-                    .err()
-                    .map(Error::from)
-                    .iter()
-                    .map(diagnostic_of)
-                    .collect(),
-                ..Linted::default()
-            };
+            return first_error(contained(path, || lint_rule_file(path, text)));
         }
         let shown = self.shown(path);
         match self.lint_file(&shown, text) {
