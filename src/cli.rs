@@ -22,7 +22,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Lint files and directories (the default command)
-    Check(CheckArgs),
+    Check(Box<CheckArgs>),
     /// List every rule: id, default severity, the context it needs, summary
     Rules(RulesArgs),
     /// Explain a rule: why the server refuses it, a failing and a passing example, the fix
@@ -35,6 +35,16 @@ pub enum Command {
     Completions(CompletionsArgs),
     /// Print a JSON Schema (draft 2020-12) for editors: jobspec, config or rule
     Schema(SchemaArgs),
+    /// Run a language server for editors over standard input and output
+    Lsp(LspArgs),
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct LspArgs {
+    /// Talk over standard input and output: the only transport, accepted for the clients that
+    /// pass it
+    #[arg(long)]
+    pub stdio: bool,
 }
 
 #[derive(Debug, Clone, Args)]

@@ -31,6 +31,7 @@ pub mod fix;
 pub mod formats;
 pub mod handoff;
 pub mod json;
+pub mod lsp;
 pub mod paths;
 pub mod platform;
 pub mod process;
@@ -53,13 +54,14 @@ pub use process::{Env, ExitStatus};
 
 pub fn run(cli: Cli, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
     match cli.command {
-        Some(Command::Check(args)) => check(args, env),
+        Some(Command::Check(args)) => check(*args, env),
         Some(Command::Rules(args)) => commands::rules(args, env),
         Some(Command::Explain(args)) => commands::explain(args, env),
         Some(Command::TestRules(args)) => commands::test_rules(args, env),
         Some(Command::Init) => commands::init(env),
         Some(Command::Completions(args)) => commands::completions(args, env),
         Some(Command::Schema(args)) => schema::command(args, env),
+        Some(Command::Lsp(args)) => lsp::run(args, env),
         None => check(cli.check, env),
     }
 }

@@ -26,10 +26,12 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let stdout = std::io::stdout();
     let stdout_is_terminal = stdout.is_terminal();
-    let mut stdout = std::io::BufWriter::with_capacity(64 * 1024, stdout.lock());
+    // Standard input and output are not locked for the whole run: `forgelint lsp` reads and
+    // writes them on threads of its own. The buffer still makes a lock per 64 KiB, not per line.
+    let mut stdout = std::io::BufWriter::with_capacity(64 * 1024, stdout);
     // Not locked for the whole run: the panic hook writes to stderr from worker threads.
     let mut stderr = std::io::stderr();
-    let mut stdin = std::io::stdin().lock();
+    let mut stdin = std::io::stdin();
     let cwd = match std::env::current_dir() {
         Ok(cwd) => cwd,
         Err(e) => {

@@ -18,7 +18,6 @@ use std::path::PathBuf;
 use crate::discover::{self, Candidate, Kind};
 use crate::engine::{self, DirCache, FileName, OpenedExperiment, RealProject, SpecExperiment};
 use crate::error::Error;
-use crate::experiment;
 use crate::json::Document;
 use crate::process::Env;
 use crate::rules::eval::ConfigDoc;
@@ -320,50 +319,18 @@ struct SpecExperiments<'l, 'p, 's> {
 impl SpecExperiment for SpecExperiments<'_, '_, '_> {
     fn open(&self, doc: &Document<'_>) -> Option<OpenedExperiment> {
         let linter = self.linter;
-        let profile = self.profile;
-        let wants_files = self.lint_files && !profile.experiment_rules.is_empty();
-        if !wants_files && !profile.spec_reads_config {
-            return None;
-        }
-        let exp = source_exp(doc)?;
-        if exp.is_empty() || crate::rules::functions::path_escape(exp).is_some() {
-            return None;
-        }
-        let root = engine::project_root(
+        let lints = |dir: &Path, starforge_root: Option<&Path>| {
+            !linter.walk_lints(dir, starforge_root) && linter.claim(dir)
+        };
+        let wants_files = self.lint_files && !self.profile.experiment_rules.is_empty();
+        super::in_memory::open_experiment(
+            doc,
             self.spec,
-            profile.config_root.as_ref(),
+            self.profile,
             linter.cwd,
             &linter.dir_cache,
-        );
-        // Asked once already by source-exp-missing: the answer is cached.
-        if !linter.dir_cache.is_dir(&root, exp) {
-            return None;
-        }
-        let dir = crate::paths::normalize(&root.join(exp), linter.cwd);
-        let starforge_root = engine::mentions_starforge(self.spec).then_some(&*root);
-        let lint_files =
-            wants_files && !linter.walk_lints(&dir, starforge_root) && linter.claim(&dir);
-        let reads_config =
-            profile.spec_reads_config || (lint_files && profile.experiments.reads_config);
-        let config = reads_config
-            .then(|| {
-                experiment::load_config(
-                    &dir,
-                    &profile.settings.platform.experiments.config,
-                    &*profile.experiments.display,
-                )
-            })
-            .flatten()
-            // A config that has every key the spec looks up need not be parsed: most do.
-            .filter(|config| {
-                (lint_files && profile.experiments.reads_config)
-                    || !experiment::config_keys_present(config, doc, &profile.spec_rules)
-            });
-        Some(OpenedExperiment {
-            dir,
-            config,
-            lint_files,
-        })
+            wants_files.then_some(&lints as &dyn Fn(&Path, Option<&Path>) -> bool),
+        )
     }
 
     fn lint_files(
@@ -401,13 +368,6 @@ fn named_experiment_files(plan: &Plan<'_>, cwd: &Path) -> HashSet<PathBuf> {
         .filter(|p| matches!(options.explicit_kind(p), Kind::ExperimentFile { .. }))
         .map(|p| crate::paths::normalize(p, cwd))
         .collect()
-}
-
-/// `spec.source.exp`, when it is a string.
-fn source_exp<'d>(doc: &'d Document<'_>) -> Option<&'d str> {
-    let spec = doc.get(doc.root(), "spec")?;
-    let source = doc.get(spec, "source")?;
-    doc.as_str(doc.get(source, "exp")?)
 }
 
 impl Linter<'_, '_> {

@@ -4,6 +4,7 @@
 
 mod finish;
 mod fixing;
+mod in_memory;
 mod lint;
 mod plan;
 mod profiles;
@@ -11,6 +12,7 @@ mod skipped;
 
 use std::time::Instant;
 
+pub use in_memory::{lint_experiment_text, lint_spec_text};
 pub use plan::load_settings;
 
 use crate::cli::CheckArgs;

@@ -41,7 +41,7 @@ pub struct Profile<'s> {
 }
 
 impl<'s> Profile<'s> {
-    fn new(args: &'s CheckArgs, settings: &'s Settings, cwd: &'s Path) -> Profile<'s> {
+    pub(super) fn new(args: &'s CheckArgs, settings: &'s Settings, cwd: &'s Path) -> Profile<'s> {
         let rules = active_rules(args, settings);
         let (experiment_rules, spec_rules): (Vec<Active<'s>>, Vec<Active<'s>>) =
             rules.iter().partition(|a| a.rule.target.is_experiment());

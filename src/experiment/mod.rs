@@ -149,6 +149,15 @@ impl<'a> Linter<'a> {
         root: &Path,
         problem: Option<String>,
     ) -> Vec<Finding> {
+        self.with_context(root, |others| {
+            let rel = path.strip_prefix(root).unwrap_or(path);
+            self.lint_file(path, rel, problem, others)
+        })
+    }
+
+    /// Runs `f` with what the rules of a file of the experiment `root` may read besides it:
+    /// the experiment's config and the spec that names it, each only when a rule reads it.
+    fn with_context<R>(&self, root: &Path, f: impl FnOnce(&Others<'_>) -> R) -> R {
         let loaded = self.own_config(root);
         let parsed = loaded
             .as_ref()
@@ -162,12 +171,10 @@ impl<'a> Linter<'a> {
         let spec = spec_text
             .as_deref()
             .and_then(|text| crate::json::parse(text).ok());
-        let others = Others {
+        f(&Others {
             spec: spec.as_ref(),
             config,
-        };
-        let rel = path.strip_prefix(root).unwrap_or(path);
-        self.lint_file(path, rel, problem, &others)
+        })
     }
 }
 
@@ -175,13 +182,31 @@ impl Linter<'_> {
     /// Lints `bytes`, given for the file `path` of the experiment `root` (standard input with
     /// `--stdin-filename`): as the file would be linted, without reading it.
     pub fn lint_given(&self, path: &Path, root: &Path, bytes: &[u8]) -> Vec<Finding> {
+        self.lint_given_with(path, root, bytes, &Others::NONE)
+    }
+
+    /// [`Linter::lint_given`] with the experiment's config and the spec that names it, as
+    /// [`Linter::lint_named_file`] reads them: for an editor's buffer of the file.
+    pub fn lint_given_in_context(&self, path: &Path, root: &Path, bytes: &[u8]) -> Vec<Finding> {
+        self.with_context(root, |others| {
+            self.lint_given_with(path, root, bytes, others)
+        })
+    }
+
+    fn lint_given_with(
+        &self,
+        path: &Path,
+        root: &Path,
+        bytes: &[u8],
+        others: &Others<'_>,
+    ) -> Vec<Finding> {
         let rel = path.strip_prefix(root).unwrap_or(path);
         let rules = self.rules_for.rules_for(path, rel);
         let name = crate::engine::FileName::ready((self.display)(path));
         if file::is_weights_file(path) {
             return self.too_large(&rules, &name, file::WEIGHTS_MESSAGE.into());
         }
-        self.lint_read(path, &name, &rules, bytes, &Others::NONE)
+        self.lint_read(path, &name, &rules, bytes, others)
     }
 }
 

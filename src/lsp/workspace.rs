@@ -1,0 +1,304 @@
+//! The workspace: its root (the folder `forgelint check` would run from), its configs compiled
+//! once and kept until a config or rule file is saved, and the lint of one document's text by
+//! what the document is: a jobspec, a file of an experiment, a rule file or a config.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use lsp_types::{Diagnostic, Uri};
+
+use super::convert;
+use crate::config::{ConfigFile, Settings, CONFIG_NAMES};
+use crate::configs::Configs;
+use crate::diagnostic::Finding;
+use crate::discover::{Kind, Options};
+use crate::error::Error;
+use crate::rules::Rule;
+
+/// A document's lint: the findings (for code actions and hover) and what is published.
+#[derive(Default)]
+pub struct Linted {
+    pub findings: Vec<Finding>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+pub struct Workspace {
+    pub root: PathBuf,
+    /// Compiled on the first lint; `None` again after a config or rule file changed.
+    configs: Option<Configs>,
+}
+
+impl Workspace {
+    pub fn new(root: PathBuf) -> Workspace {
+        Workspace {
+            root,
+            configs: None,
+        }
+    }
+
+    /// Forgets the compiled configs: the next lint reads them again.
+    pub fn reload(&mut self) {
+        self.configs = None;
+    }
+
+    fn configs(&mut self) -> Result<&Configs, Error> {
+        if self.configs.is_none() {
+            let flags = crate::cli::ConfigArgs::default();
+            self.configs = Some(Configs::new(&flags, &self.root)?);
+        }
+        self.configs
+            .as_ref()
+            .ok_or_else(|| Error::usage("no configuration"))
+    }
+
+    /// `path` as `forgelint check` run from the root names it: relative inside the root.
+    fn shown(&self, path: &Path) -> PathBuf {
+        path.strip_prefix(&self.root)
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|_| path.to_path_buf())
+    }
+
+    /// Is a save of `path` a reason to compile the configs again: a config, a rule file, a
+    /// catalog (any TOML file)?
+    pub fn is_setting_file(path: &Path) -> bool {
+        is_config(path) || path.extension().is_some_and(|e| e == "toml")
+    }
+
+    /// Lints `text`, the document at `path` (absolute), published as `uri`.
+    pub fn lint(&mut self, path: &Path, text: &str, uri: &Uri) -> Linted {
+        let root = self.root.clone();
+        // A config or rule file has no findings: its first error, if any, is its diagnostic.
+        let first_error = |found: Result<(), Contained>| Linted {
+            diagnostics: found
+                .err()
+                .map(|e| convert::error_diagnostic(&Error::from(e), path, &root))
+                .into_iter()
+                .collect(),
+            ..Linted::default()
+        };
+        if is_config(path) {
+            return first_error(contained(path, || lint_config(path, text)));
+        }
+        if path.extension().is_some_and(|e| e == "toml") && self.is_rule_file(path, text) {
+            return first_error(contained(path, || lint_rule_file(path, text)));
+        }
+        let shown = self.shown(path);
+        match self.lint_file(&shown, text) {
+            Ok(findings) => self.published(&shown, findings, uri),
+            Err(error) => {
+                // A broken config is read again on the next lint, which reports it again.
+                self.configs = None;
+                let default_spec = path
+                    .file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| n == "jobspec.json" || n.ends_with(".jobspec.json"));
+                Linted {
+                    diagnostics: default_spec
+                        .then(|| convert::unlintable(&error, path, &root))
+                        .into_iter()
+                        .collect(),
+                    ..Linted::default()
+                }
+            }
+        }
+    }
+
+    /// The findings of a spec or experiment file at `shown`; none for another file.
+    fn lint_file(&mut self, shown: &Path, text: &str) -> Result<Vec<Finding>, Error> {
+        let root = self.root.clone();
+        let configs = self.configs()?;
+        // Told on the lint's thread too: what a folder is (an experiment's) is cached per thread.
+        let found = contained(shown, || match kind_of(configs, shown, &root)? {
+            Some(Kind::Spec) => {
+                crate::check::lint_spec_text(configs, shown, text.as_bytes(), &root)
+            }
+            Some(Kind::ExperimentFile { root: exp }) => {
+                crate::check::lint_experiment_text(configs, shown, &exp, text.as_bytes(), &root)
+            }
+            None => Ok(Vec::new()),
+        });
+        match found {
+            Err(Contained::Crashed(finding)) => Ok(vec![*finding]),
+            Err(Contained::Failed(error)) => Err(error),
+            Ok(findings) => Ok(findings),
+        }
+    }
+
+    /// The diagnostics of a file's findings, each with its rule's documentation link.
+    fn published(&mut self, shown: &Path, mut findings: Vec<Finding>, uri: &Uri) -> Linted {
+        findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+        let root = self.root.clone();
+        let diagnostics = findings
+            .iter()
+            .map(|f| {
+                let rule = self.rule(shown, &f.rule);
+                convert::diagnostic(f, uri, &root, rule)
+            })
+            .collect();
+        Linted {
+            findings,
+            diagnostics,
+        }
+    }
+
+    /// The rule `id` as the file at `path` sees it (its nearest config's rules).
+    pub fn rule(&mut self, path: &Path, id: &str) -> Option<&Rule> {
+        let shown = self.shown(path);
+        let dir = shown.parent().unwrap_or(Path::new(""));
+        let configs = self.configs().ok()?;
+        configs.settings_for_dir(dir)?.rules.get(id)
+    }
+
+    /// A TOML file is a rule file when a config loads it, or when it looks like one (a
+    /// top-level `id` and a `[[check]]` table), which a new or broken one still does.
+    fn is_rule_file(&mut self, path: &Path, text: &str) -> bool {
+        if looks_like_rule(text) {
+            return true;
+        }
+        let resolved = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+        let dir = self.shown(path.parent().unwrap_or(Path::new("/")));
+        let Ok(configs) = self.configs() else {
+            return false;
+        };
+        // The nearest config of the file's folder usually names it (a `policies/` beside it).
+        configs.for_dir(&dir);
+        (0..)
+            .map_while(|i| configs.get(i))
+            .any(|s| s.rule_paths.contains(&resolved))
+    }
+}
+
+/// What the file at `shown` is linted as, as `forgelint check` would lint it named on the
+/// command line: a spec when `[files] include` takes it, a file of an experiment directory by
+/// `[files] experiments`; `None` for any other file. The
+/// `[files]` of its nearest config decides, so a config that cannot be loaded is an error.
+fn kind_of(configs: &Configs, shown: &Path, cwd: &Path) -> Result<Option<Kind>, Error> {
+    let options = Options {
+        settings: configs,
+        no_ignore: false,
+        threads: 1,
+        cwd,
+    };
+    let dir = shown.parent().unwrap_or(Path::new(""));
+    let Some(settings) = configs.settings_for_dir(dir) else {
+        return Err(configs
+            .take_errors()
+            .into_iter()
+            .next()
+            .unwrap_or_else(|| Error::usage("the configuration of this folder cannot be loaded")));
+    };
+    if settings.files.included_by_name(shown) == Some(true) || options.wanted(shown) {
+        return Ok(Some(Kind::Spec));
+    }
+    let Some(root) = options.experiment_of(&crate::paths::normalize(shown, cwd)) else {
+        return Ok(None);
+    };
+    Ok(Some(Kind::ExperimentFile {
+        root: match (shown.is_relative(), root.strip_prefix(cwd)) {
+            (true, Ok(relative)) => Arc::from(relative),
+            _ => root,
+        },
+    }))
+}
+
+fn is_config(path: &Path) -> bool {
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| CONFIG_NAMES.contains(&n))
+}
+
+/// A top-level `id` key and a `[[check]]` table, by lines: it tells a rule file that does not
+/// parse yet.
+fn looks_like_rule(text: &str) -> bool {
+    let (mut id, mut check, mut in_table) = (false, false, false);
+    for line in text.lines().map(str::trim_start) {
+        if line.starts_with("[[check]]") {
+            check = true;
+        }
+        if line.starts_with('[') {
+            in_table = true;
+        } else if !in_table
+            && line
+                .strip_prefix("id")
+                .is_some_and(|r| r.trim_start().starts_with('='))
+        {
+            id = true;
+        }
+    }
+    id && check
+}
+
+/// The config `text` of the file at `path` compiled over the configs it extends (read from
+/// disk): its first error.
+fn lint_config(path: &Path, text: &str) -> Result<(), Error> {
+    let base_dir = path
+        .parent()
+        .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+    let file = ConfigFile::parse(Some(path), base_dir, text)?;
+    let chain = [path.canonicalize().unwrap_or_else(|_| path.to_path_buf())];
+    let base = match file.extends(&chain)? {
+        Some(base) => Some(Settings::load(&base, &[])?),
+        None => None,
+    };
+    file.compile(base.as_ref(), &[]).map(drop)
+}
+
+/// The rule file `text` at `path` compiled, with its cases: its first error.
+fn lint_rule_file(path: &Path, text: &str) -> Result<(), Error> {
+    let name = path.display().to_string();
+    crate::rules::compile_rule(&name, Arc::from(text), false)
+        .map(drop)
+        .map_err(Error::File)
+}
+
+/// Why a contained lint gave no findings.
+enum Contained {
+    /// It returned an error (a config that cannot be loaded).
+    Failed(Error),
+    /// It panicked: a bug, reported as an `internal-error` finding.
+    Crashed(Box<Finding>),
+}
+
+/// Stack of a lint's thread: a hostile document nests deep, and the server must outlive it.
+const LINT_STACK: usize = 64 * 1024 * 1024;
+
+/// Runs one lint on a thread of its own, as `check` contains a file's lint: a panic becomes
+/// a finding and the server goes on. A fresh thread also starts with empty per-thread caches
+/// (the folders holding a config, an experiment's config file), which a long-lived server
+/// would otherwise keep after the files they describe change.
+fn contained<T: Send>(
+    path: &Path,
+    lint: impl FnOnce() -> Result<T, Error> + Send,
+) -> Result<T, Contained> {
+    let crashed = |payload: &(dyn std::any::Any + Send)| {
+        let shown: Arc<str> = Arc::from(path.to_string_lossy().as_ref());
+        Contained::Crashed(Box::new(crate::engine::internal_error(&shown, payload)))
+    };
+    std::thread::scope(|scope| {
+        let thread = std::thread::Builder::new()
+            .name("forgelint-lint".into())
+            .stack_size(LINT_STACK)
+            .spawn_scoped(scope, || {
+                crate::engine::panic_for_tests(path);
+                lint()
+            });
+        match thread {
+            Ok(handle) => match handle.join() {
+                Ok(result) => result.map_err(Contained::Failed),
+                Err(payload) => Err(crashed(payload.as_ref())),
+            },
+            Err(e) => Err(Contained::Failed(Error::usage(format!(
+                "cannot start a thread to lint the file: {e}"
+            )))),
+        }
+    })
+}
+
+impl From<Contained> for Error {
+    fn from(c: Contained) -> Error {
+        match c {
+            Contained::Failed(e) => e,
+            Contained::Crashed(finding) => Error::usage(finding.message),
+        }
+    }
+}
