@@ -35,6 +35,9 @@ pub enum Command {
     Completions(CompletionsArgs),
     /// Print a JSON Schema (draft 2020-12) for editors: jobspec, config or rule
     Schema(SchemaArgs),
+    /// Join reports of one format (json, jsonl or sarif), such as the parts of a --shard run,
+    /// into one, sorted as one run sorts its findings
+    Merge(MergeArgs),
     /// Run a language server for editors over standard input and output
     Lsp(LspArgs),
 }
@@ -45,6 +48,16 @@ pub struct LspArgs {
     /// pass it
     #[arg(long)]
     pub stdio: bool,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct MergeArgs {
+    /// The reports to join (json, jsonl or sarif, all of one format)
+    #[arg(required = true, value_name = "REPORT")]
+    pub reports: Vec<PathBuf>,
+    /// Write the merged report to FILE (atomically) instead of standard output
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Args)]

@@ -32,6 +32,7 @@ pub mod formats;
 pub mod handoff;
 pub mod json;
 pub mod lsp;
+pub mod merge;
 pub mod paths;
 pub mod platform;
 pub mod process;
@@ -62,6 +63,7 @@ pub fn run(cli: Cli, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
         Some(Command::Completions(args)) => commands::completions(args, env),
         Some(Command::Schema(args)) => schema::command(args, env),
         Some(Command::Lsp(args)) => lsp::run(args, env),
+        Some(Command::Merge(args)) => merge::merge(args, env),
         None => check(cli.check, env),
     }
 }

@@ -5,7 +5,7 @@ pub mod concise;
 pub mod github;
 pub mod human;
 pub mod json;
-mod jsonwriter;
+pub(crate) mod jsonwriter;
 pub mod sarif;
 pub mod statistics;
 

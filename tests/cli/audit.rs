@@ -148,3 +148,81 @@ fn reports_that_would_share_an_output_or_name_no_format_are_refused() {
     run.expect_code(2);
     assert!(run.stderr.contains("not sarif"), "{}", run.stderr);
 }
+
+/// `forgelint merge` joins the shards' reports into the whole run's, byte for byte.
+#[test]
+fn merged_shard_reports_are_the_whole_runs_report() {
+    let tree = archive();
+    for format in ["json", "sarif"] {
+        // Statistics are counted again from the merged findings.
+        let statistics: &[&str] = if format == "json" {
+            &["--statistics"]
+        } else {
+            &[]
+        };
+        let mut args = vec!["--no-config", "--format", format, "."];
+        args.extend(statistics);
+        let whole = tree.run(&args);
+        let mut parts = Vec::new();
+        for k in 1..=3 {
+            let name = format!("part-{k}.{format}");
+            let (shard, target) = (format!("{k}/3"), format!("{format}={name}"));
+            let mut args = vec!["--no-config", "--shard", &shard, "--format", &target, "."];
+            args.extend(statistics);
+            tree.run(&args);
+            parts.push(name);
+        }
+        let mut args = vec!["merge"];
+        args.extend(parts.iter().map(String::as_str));
+        let merged = tree.run(&args);
+        merged.expect_code(0);
+        assert_eq!(merged.stdout, whole.stdout, "{format}");
+        assert_eq!(merged.stderr, "", "{format}");
+        // Merging one report gives it back.
+        let one = tree.run(&["merge", "-o", "one.out", &parts[0]]);
+        one.expect_code(0);
+        assert_eq!(
+            std::fs::read_to_string(tree.path("one.out")).unwrap(),
+            std::fs::read_to_string(tree.path(&parts[0])).unwrap(),
+            "{format}"
+        );
+    }
+}
+
+#[test]
+fn merge_refuses_reports_of_two_formats_and_files_that_are_no_report() {
+    let tree = archive();
+    tree.run(&[
+        "--no-config",
+        "--format",
+        "json=a.json",
+        "--format",
+        "sarif=b.sarif",
+        ".",
+    ]);
+    let run = tree.run(&["merge", "a.json", "b.sarif"]);
+    run.expect_code(2);
+    assert!(
+        run.stderr
+            .contains("b.sarif is a sarif report and a.json a json one"),
+        "{}",
+        run.stderr
+    );
+    tree.write("junk.json", "{\"a\": 1}");
+    let run = tree.run(&["merge", "a.json", "junk.json"]);
+    run.expect_code(2);
+    assert!(
+        run.stderr.contains("not a forgelint report"),
+        "{}",
+        run.stderr
+    );
+    let truncated = std::fs::read_to_string(tree.path("a.json")).unwrap();
+    tree.write("cut.json", &truncated[..truncated.len() / 2]);
+    let run = tree.run(&["merge", "-o", "out.json", "a.json", "cut.json"]);
+    run.expect_code(2);
+    assert!(run.stderr.contains("cut.json"), "{}", run.stderr);
+    assert!(
+        !tree.path("out.json").exists(),
+        "a failed merge writes nothing"
+    );
+}

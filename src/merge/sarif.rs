@@ -1,0 +1,383 @@
+//! Merging forgelint's SARIF logs: one run whose rules are the union of the logs' (by id,
+//! results' `ruleIndex` renumbered), whose artifacts and results are merged in path order, and
+//! whose invocation joins the logs' notifications.
+
+use std::fs::File;
+use std::io::{BufReader, Write};
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+
+use super::scan::Scanner;
+use super::{merge_sorted, read_error, Sorted};
+use crate::error::Error;
+use crate::report::jsonwriter::{write_json_at, ArrayWriter, ObjectWriter};
+
+type Scan = Scanner<BufReader<File>>;
+
+/// A log being read: one scanner in its artifacts, another in its results.
+struct SarifInput {
+    path: PathBuf,
+    artifacts: Scan,
+    first_artifact: bool,
+    artifacts_done: bool,
+    results: Scan,
+    first_result: bool,
+    results_done: bool,
+    /// The run's values before its artifacts (`tool`, `originalUriBaseIds`, `columnKind`).
+    head: Map<String, Value>,
+    /// The log's own members before `runs` (`$schema`, `version`).
+    top: Map<String, Value>,
+    invocations: Value,
+    /// The index in the merged rules of each of this log's rules.
+    rule_index: Vec<Option<usize>>,
+}
+
+fn open_scan(path: &Path) -> Result<Scan, Error> {
+    let file = File::open(path).map_err(|e| read_error(path, e))?;
+    Ok(Scanner::new(BufReader::with_capacity(64 * 1024, file)))
+}
+
+/// Walks `scan` into the first run of the log; the log's members met on the way are kept in
+/// `top`.
+fn enter_run(scan: &mut Scan, top: &mut Map<String, Value>) -> std::io::Result<()> {
+    scan.begin_object()?;
+    let mut first = true;
+    loop {
+        match scan.next_key(&mut first)? {
+            Some(key) if key == "runs" => break,
+            Some(key) => {
+                top.insert(key, scan.value()?);
+            }
+            None => return Err(scan.error("`runs`")),
+        }
+    }
+    scan.begin_array()?;
+    if !scan.next_item(&mut true)? {
+        return Err(scan.error("a run"));
+    }
+    scan.begin_object()
+}
+
+/// Reads the run's members up to the array `until`, entering it; the values before it are
+/// kept in `values`, or skipped when `values` is `None`.
+fn walk_to(
+    scan: &mut Scan,
+    until: &str,
+    mut values: Option<&mut Map<String, Value>>,
+) -> std::io::Result<()> {
+    let mut first = true;
+    loop {
+        match scan.next_key(&mut first)? {
+            Some(key) if key == until => return scan.begin_array(),
+            Some(key) => match values.as_deref_mut() {
+                Some(values) => {
+                    values.insert(key, scan.value()?);
+                }
+                None => scan.skip_value()?,
+            },
+            None => return Err(scan.error(&format!("`{until}`"))),
+        }
+    }
+}
+
+impl SarifInput {
+    fn open(path: &Path) -> Result<SarifInput, Error> {
+        let failed = |e| read_error(path, e);
+        let mut top = Map::new();
+        let mut artifacts = open_scan(path)?;
+        enter_run(&mut artifacts, &mut top).map_err(failed)?;
+        let mut head = Map::new();
+        walk_to(&mut artifacts, "artifacts", Some(&mut head)).map_err(failed)?;
+        let mut results = open_scan(path)?;
+        enter_run(&mut results, &mut Map::new()).map_err(failed)?;
+        let mut before = Map::new();
+        walk_to(&mut results, "results", Some(&mut before)).map_err(failed)?;
+        Ok(SarifInput {
+            path: path.to_path_buf(),
+            artifacts,
+            first_artifact: true,
+            artifacts_done: false,
+            results,
+            first_result: true,
+            results_done: false,
+            head,
+            top,
+            invocations: before.remove("invocations").unwrap_or(Value::Null),
+            rule_index: Vec::new(),
+        })
+    }
+
+    fn next_artifact(&mut self) -> Result<Option<Value>, Error> {
+        next_in(
+            &mut self.artifacts,
+            &mut self.first_artifact,
+            &mut self.artifacts_done,
+            &self.path,
+        )
+    }
+
+    fn next_result(&mut self) -> Result<Option<Value>, Error> {
+        let mut result = next_in(
+            &mut self.results,
+            &mut self.first_result,
+            &mut self.results_done,
+            &self.path,
+        )?;
+        if let Some(result) = &mut result {
+            renumber(&mut result["ruleIndex"], &self.rule_index);
+        }
+        Ok(result)
+    }
+
+    /// This log's rules, by the driver's list.
+    fn rules(&self) -> Vec<Value> {
+        self.head["tool"]["driver"]["rules"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+    }
+}
+
+fn next_in(
+    scan: &mut Scan,
+    first: &mut bool,
+    done: &mut bool,
+    path: &Path,
+) -> Result<Option<Value>, Error> {
+    if *done {
+        return Ok(None);
+    }
+    if !scan.next_item(first).map_err(|e| read_error(path, e))? {
+        *done = true;
+        return Ok(None);
+    }
+    scan.value().map(Some).map_err(|e| read_error(path, e))
+}
+
+/// Replaces a rule index of one log by the merged rules' index.
+fn renumber(index: &mut Value, map: &[Option<usize>]) {
+    if let Some(new) = index
+        .as_u64()
+        .and_then(|i| map.get(usize::try_from(i).ok()?).copied().flatten())
+    {
+        *index = new.into();
+    }
+}
+
+/// The file a result, artifact or notification is about, decoded, for the order of paths.
+fn uri_of(location: &Value) -> String {
+    decode(location["uri"].as_str().unwrap_or_default())
+}
+
+/// Percent-decoding, so that paths order as they did before they were encoded.
+fn decode(uri: &str) -> String {
+    let bytes = uri.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = |b: u8| (b as char).to_digit(16);
+        match (
+            bytes[i],
+            bytes.get(i + 1).copied().and_then(hex),
+            bytes.get(i + 2).copied().and_then(hex),
+        ) {
+            (b'%', Some(high), Some(low)) => {
+                out.push((high * 16 + low) as u8);
+                i += 3;
+            }
+            (b, _, _) => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+fn result_key(result: &Value) -> Sorted {
+    let location = &result["locations"][0]["physicalLocation"];
+    let start = location["region"]["byteOffset"].as_u64().unwrap_or(0);
+    Sorted {
+        path: uri_of(&location["artifactLocation"]),
+        start,
+        end: start + location["region"]["byteLength"].as_u64().unwrap_or(0),
+        rule: result["ruleId"].as_str().unwrap_or_default().to_string(),
+        message: result["message"]["text"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string(),
+    }
+}
+
+fn artifact_key(artifact: &Value) -> Sorted {
+    Sorted {
+        path: uri_of(&artifact["location"]),
+        start: 0,
+        end: 0,
+        rule: String::new(),
+        message: String::new(),
+    }
+}
+
+/// The rules of every log, each id once, by id (as a run lists the rules that ran); each
+/// log's rules' places in it.
+fn merge_rules(inputs: &mut [SarifInput]) -> Vec<Value> {
+    let mut rules: Vec<Value> = Vec::new();
+    for input in inputs.iter() {
+        for rule in input.rules() {
+            if !rules.iter().any(|r| r["id"] == rule["id"]) {
+                rules.push(rule);
+            }
+        }
+    }
+    rules.sort_by(|a, b| a["id"].as_str().cmp(&b["id"].as_str()));
+    for input in inputs.iter_mut() {
+        input.rule_index = input
+            .rules()
+            .iter()
+            .map(|rule| rules.iter().position(|r| r["id"] == rule["id"]))
+            .collect();
+    }
+    rules
+}
+
+/// One invocation: successful when every log's was; the files that could not be linted in
+/// path order, then the notes on skipped rules, each once.
+fn merge_invocations(inputs: &[SarifInput]) -> Value {
+    let mut successful = true;
+    let mut errors: Vec<Value> = Vec::new();
+    let mut notes: Vec<Value> = Vec::new();
+    for input in inputs {
+        let invocation = &input.invocations[0];
+        successful &= invocation["executionSuccessful"].as_bool().unwrap_or(true);
+        for n in invocation["toolExecutionNotifications"]
+            .as_array()
+            .into_iter()
+            .flatten()
+        {
+            if n.get("locations").is_some() {
+                let mut n = n.clone();
+                renumber(&mut n["associatedRule"]["index"], &input.rule_index);
+                errors.push(n);
+            } else if !notes.iter().any(|known| known["message"] == n["message"]) {
+                notes.push(n.clone());
+            }
+        }
+    }
+    errors.sort_by_cached_key(|n| {
+        let location = &n["locations"][0]["physicalLocation"];
+        (
+            uri_of(&location["artifactLocation"]),
+            location["region"]["byteOffset"].as_u64().unwrap_or(0),
+        )
+    });
+    errors.extend(notes);
+    serde_json::json!([{
+        "executionSuccessful": successful,
+        "toolExecutionNotifications": errors,
+    }])
+}
+
+pub fn merge<W: Write>(paths: &[PathBuf], out: &mut W) -> Result<(), Error> {
+    let mut inputs = paths
+        .iter()
+        .map(|p| SarifInput::open(p))
+        .collect::<Result<Vec<_>, Error>>()?;
+    let rules = merge_rules(&mut inputs);
+    let invocations = merge_invocations(&inputs);
+    let mut head = inputs[0].head.clone();
+    if let Some(driver) = head.get_mut("tool").and_then(|t| t.get_mut("driver")) {
+        driver["rules"] = Value::Array(rules);
+    }
+    let top = inputs[0].top.clone();
+    let mut failure = None;
+    let written = write_log(out, &top, &head, &invocations, &mut inputs, &mut failure);
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    written.map_err(|source| Error::Write {
+        path: "the merged report".into(),
+        source,
+    })
+}
+
+/// The log, laid out as `report::sarif` lays it out; a read error is left in `failure`.
+fn write_log<W: Write>(
+    out: &mut W,
+    top: &Map<String, Value>,
+    head: &Map<String, Value>,
+    invocations: &Value,
+    inputs: &mut [SarifInput],
+    failure: &mut Option<Error>,
+) -> std::io::Result<()> {
+    let mut log = ObjectWriter::begin(out, 0)?;
+    for (key, value) in top {
+        log.value(key, value)?;
+    }
+    log.field("runs", |out, level| {
+        let mut runs = ArrayWriter::begin(out, level)?;
+        runs.element(|out, level| {
+            let mut run = ObjectWriter::begin(out, level)?;
+            for (key, value) in head {
+                run.value(key, value)?;
+            }
+            run.field("artifacts", |out, level| {
+                merged_array(
+                    out,
+                    level,
+                    inputs,
+                    SarifInput::next_artifact,
+                    artifact_key,
+                    failure,
+                )
+            })?;
+            run.value("invocations", invocations)?;
+            run.field("results", |out, level| {
+                merged_array(
+                    out,
+                    level,
+                    inputs,
+                    SarifInput::next_result,
+                    result_key,
+                    failure,
+                )
+            })?;
+            run.end()
+        })?;
+        runs.end()
+    })?;
+    log.end()?;
+    writeln!(out)
+}
+
+/// An array of the inputs' elements merged in order.
+fn merged_array<W: Write>(
+    out: &mut W,
+    level: usize,
+    inputs: &mut [SarifInput],
+    next: fn(&mut SarifInput) -> Result<Option<Value>, Error>,
+    key: fn(&Value) -> Sorted,
+    failure: &mut Option<Error>,
+) -> std::io::Result<()> {
+    let mut list = ArrayWriter::begin(out, level)?;
+    let mut write_error = None;
+    let merged = merge_sorted(inputs, next, key, &mut |element| {
+        list.element(|out, level| write_json_at(out, level, &element))
+            .map_err(|e| {
+                let error = Error::Write {
+                    path: "the merged report".into(),
+                    source: std::io::Error::new(e.kind(), e.to_string()),
+                };
+                write_error = Some(e);
+                error
+            })
+    });
+    if let Err(e) = merged {
+        return Err(write_error.unwrap_or_else(|| {
+            *failure = Some(e);
+            std::io::Error::other("the merge failed")
+        }));
+    }
+    list.end()
+}
