@@ -14,7 +14,7 @@ use crate::diagnostic::Finding;
 /// Findings handed to the reader at a time (more when one file has more).
 const BATCH: usize = 4096;
 /// The read buffer of each run.
-const READ_BUFFER: usize = 32 * 1024;
+const READ_BUFFER: usize = 16 * 1024;
 
 /// Calls `each` with every finding of `runs` in sorted order, in batches of whole files: the
 /// order sorting all of them at once gives (findings of one path in two runs are merged by

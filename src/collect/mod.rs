@@ -16,7 +16,7 @@ use crate::diagnostic::{sort_findings, Finding};
 use crate::report::Findings;
 
 /// Findings held in memory before they are spilled, by their estimated size in bytes.
-pub const SPILL_BUDGET: usize = 16 << 20;
+pub const SPILL_BUDGET: usize = 8 << 20;
 
 /// The spill budget: [`SPILL_BUDGET`]. Debug builds take a smaller one from
 /// `FORGELINT_SPILL_BYTES`, so the tests can spill a few findings; release builds always use
