@@ -185,6 +185,52 @@ pub fn suggest_only<'a>(
     close.next().is_none().then_some(first)
 }
 
+/// [`suggest`] and [`suggest_only`] of `word` among `candidates` at once, from one scoring of
+/// each candidate. An audit meets the same unknown keys in spec after spec, and scoring a key
+/// against every allowed one costs more than the rest of its finding: recent answers are kept
+/// per thread, by the word and a hash of the candidates' text (not their address, which a
+/// later list may reuse).
+pub fn suggestions<'a>(word: &str, candidates: &'a [String]) -> (Option<&'a str>, Option<&'a str>) {
+    type Answer = (Option<usize>, Option<usize>);
+    thread_local! {
+        static RECENT: std::cell::RefCell<std::collections::HashMap<(u64, String), Answer>> =
+            std::cell::RefCell::default();
+    }
+    const KEPT: usize = 4096;
+    let mut hash = crate::diagnostic::Fnv::default();
+    for c in candidates {
+        std::hash::Hasher::write(&mut hash, c.as_bytes());
+        hash.byte(0);
+    }
+    let list = std::hash::Hasher::finish(&hash);
+    let pick = |i: Option<usize>| i.and_then(|i| candidates.get(i)).map(String::as_str);
+    let cached = RECENT.with(|r| r.borrow().get(&(list, word.to_string())).copied());
+    if let Some((best, only)) = cached {
+        return (pick(best), pick(only));
+    }
+    let lower = word.to_lowercase();
+    let close: Vec<(f64, usize)> = candidates
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (strsim::jaro_winkler(&lower, &c.to_lowercase()), i))
+        .filter(|(score, _)| *score >= 0.8)
+        .collect();
+    let best = close
+        .iter()
+        .copied()
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, i)| i);
+    let only = (close.len() == 1).then(|| close[0].1);
+    RECENT.with(|r| {
+        let mut recent = r.borrow_mut();
+        if recent.len() >= KEPT {
+            recent.clear();
+        }
+        recent.insert((list, word.to_string()), (best, only));
+    });
+    (pick(best), pick(only))
+}
+
 // The message, help and label can quote the file (a key, a value) and name paths from it:
 // they are made visible where they are shown.
 impl std::fmt::Display for FileError {
@@ -262,6 +308,42 @@ impl Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The answers kept from one call are those a fresh scoring gives, for the list they were
+    /// made from only.
+    #[test]
+    fn kept_suggestions_are_the_fresh_ones() {
+        let keys: Vec<String> = [
+            "metadata",
+            "spec",
+            "kind",
+            "apiVersion",
+            "provenance",
+            "specs",
+        ]
+        .map(String::from)
+        .to_vec();
+        let other: Vec<String> = ["metadat", "kinds"].map(String::from).to_vec();
+        for word in [
+            "metdata",
+            "kindd",
+            "sepc",
+            "spex",
+            "apiversion",
+            "zzz",
+            "METADATA",
+            "",
+        ] {
+            for list in [&keys, &other] {
+                let fresh = (
+                    suggest(word, list.iter().map(String::as_str)),
+                    suggest_only(word, list.iter().map(String::as_str)),
+                );
+                assert_eq!(suggestions(word, list), fresh, "{word}");
+                assert_eq!(suggestions(word, list), fresh, "{word}, kept");
+            }
+        }
+    }
 
     /// Escapes and bidi controls in a frame's text become visible characters of the same
     /// length; line breaks, tabs and CRLF stay; spans still point at the same text.

@@ -667,7 +667,7 @@ fn report_unknown_key(
 ) {
     let mut pointer = m.pointer(ctx.doc);
     crate::json::push_pointer_segment(&mut pointer, &member.key);
-    let suggestion = crate::error::suggest(&member.key, allowed.iter().map(String::as_str));
+    let (suggestion, only) = crate::error::suggestions(&member.key, allowed);
     let did_you_mean = match suggestion {
         Some(s) => format!("; did you mean {}?", quote(s, MAX_VALUE_CHARS)),
         None => String::new(),
@@ -683,8 +683,7 @@ fn report_unknown_key(
             ("allowed", allowed.join(", ")),
         ],
         // A rename fix only when the misspelling is close to one key alone.
-        suggestion: crate::error::suggest_only(&member.key, allowed.iter().map(String::as_str))
-            .map(str::to_string),
+        suggestion: only.map(str::to_string),
     };
     out.push(emit(check, member.key_span, pointer, vars, Vec::new()));
 }
