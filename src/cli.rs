@@ -79,6 +79,8 @@ pub enum OutputFormat {
     Sarif,
     /// GitHub Actions workflow commands (annotations)
     Github,
+    /// A self-contained HTML audit report: totals, charts, findings by rule with code frames
+    Html,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
@@ -125,6 +127,9 @@ pub struct CheckArgs {
     /// them; not with sarif or github)
     #[arg(long)]
     pub statistics: bool,
+    /// --format html: count files by the first N folders of their path
+    #[arg(long, value_name = "N", default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..))]
+    pub group_depth: u32,
     #[command(flatten)]
     pub config: ConfigArgs,
     /// Run only these rules (comma-separated, repeatable)

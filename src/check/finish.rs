@@ -252,6 +252,7 @@ fn write_report(
         format: plan.args.format,
         color: plan.color,
         width: env.width,
+        group_depth: plan.args.group_depth as usize,
     };
     if let Some(path) = &plan.args.output {
         opts.color = false;
