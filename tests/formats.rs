@@ -101,6 +101,21 @@ fn format_matrix() {
     }
 }
 
+/// The audit page of the demo (`docs/audit-report.png` is its picture): every part of the page,
+/// code frames with a masked secret, a binary file without a frame, a user's rule with its file
+/// as documentation.
+#[test]
+fn html_audit_page_of_the_demo() {
+    let run = run_in(
+        &manifest_dir().join("fixtures/demo"),
+        &["check", "--format", "html", "."],
+    );
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let page = normalize(&run.stdout);
+    assert!(!page.contains("pZkVbXwLm"), "the demo's secret is masked");
+    insta::assert_snapshot!("demo__html", page);
+}
+
 #[test]
 fn columns_are_utf16_code_units_on_a_cjk_and_emoji_line() {
     let text = std::fs::read_to_string(format!("{DIR}/non-ascii.jobspec.json")).unwrap();

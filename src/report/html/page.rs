@@ -65,21 +65,21 @@ fn severity_class(s: Severity) -> &'static str {
 fn totals(out: &mut dyn Write, summary: &Summary, agg: &Aggregate) -> io::Result<()> {
     writeln!(out, "<section id=\"totals\">\n<dl class=\"cards\">")?;
     let cards = [
-        ("files", "files checked", summary.files, ""),
+        ("files", "files checked", summary.files, "card"),
         (
             "files-with-findings",
             "files with findings",
             summary.files_with_findings,
-            "",
+            "card",
         ),
-        ("errors", "errors", summary.errors, "error"),
-        ("warnings", "warnings", summary.warnings, "warning"),
-        ("notes", "notes", summary.notes, "note"),
+        ("errors", "errors", summary.errors, "card error"),
+        ("warnings", "warnings", summary.warnings, "card warning"),
+        ("notes", "notes", summary.notes, "card note"),
     ];
     for (id, label, n, class) in cards {
         writeln!(
             out,
-            "<div class=\"card {class}\"><dt>{label}</dt><dd id=\"total-{id}\" data-count=\"{n}\">{}</dd></div>",
+            "<div class=\"{class}\"><dt>{label}</dt><dd id=\"total-{id}\" data-count=\"{n}\">{}</dd></div>",
             thousands(n)
         )?;
     }
@@ -370,7 +370,7 @@ fn group_section(
             Some(frame) => writeln!(out, "{frame}")?,
             None => writeln!(
                 out,
-                "<p class=\"hint\">(the file could not be read again)</p>"
+                "<p class=\"hint\">(no code frame: the file is binary, or could not be read again)</p>"
             )?,
         }
         for related in &f.related {
