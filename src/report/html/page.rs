@@ -276,10 +276,12 @@ fn top_files(out: &mut dyn Write, agg: &Aggregate) -> io::Result<()> {
     }
     writeln!(out, "</tbody>\n</table>")?;
     if agg.files > top.len() {
+        let more = agg.files - top.len();
         writeln!(
             out,
-            "<p class=\"more\">{} more with findings.</p>",
-            count(agg.files - top.len(), "file")
+            "<p class=\"more\">and {} more {} with findings</p>",
+            thousands(more),
+            if more == 1 { "file" } else { "files" }
         )?;
     }
     writeln!(out, "</section>")
