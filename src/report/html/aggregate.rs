@@ -301,7 +301,7 @@ mod tests {
     use super::*;
     use crate::json::Span;
 
-    pub fn finding(path: &str, rule: &str, severity: Severity, at: u32) -> Finding {
+    fn finding(path: &str, rule: &str, severity: Severity, at: u32) -> Finding {
         Finding {
             path: path.into(),
             rule: rule.into(),

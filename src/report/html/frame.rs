@@ -112,8 +112,8 @@ pub fn fill<F: Findings + ?Sized>(
                 while next < wanted.len() && *wanted[next].0 < *f.path {
                     next += 1;
                 }
-                let end = next + wanted[next..].partition_point(|w| *w.0 == *f.path);
-                if end > next {
+                if wanted.get(next).is_some_and(|w| *w.0 == *f.path) {
+                    let end = next + wanted[next..].partition_point(|w| *w.0 == *f.path);
                     open = Some(open_file(&f.path, &wanted[next..end], groups, sources));
                     next = end;
                 }
