@@ -79,7 +79,7 @@ pub enum OutputFormat {
     Sarif,
     /// GitHub Actions workflow commands (annotations)
     Github,
-    /// A self-contained HTML audit report: totals, charts, findings by rule with code frames
+    /// A self-contained HTML audit page: totals, a chart, findings by rule with code frames
     Html,
 }
 
@@ -128,7 +128,8 @@ pub struct CheckArgs {
     #[arg(long)]
     pub statistics: bool,
     /// --format html: count files by the first N folders of their path
-    #[arg(long, value_name = "N", default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, value_name = "N", default_value_t = 2,
+          value_parser = clap::value_parser!(u32).range(1..))]
     pub group_depth: u32,
     #[command(flatten)]
     pub config: ConfigArgs,

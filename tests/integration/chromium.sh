@@ -3,8 +3,9 @@
 #
 #   bash tests/integration/chromium.sh
 #
-# 1. Chromium: Debian's `chromium` (or `chromium-headless-shell`), installed with apt-get when
-#    missing (sudo when not root).
+# 1. Chromium: $CHROMIUM when set, else Debian's `chromium` (or `chromium-headless-shell`, or a
+#    runner's `chromium-browser` / `google-chrome`), installed with apt-get when none is there
+#    (sudo when not root).
 # 2. The release binary writes the report of fixtures/demo (run from that folder, as the README
 #    shows it), and its JSON summary.
 # 3. Chromium loads the report from file:// and dumps the DOM: the totals it shows are the JSON
@@ -29,8 +30,13 @@ for tool in cargo python3; do
 done
 
 # --- Chromium -------------------------------------------------------------------------------------
-find_chromium() { command -v chromium || command -v chromium-headless-shell; }
+find_chromium() {
+    if [ -n "${CHROMIUM:-}" ]; then command -v "$CHROMIUM"; return; fi
+    command -v chromium || command -v chromium-headless-shell ||
+        command -v chromium-browser || command -v google-chrome
+}
 if ! CHROMIUM="$(find_chromium)"; then
+    CHROMIUM=""
     echo "== installing chromium (apt-get)"
     SUDO=()
     if [ "$(id -u)" -ne 0 ]; then SUDO=(sudo); fi
