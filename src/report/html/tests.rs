@@ -323,3 +323,38 @@ fn a_million_and_a_half_streamed_findings_make_a_bounded_page() {
     assert_eq!(folders.matches("<td class=\"path\">lab/2025-").count(), 12);
     assert!(html.contains("and 1,480 more files with findings"));
 }
+
+#[test]
+fn the_totals_say_what_the_baseline_the_limit_and_missing_context_left_out() {
+    let findings = vec![finding("a/x.jobspec.json", "kind", "m", 7)];
+    let mut summary = summary_of(&findings);
+    summary.baseline = Some(crate::baseline::Applied {
+        hidden: 1234,
+        stale: 1,
+    });
+    summary.not_held([0, 0, 5], 2);
+    summary.held_limit = 1;
+    summary.skipped = vec![crate::report::Skipped {
+        reason: "no catalog".into(),
+        setting: "[platform] catalog".into(),
+        rules: vec!["recipe-unknown".into(), "<i>x</i>".into()],
+    }];
+    let set = RuleSet::builtin().unwrap();
+    let rules: Vec<&crate::rules::Rule> = set.rules.iter().collect();
+    let input = ReportInput {
+        findings: &findings,
+        summary: &summary,
+        rules: &rules,
+        cwd: Path::new("/work"),
+        statistics: false,
+        tool_error: false,
+        threads: 1,
+    };
+    let mut out = Vec::new();
+    write(&mut out, &input, &Texts(HashMap::new()), 2).unwrap();
+    let html = String::from_utf8(out).unwrap();
+    assert!(html.contains("1,234 findings hidden by the baseline; 1 baseline entry is stale."));
+    assert!(html.contains("5 findings beyond the limit of 1 were counted but not reported"));
+    assert!(html.contains("id=\"total-errors\" data-count=\"6\""));
+    assert!(html.contains("2 rules skipped: no catalog — set [platform] catalog (recipe-unknown, &lt;i&gt;x&lt;/i&gt;)."));
+}
