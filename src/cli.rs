@@ -102,6 +102,8 @@ pub enum OutputFormat {
     Sarif,
     /// GitHub Actions workflow commands (annotations)
     Github,
+    /// A self-contained HTML audit page: totals, a chart, findings by rule with code frames
+    Html,
 }
 
 /// A report asked for with `--format`: its format, and the file it goes to (`FMT=FILE`), or
@@ -200,6 +202,10 @@ pub struct CheckArgs {
     /// them; not with sarif or github)
     #[arg(long)]
     pub statistics: bool,
+    /// --format html: count files by the first N folders of their path
+    #[arg(long, value_name = "N", default_value_t = 2,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub group_depth: u32,
     #[command(flatten)]
     pub config: ConfigArgs,
     /// Run only these rules (comma-separated, repeatable)

@@ -45,6 +45,13 @@ impl Run {
                 self.stdout.contains("companion.jobspec.json:7:14")
                     && self.stdout.contains("warning[owner-ignored]")
             }
+            "html" => {
+                self.stdout
+                    .contains("<code>companion.jobspec.json:7:14</code>")
+                    && self
+                        .stdout
+                        .contains("<code class=\"id\">owner-ignored</code>")
+            }
             "json" => self.json_of(COMPANION).iter().any(|f| {
                 f["rule"] == "owner-ignored"
                     && f["start"]["line"] == 7

@@ -101,6 +101,48 @@ fn format_matrix() {
     }
 }
 
+/// The audit page of the demo (`docs/audit-report.png` is its picture): every part of the page,
+/// code frames with a masked secret, a binary file without a frame, a user's rule with its file
+/// as documentation.
+#[test]
+fn html_audit_page_of_the_demo() {
+    let run = run_in(
+        &manifest_dir().join("fixtures/demo"),
+        &["check", "--format", "html", "."],
+    );
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let page = normalize(&run.stdout);
+    assert!(!page.contains("pZkVbXwLm"), "the demo's secret is masked");
+    insta::assert_snapshot!("demo__html", page);
+}
+
+/// `--group-depth N`: the page's breakdown counts each file in the first N folders of its path.
+#[test]
+fn group_depth_sets_the_folders_of_the_html_breakdown() {
+    let config = format!("{DIR}/forgelint.toml");
+    let path = format!("{DIR}/violations.jobspec.json");
+    for (depth, folder) in [("1", "tests"), ("3", "tests/fixtures/formats")] {
+        let (code, out, _) = forgelint(&[
+            "check",
+            "--config",
+            &config,
+            "--format",
+            "html",
+            "--group-depth",
+            depth,
+            &path,
+        ]);
+        assert_eq!(code, 1);
+        assert!(
+            out.contains(&format!("<tr><td class=\"path\">{folder}</td>")),
+            "--group-depth {depth}: no row for {folder}"
+        );
+        assert!(out.contains(&format!("<code>--group-depth {depth}</code>")));
+    }
+    let (code, _, stderr) = forgelint(&["check", "--format", "html", "--group-depth", "0", &path]);
+    assert_eq!(code, 2, "{stderr}");
+}
+
 #[test]
 fn columns_are_utf16_code_units_on_a_cjk_and_emoji_line() {
     let text = std::fs::read_to_string(format!("{DIR}/non-ascii.jobspec.json")).unwrap();

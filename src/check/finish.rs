@@ -276,6 +276,7 @@ fn write_report(
             format: target.format,
             color: plan.color,
             width: env.width,
+            group_depth: plan.args.group_depth as usize,
         };
         match target.file.as_ref().or(plan.args.output.as_ref()) {
             Some(path) => write_report_file(path, &input, sources, opts)?,
@@ -300,9 +301,12 @@ fn write_report_file(
         path: path.display().to_string(),
         source,
     };
-    // `--format sarif=reports/forgelint.sarif` in a fresh checkout: the folder is made.
+    // `--format sarif=reports/forgelint.sarif` in a fresh checkout: the folder is made. When
+    // it cannot be, the write below says why (a parent that is a file: "Not a directory").
     if let Some(folder) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(folder).map_err(error)?;
+        if std::fs::symlink_metadata(folder).is_err() {
+            let _ = std::fs::create_dir_all(folder);
+        }
     }
     atomic_write::write_atomically(path, |w| report::write(w, input, sources, &opts)).map_err(error)
 }

@@ -3,6 +3,7 @@
 mod chunked;
 pub mod concise;
 pub mod github;
+pub mod html;
 pub mod human;
 pub mod json;
 pub(crate) mod jsonwriter;
@@ -261,6 +262,8 @@ pub struct ReportOptions {
     pub format: OutputFormat,
     pub color: bool,
     pub width: usize,
+    /// `--group-depth`: the folders of the HTML report's breakdown.
+    pub group_depth: usize,
 }
 
 /// Everything a reporter may need; `findings` are sorted.
@@ -294,6 +297,7 @@ pub fn write(
         OutputFormat::Json => json::write(out, input),
         OutputFormat::Sarif => sarif::write(out, input),
         OutputFormat::Github => github::write(out, input),
+        OutputFormat::Html => html::write(out, input, sources, opts.group_depth),
         OutputFormat::Concise => {
             findings.each_batch(&mut |batch| concise::write(out, batch, input.threads))
         }

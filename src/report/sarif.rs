@@ -132,7 +132,8 @@ fn level_of(s: Severity) -> &'static str {
     }
 }
 
-fn help_uri(rule: &Rule) -> String {
+/// The rule's documentation: its page in the repository, or its own file for a user's rule.
+pub(crate) fn help_uri(rule: &Rule) -> String {
     if rule.origin.builtin {
         format!(
             "{}/blob/main/docs/rules/{}.md",

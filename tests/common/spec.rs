@@ -3,7 +3,7 @@
 use std::path::Path;
 
 /// Every output format.
-pub const FORMATS: [&str; 5] = ["human", "concise", "json", "sarif", "github"];
+pub const FORMATS: [&str; 6] = ["human", "concise", "json", "sarif", "github", "html"];
 
 /// The crate's root, where `rules/`, `tests/` and `fixtures/` live.
 pub fn manifest_dir() -> &'static Path {

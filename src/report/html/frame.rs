@@ -1,0 +1,396 @@
+//! Code frames: the second pass over the findings. The files of the framed findings are read
+//! again one at a time, in path order, as the pass reaches them; a file's secrets (findings with
+//! `secret`, of any rule) that fall in one of its frames are masked there.
+
+use std::fmt::Write as _;
+use std::ops::Range;
+use std::sync::Arc;
+
+use super::aggregate::RuleGroup;
+use super::text::escape_into;
+use crate::diagnostic::{Finding, Locator};
+use crate::escape::{is_invisible, picture};
+use crate::json::Span;
+use crate::report::{Findings, Sources};
+use crate::source::LineIndex;
+
+/// Lines of context before and after the span.
+const CONTEXT: usize = 2;
+/// Lines of a long span shown from its start (its last line is shown too).
+const SPAN_LINES: usize = 6;
+/// Lines longer than this (in bytes) are shown as a window of about this size.
+const LONG_LINE: usize = 160;
+/// Bytes of context on each side of the span in a window on a long line.
+const WINDOW_CONTEXT: usize = 50;
+/// Characters of a secret shown before `…`, as the terminal report shows them.
+const SECRET_SHOWN: usize = 4;
+
+/// One row of a frame.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Row {
+    /// Bytes `range` of 0-based `line`, cut from a longer line at either end when flagged.
+    Line {
+        line: usize,
+        range: Range<usize>,
+        cut_before: bool,
+        cut_after: bool,
+    },
+    /// Lines of a long span left out.
+    Gap,
+}
+
+/// A framed finding of the open file: where it is among the groups, and its rows.
+struct Item {
+    group: usize,
+    index: usize,
+    span: Span,
+    rows: Vec<Row>,
+}
+
+/// The file the pass is in, when some of its findings are framed.
+struct Open {
+    path: Arc<str>,
+    text: Option<(Arc<str>, LineIndex)>,
+    items: Vec<Item>,
+    /// The secrets that show in some row.
+    masks: Vec<Span>,
+}
+
+impl Open {
+    fn shows(&self, span: Span) -> bool {
+        let (start, end) = (span.start as usize, span.end as usize);
+        self.items
+            .iter()
+            .flat_map(|i| &i.rows)
+            .any(|row| match row {
+                Row::Line { range, .. } => start < range.end && end > range.start,
+                Row::Gap => false,
+            })
+    }
+
+    /// Renders the frames of the file into their findings.
+    fn close(self, groups: &mut [RuleGroup]) {
+        let Some((text, _)) = &self.text else {
+            return;
+        };
+        for item in &self.items {
+            let html = render(text, &item.rows, item.span, &self.masks);
+            if let Some(framed) = groups
+                .get_mut(item.group)
+                .and_then(|g| g.framed.get_mut(item.index))
+            {
+                framed.frame = Some(html);
+            }
+        }
+    }
+}
+
+/// The second pass: fills in the frame of every framed finding whose file can be read.
+pub fn fill<F: Findings + ?Sized>(
+    findings: &F,
+    groups: &mut [RuleGroup],
+    sources: &dyn Sources,
+) -> std::io::Result<()> {
+    // The framed findings by path, in the pass's order (byte order of the paths).
+    let mut wanted: Vec<(Arc<str>, usize, usize)> = Vec::new();
+    for (g, group) in groups.iter().enumerate() {
+        for (i, framed) in group.framed.iter().enumerate() {
+            wanted.push((framed.finding.path.clone(), g, i));
+        }
+    }
+    wanted.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut next = 0;
+    let mut open: Option<Open> = None;
+    findings.each_batch(&mut |batch| {
+        for f in batch {
+            if open.as_ref().is_some_and(|o| *o.path != *f.path) {
+                if let Some(done) = open.take() {
+                    done.close(groups);
+                }
+            }
+            if open.is_none() {
+                while next < wanted.len() && *wanted[next].0 < *f.path {
+                    next += 1;
+                }
+                if wanted.get(next).is_some_and(|w| *w.0 == *f.path) {
+                    let end = next + wanted[next..].partition_point(|w| *w.0 == *f.path);
+                    open = Some(open_file(&f.path, &wanted[next..end], groups, sources));
+                    next = end;
+                }
+            }
+            if let Some(o) = open.as_mut() {
+                if f.secret && *o.path == *f.path && o.shows(f.span) {
+                    o.masks.push(f.span);
+                }
+            }
+        }
+        Ok(())
+    })?;
+    if let Some(done) = open {
+        done.close(groups);
+    }
+    Ok(())
+}
+
+fn open_file(
+    path: &Arc<str>,
+    wanted: &[(Arc<str>, usize, usize)],
+    groups: &[RuleGroup],
+    sources: &dyn Sources,
+) -> Open {
+    let text = sources.text(path).map(|t| {
+        let index = LineIndex::new(&t);
+        (t, index)
+    });
+    let mut items = Vec::new();
+    let mut masks = Vec::new();
+    if let Some((text, index)) = &text {
+        for &(_, group, index_in_group) in wanted {
+            let Some(framed) = groups.get(group).and_then(|g| g.framed.get(index_in_group)) else {
+                continue;
+            };
+            let f: &Finding = &framed.finding;
+            let span = Locator::new(text).clamp(f.span);
+            if f.secret {
+                masks.push(span);
+            }
+            items.push(Item {
+                group,
+                index: index_in_group,
+                span,
+                rows: rows(text, index, span),
+            });
+        }
+    }
+    Open {
+        path: path.clone(),
+        text,
+        items,
+        masks,
+    }
+}
+
+fn floor_char(text: &str, mut i: usize) -> usize {
+    i = i.min(text.len());
+    while !text.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+fn ceil_char(text: &str, mut i: usize) -> usize {
+    i = i.min(text.len());
+    while !text.is_char_boundary(i) {
+        i += 1;
+    }
+    i
+}
+
+/// The rows that show `span` (clamped into `text`): its lines with context, a long span cut
+/// in the middle, a long line cut to a window.
+fn rows(text: &str, index: &LineIndex, span: Span) -> Vec<Row> {
+    let (start, end) = (span.start as usize, span.end as usize);
+    let first = index.line_of(start);
+    let last = if end > start {
+        index.line_of(end - 1)
+    } else {
+        first
+    };
+    // The empty "line" after a final newline is no context.
+    let lines = index.line_count() - usize::from(text.ends_with('\n'));
+    let mut shown: Vec<Option<usize>> = Vec::new();
+    let head_end = last.min(first + SPAN_LINES - 1);
+    shown.extend((first.saturating_sub(CONTEXT)..=head_end).map(Some));
+    if head_end < last {
+        shown.push(None);
+        shown.push(Some(last));
+    }
+    shown.extend((last + 1..lines.min(last + 1 + CONTEXT)).map(Some));
+    shown
+        .into_iter()
+        .map(|line| match line {
+            None => Row::Gap,
+            Some(line) => {
+                let range = index.line_range(text, line);
+                let (from, to) = if range.len() <= LONG_LINE {
+                    (range.start, range.end)
+                } else if line == first {
+                    let anchor_end = end.min(range.end).min(start + 2 * WINDOW_CONTEXT);
+                    (
+                        floor_char(text, start.saturating_sub(WINDOW_CONTEXT).max(range.start)),
+                        ceil_char(text, (anchor_end + WINDOW_CONTEXT).min(range.end)),
+                    )
+                } else {
+                    (range.start, ceil_char(text, range.start + LONG_LINE))
+                };
+                Row::Line {
+                    line,
+                    range: from..to,
+                    cut_before: from > range.start,
+                    cut_after: to < range.end,
+                }
+            }
+        })
+        .collect()
+}
+
+/// The frame's HTML: a `<pre>` of numbered rows, the span in `<mark>`, secrets masked after
+/// their first characters, controls as pictures and invisible characters as escapes.
+fn render(text: &str, rows: &[Row], span: Span, masks: &[Span]) -> String {
+    // Each secret: where it starts, where its hidden part starts, where it ends.
+    let masks: Vec<(usize, usize, usize)> = masks
+        .iter()
+        .map(|m| {
+            let (start, end) = (floor_char(text, m.start as usize), m.end as usize);
+            let hidden = text[start..]
+                .char_indices()
+                .nth(SECRET_SHOWN)
+                .map_or(text.len(), |(i, _)| start + i);
+            (start, hidden.min(end), end)
+        })
+        .collect();
+    let width = rows
+        .iter()
+        .filter_map(|r| match r {
+            Row::Line { line, .. } => Some(line + 1),
+            Row::Gap => None,
+        })
+        .max()
+        .unwrap_or(1)
+        .to_string()
+        .len();
+    let (start, end) = (span.start as usize, span.end as usize);
+    let mut out = String::from("<pre class=\"frame\">");
+    for row in rows {
+        let Row::Line {
+            line,
+            range,
+            cut_before,
+            cut_after,
+        } = row
+        else {
+            let _ = writeln!(out, "<span class=\"ln\">{:>width$}</span>", "⋮");
+            continue;
+        };
+        let _ = write!(out, "<span class=\"ln\">{:>width$}</span>", line + 1);
+        if *cut_before {
+            out.push_str("<span class=\"cut\">…</span>");
+        }
+        let mut marking = false;
+        let mut hiding = false;
+        for (i, c) in text[range.clone()].char_indices() {
+            let at = range.start + i;
+            if start == end && at == start {
+                out.push_str("<mark class=\"point\"></mark>");
+            }
+            let inside = start <= at && at < end;
+            if inside != marking {
+                out.push_str(if inside { "<mark>" } else { "</mark>" });
+                marking = inside;
+            }
+            if masks
+                .iter()
+                .any(|&(_, hidden, end)| hidden <= at && at < end)
+            {
+                if !hiding {
+                    out.push_str("<span class=\"secret\">…</span>");
+                    hiding = true;
+                }
+                continue;
+            }
+            hiding = false;
+            push_char(&mut out, c);
+        }
+        if start == end && start == range.end {
+            out.push_str("<mark class=\"point\"></mark>");
+        }
+        if marking {
+            out.push_str("</mark>");
+        }
+        if *cut_after {
+            out.push_str("<span class=\"cut\">…</span>");
+        }
+        out.push('\n');
+    }
+    out.push_str("</pre>");
+    out
+}
+
+/// One character of a line of the file, safe and visible.
+fn push_char(out: &mut String, c: char) {
+    if let Some(p) = picture(c) {
+        let _ = write!(out, "<span class=\"ctl\">{p}</span>");
+    } else if c != '\t' && is_invisible(c) {
+        let _ = write!(out, "<span class=\"ctl\">\\u{{{:x}}}</span>", c as u32);
+    } else {
+        let mut buf = [0u8; 4];
+        let _ = escape_into(out, c.encode_utf8(&mut buf));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn frame(text: &str, span: Span, masks: &[Span]) -> String {
+        let index = LineIndex::new(text);
+        render(text, &rows(text, &index, span), span, masks)
+    }
+
+    #[test]
+    fn marks_the_span_with_context_lines() {
+        let text = "a\nb\nc\n  \"k\": \"v\"\nd\ne\nf\n";
+        let at = text.find("\"v\"").unwrap();
+        let html = frame(text, Span::new(at, at + 3), &[]);
+        assert_eq!(
+            html,
+            "<pre class=\"frame\"><span class=\"ln\">2</span>b\n<span class=\"ln\">3</span>c\n\
+             <span class=\"ln\">4</span>  &quot;k&quot;: <mark>&quot;v&quot;</mark>\n\
+             <span class=\"ln\">5</span>d\n<span class=\"ln\">6</span>e\n</pre>"
+        );
+    }
+
+    #[test]
+    fn hostile_text_is_escaped_and_controls_are_pictures() {
+        let text = "{\"x\": \"</pre><script>alert(1)</script>\u{1b}[2J\u{200b}\"}";
+        let html = frame(text, Span::new(6, text.len() - 1), &[]);
+        assert!(!html.contains("<script"), "{html}");
+        assert!(html.contains("&lt;/pre&gt;&lt;script&gt;"), "{html}");
+        assert!(html.contains("<span class=\"ctl\">␛</span>"), "{html}");
+        assert!(html.contains("\\u{200b}"), "{html}");
+    }
+
+    #[test]
+    fn a_secret_shows_its_first_characters_only() {
+        let text = "token = \"ghp_0123456789abcdefghij\"\n";
+        let at = text.find("ghp").unwrap();
+        let secret = Span::new(at, at + 24);
+        let html = frame(text, secret, &[secret]);
+        assert!(
+            html.contains("<mark>ghp_<span class=\"secret\">…</span></mark>"),
+            "{html}"
+        );
+        assert!(!html.contains("0123"), "{html}");
+    }
+
+    #[test]
+    fn a_long_line_is_a_window_and_a_long_span_is_cut() {
+        let long = format!("{{\"a\": \"{}\", \"b\": 1}}", "x".repeat(10_000));
+        let at = long.find("\"b\"").unwrap();
+        let html = frame(&long, Span::new(at, at + 3), &[]);
+        assert!(html.len() < 600, "{}", html.len());
+        assert!(html.contains("<span class=\"cut\">…</span>"));
+        let text: String = (0..40).map(|n| format!("{n}\n")).collect();
+        let index = LineIndex::new(&text);
+        let rows = rows(&text, &index, Span::new(0, text.len() - 1));
+        // The head of the span, the gap, its last line; no context after the last line.
+        assert_eq!(rows.len(), SPAN_LINES + 2);
+        assert_eq!(rows[SPAN_LINES], Row::Gap);
+    }
+
+    #[test]
+    fn an_empty_span_is_a_point() {
+        let html = frame("{}", Span::new(2, 2), &[]);
+        assert!(html.contains("{}<mark class=\"point\"></mark>"), "{html}");
+    }
+}

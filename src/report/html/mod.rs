@@ -1,0 +1,53 @@
+//! `--format html`: one self-contained audit page (inline CSS and SVG, no script, no request)
+//! for people to read: totals, findings per rule, per folder and per file, and each rule's
+//! findings with code frames.
+//!
+//! The findings are read in two passes ([`Findings::each_batch`]): the first counts them and keeps
+//! the first few of each rule, the second reads the files of those few again for their frames.
+//! What is kept is bounded by [`Limits`], so the page and the memory stay bounded whatever the
+//! number of findings.
+
+mod aggregate;
+mod frame;
+mod page;
+mod text;
+
+use std::io::Write;
+
+use aggregate::Aggregate;
+pub use aggregate::Limits;
+
+use super::{Findings, ReportInput, Sources};
+
+/// Writes the page for `input`; files are counted by their first `group_depth` folders.
+pub fn write(
+    out: &mut dyn Write,
+    input: &ReportInput<'_>,
+    sources: &dyn Sources,
+    group_depth: usize,
+) -> std::io::Result<()> {
+    write_with(
+        out,
+        input,
+        input.findings,
+        sources,
+        group_depth,
+        Limits::default(),
+    )
+}
+
+fn write_with<F: Findings + ?Sized>(
+    out: &mut dyn Write,
+    input: &ReportInput<'_>,
+    findings: &F,
+    sources: &dyn Sources,
+    group_depth: usize,
+    limits: Limits,
+) -> std::io::Result<()> {
+    let mut agg = Aggregate::collect(findings, limits, group_depth)?;
+    frame::fill(findings, &mut agg.rules, sources)?;
+    page::write(out, input, &agg, group_depth)
+}
+
+#[cfg(test)]
+mod tests;
