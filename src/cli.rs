@@ -79,6 +79,12 @@ pub enum OutputFormat {
     Sarif,
     /// GitHub Actions workflow commands (annotations)
     Github,
+    /// JSON Lines: one finding (as in json) per line, then a summary line
+    Jsonl,
+    /// JUnit XML, for CI test reports: one test suite per file, one failure per finding
+    Junit,
+    /// GitLab Code Quality report (artifacts:reports:codequality)
+    Gitlab,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]

@@ -112,13 +112,18 @@ fn fix_mode(args: &CheckArgs) -> Option<super::fixing::FixMode> {
     })
 }
 
-/// `--statistics` has a place in human, concise and JSON output only.
+/// `--statistics` has a place in human, concise, JSON and JSON Lines output only.
 fn check_statistics_format(args: &CheckArgs) -> Result<(), Error> {
     use crate::cli::OutputFormat;
-    if args.statistics && matches!(args.format, OutputFormat::Sarif | OutputFormat::Github) {
+    if args.statistics
+        && matches!(
+            args.format,
+            OutputFormat::Sarif | OutputFormat::Github | OutputFormat::Junit | OutputFormat::Gitlab
+        )
+    {
         return Err(Error::Usage {
-            message: "--statistics goes with --format human, concise or json".into(),
-            help: Some("SARIF and GitHub annotations have no place for counts per rule; run a second time with --format json --statistics".into()),
+            message: "--statistics goes with --format human, concise, json or jsonl".into(),
+            help: Some("SARIF, GitHub annotations, JUnit and GitLab reports have no place for counts per rule; run a second time with --format json --statistics".into()),
         });
     }
     Ok(())

@@ -3,9 +3,12 @@
 mod chunked;
 pub mod concise;
 pub mod github;
+pub mod gitlab;
 pub mod human;
 pub mod json;
+pub mod jsonl;
 mod jsonwriter;
+pub mod junit;
 pub mod sarif;
 pub mod statistics;
 
@@ -329,6 +332,9 @@ pub fn write(
         OutputFormat::Json => json::write(out, input),
         OutputFormat::Sarif => sarif::write(out, input),
         OutputFormat::Github => github::write(out, input),
+        OutputFormat::Jsonl => jsonl::write(out, input),
+        OutputFormat::Junit => junit::write(out, input),
+        OutputFormat::Gitlab => gitlab::write(out, input),
         OutputFormat::Concise => concise::write(out, findings, input.threads),
         OutputFormat::Human => {
             let renderer = human::HumanRenderer::new(&human::HumanOptions {

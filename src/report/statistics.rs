@@ -2,6 +2,7 @@
 
 use std::collections::BTreeMap;
 use std::io::Write;
+use std::sync::Arc;
 
 use serde_json::{json, Value};
 
@@ -21,16 +22,44 @@ pub fn per_rule(findings: &[Finding]) -> Vec<(&str, Severity, usize)> {
 }
 
 pub fn json(findings: &[Finding]) -> Value {
-    let mut severities = BTreeMap::new();
-    for f in findings {
-        *severities.entry(f.severity.as_str()).or_insert(0usize) += 1;
+    let mut counts = Counts::default();
+    counts.add(findings);
+    counts.json()
+}
+
+/// Counts per rule and severity gathered batch by batch, for a report that reads its findings
+/// in passes: one entry per rule and severity found, whatever the number of findings.
+#[derive(Default)]
+pub struct Counts(BTreeMap<(Arc<str>, Severity), usize>);
+
+impl Counts {
+    pub fn add(&mut self, findings: &[Finding]) {
+        for f in findings {
+            match self.0.get_mut(&(f.rule.clone(), f.severity)) {
+                Some(n) => *n += 1,
+                None => {
+                    self.0.insert((f.rule.clone(), f.severity), 1);
+                }
+            }
+        }
     }
-    json!({
-        "rules": per_rule(findings).iter().map(|(rule, severity, count)| json!({
-            "rule": rule, "severity": severity.as_str(), "count": count,
-        })).collect::<Vec<_>>(),
-        "severities": severities,
-    })
+
+    /// The `statistics` member of JSON reports.
+    pub fn json(&self) -> Value {
+        let mut severities = BTreeMap::new();
+        for ((_, severity), n) in &self.0 {
+            *severities.entry(severity.as_str()).or_insert(0usize) += n;
+        }
+        let mut rows: Vec<(&str, Severity, usize)> =
+            self.0.iter().map(|((r, s), n)| (&**r, *s, *n)).collect();
+        rows.sort_by(|a, b| b.2.cmp(&a.2).then(a.0.cmp(b.0)));
+        json!({
+            "rules": rows.iter().map(|(rule, severity, count)| json!({
+                "rule": rule, "severity": severity.as_str(), "count": count,
+            })).collect::<Vec<_>>(),
+            "severities": severities,
+        })
+    }
 }
 
 pub fn write_table(out: &mut dyn Write, findings: &[Finding]) -> std::io::Result<()> {

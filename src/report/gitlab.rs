@@ -1,0 +1,254 @@
+//! `--format gitlab`: a GitLab Code Quality report (`artifacts:reports:codequality`), the
+//! subset of the Code Climate issue format that GitLab reads: a JSON array of issues with
+//! `description`, `check_name`, `fingerprint`, `severity` and `location` (`path`, relative to the
+//! project directory, and `lines`).
+//!
+//! The fingerprint is SARIF's `partialFingerprints` value: a hash of path, rule and JSON
+//! Pointer (no line numbers, so it survives moved lines) and the occurrence of that identity
+//! among consecutive findings (two findings of one rule on one value), so GitLab can tell the
+//! issues a merge request adds or fixes.
+
+use std::borrow::Cow;
+use std::io::Write;
+use std::path::{Component, Path};
+use std::sync::Arc;
+
+use super::jsonwriter::{write_newline_indent, JsonWriter};
+use super::sarif::{fingerprint_text, identity};
+use super::{Findings, ReportInput};
+use crate::diagnostic::Finding;
+use crate::escape::visible;
+use crate::rules::Severity;
+
+/// Rendered issues are handed to the output about this many bytes at a time.
+const FLUSH_AT: usize = 64 * 1024;
+
+/// GitLab's severities are info, minor, major, critical and blocker: an error (the server
+/// refuses the spec) is major, as other linters' GitLab reports have it.
+fn severity(s: Severity) -> &'static str {
+    match s {
+        Severity::Error => "major",
+        Severity::Warning => "minor",
+        Severity::Note => "info",
+    }
+}
+
+/// What one issue needs from the ones before it: bounded, whatever the number of findings.
+#[derive(Default)]
+struct State {
+    /// The previous finding's identity hash and occurrence.
+    previous: Option<(u64, usize)>,
+    /// The file of the previous finding, and its path as reported.
+    file: Option<(Arc<str>, String)>,
+    /// An issue has been written: the next needs a comma.
+    any: bool,
+}
+
+pub fn write(out: &mut dyn Write, input: &ReportInput<'_>) -> std::io::Result<()> {
+    let mut out = std::io::BufWriter::with_capacity(64 * 1024, out);
+    out.write_all(b"[")?;
+    let mut state = State::default();
+    let mut buf = Vec::with_capacity(FLUSH_AT + 4096);
+    input.findings.each_batch(&mut |batch| {
+        for f in batch {
+            write_issue(&mut buf, f, &mut state, input.cwd);
+            if buf.len() >= FLUSH_AT {
+                out.write_all(&buf)?;
+                buf.clear();
+            }
+        }
+        Ok(())
+    })?;
+    out.write_all(&buf)?;
+    if state.any {
+        write_newline_indent(&mut out, 0)?;
+    }
+    out.write_all(b"]\n")?;
+    out.flush()
+}
+
+/// Appends one issue, an element of the top-level array.
+fn write_issue(buf: &mut Vec<u8>, f: &Finding, state: &mut State, cwd: &Path) {
+    let hash = identity(f);
+    let occurrence = match state.previous {
+        Some((h, n)) if h == hash => n + 1,
+        _ => 1,
+    };
+    state.previous = Some((hash, occurrence));
+    let mut fingerprint = [0u8; 37];
+    let len = fingerprint_text(hash, occurrence, &mut fingerprint);
+    if state.file.as_ref().is_none_or(|(p, _)| **p != *f.path) {
+        let path = relative(&f.path, cwd).into_owned();
+        state.file = Some((f.path.clone(), path));
+    }
+    let path = state.file.as_ref().map_or("", |(_, p)| p.as_str());
+    if state.any {
+        buf.push(b',');
+    }
+    state.any = true;
+    // Writing to a `Vec` cannot fail.
+    let _ = write_newline_indent(buf, 1);
+    let mut w = JsonWriter::new(buf, 1);
+    w.begin_object();
+    w.key("description");
+    // Shown in the merge request: invisible characters as visible escapes.
+    w.string(&format!("{}: {}", visible(&f.rule), visible(&f.message)));
+    w.key("check_name");
+    w.string(&f.rule);
+    w.key("fingerprint");
+    w.string(std::str::from_utf8(&fingerprint[..len]).unwrap_or_default());
+    w.key("severity");
+    w.string(severity(f.severity));
+    w.key("location");
+    w.begin_object();
+    // The path as it is (JSON-escaped only), so that GitLab finds the file.
+    w.key("path");
+    w.string(path);
+    w.key("lines");
+    w.begin_object();
+    w.key("begin");
+    w.number(f.start.line.into());
+    w.key("end");
+    w.number(f.end.line.into());
+    w.end_object();
+    w.end_object();
+    w.end_object();
+}
+
+/// The path relative to the project directory (`cwd`), as GitLab links it into the repository:
+/// without `./`, and an absolute path under `cwd` without `cwd`. Other paths stay as they are.
+fn relative<'a>(path: &'a str, cwd: &Path) -> Cow<'a, str> {
+    let p = Path::new(path);
+    let rel = if p.is_absolute() {
+        match p.strip_prefix(cwd) {
+            Ok(rel) => rel,
+            Err(_) => return Cow::Borrowed(path),
+        }
+    } else {
+        p
+    };
+    let mut out = String::with_capacity(path.len());
+    for c in rel.components() {
+        let part = match c {
+            Component::Normal(name) => name.to_string_lossy(),
+            Component::ParentDir => Cow::Borrowed(".."),
+            // `.`, and what an absolute path under `cwd` can no longer have.
+            _ => continue,
+        };
+        if !out.is_empty() {
+            out.push('/');
+        }
+        out.push_str(&part);
+    }
+    if out == path {
+        Cow::Borrowed(path)
+    } else {
+        Cow::Owned(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::Span;
+    use crate::source::Position;
+
+    fn finding(path: &str, rule: &str, pointer: &str, line: u32) -> Finding {
+        Finding {
+            path: Arc::from(path),
+            rule: Arc::from(rule),
+            severity: Severity::Warning,
+            message: "m".into(),
+            help: None,
+            pointer: pointer.into(),
+            span: Span::new(0, 1),
+            start: Position { line, column: 1 },
+            end: Position {
+                line: line + 1,
+                column: 1,
+            },
+            related: Vec::new(),
+            value_hash: 0,
+            secret: false,
+            fix: None,
+        }
+    }
+
+    fn issues(findings: &[Finding]) -> Vec<serde_json::Value> {
+        let summary = crate::report::Summary::default();
+        let input = ReportInput {
+            findings,
+            summary: &summary,
+            rules: &[],
+            cwd: Path::new("/work/project"),
+            statistics: false,
+            tool_error: false,
+            threads: 1,
+        };
+        let mut out = Vec::new();
+        write(&mut out, &input).unwrap();
+        let doc: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        doc.as_array().unwrap().clone()
+    }
+
+    #[test]
+    fn paths_are_relative_to_the_project() {
+        let cwd = Path::new("/work/project");
+        for (path, expected) in [
+            ("specs/a.json", "specs/a.json"),
+            ("./specs/./a.json", "specs/a.json"),
+            ("/work/project/specs/a.json", "specs/a.json"),
+            ("/elsewhere/a.json", "/elsewhere/a.json"),
+            ("../up/a.json", "../up/a.json"),
+            ("we ird/\u{202e}a\"b.json", "we ird/\u{202e}a\"b.json"),
+        ] {
+            assert_eq!(relative(path, cwd), expected, "{path}");
+        }
+    }
+
+    /// Identical findings are told apart by their occurrence; a moved line keeps the
+    /// fingerprint; every issue has the fields GitLab reads.
+    #[test]
+    fn fingerprints_are_unique_and_ignore_lines() {
+        let findings = [
+            finding("/work/project/a.json", "r", "/x", 1),
+            finding("/work/project/a.json", "r", "/x", 1),
+            finding("/work/project/a.json", "r", "/y", 2),
+            finding("b.json", "r", "/x", 3),
+        ];
+        let got = issues(&findings);
+        let prints: Vec<&str> = got
+            .iter()
+            .map(|i| i["fingerprint"].as_str().unwrap())
+            .collect();
+        let mut unique = prints.clone();
+        unique.sort_unstable();
+        unique.dedup();
+        assert_eq!(unique.len(), prints.len(), "{prints:?}");
+        assert_eq!(got[0]["location"]["path"], "a.json");
+        assert_eq!(got[0]["location"]["lines"]["begin"], 1);
+        assert_eq!(got[0]["location"]["lines"]["end"], 2);
+        assert_eq!(got[0]["severity"], "minor");
+        assert_eq!(got[0]["check_name"], "r");
+        assert_eq!(got[0]["description"], "r: m");
+        let moved = issues(&[finding("/work/project/a.json", "r", "/y", 40)]);
+        assert_eq!(moved[0]["fingerprint"], got[2]["fingerprint"]);
+    }
+
+    #[test]
+    fn no_findings_is_an_empty_array() {
+        let summary = crate::report::Summary::default();
+        let input = ReportInput {
+            findings: &[],
+            summary: &summary,
+            rules: &[],
+            cwd: Path::new("/"),
+            statistics: false,
+            tool_error: false,
+            threads: 1,
+        };
+        let mut out = Vec::new();
+        write(&mut out, &input).unwrap();
+        assert_eq!(out, b"[]\n");
+    }
+}
