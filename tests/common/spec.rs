@@ -3,7 +3,9 @@
 use std::path::Path;
 
 /// Every output format.
-pub const FORMATS: [&str; 5] = ["human", "concise", "json", "sarif", "github"];
+pub const FORMATS: [&str; 8] = [
+    "human", "concise", "json", "sarif", "github", "jsonl", "junit", "gitlab",
+];
 
 /// The crate's root, where `rules/`, `tests/` and `fixtures/` live.
 pub fn manifest_dir() -> &'static Path {
