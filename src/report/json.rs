@@ -209,7 +209,7 @@ fn is_zero(n: &usize) -> bool {
     *n == 0
 }
 
-/// The `summary` of a run's summary.
+/// The document's `summary` member, from the run's summary.
 pub(super) fn summary_out(s: &super::Summary) -> SummaryOut<'_> {
     SummaryOut {
         files: s.files,
