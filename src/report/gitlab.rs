@@ -45,13 +45,21 @@ struct State {
 }
 
 pub fn write(out: &mut dyn Write, input: &ReportInput<'_>) -> std::io::Result<()> {
+    write_issues(out, input.findings, input.cwd)
+}
+
+fn write_issues<F: Findings + ?Sized>(
+    out: &mut dyn Write,
+    findings: &F,
+    cwd: &Path,
+) -> std::io::Result<()> {
     let mut out = std::io::BufWriter::with_capacity(64 * 1024, out);
     out.write_all(b"[")?;
     let mut state = State::default();
     let mut buf = Vec::with_capacity(FLUSH_AT + 4096);
-    input.findings.each_batch(&mut |batch| {
+    findings.each_batch(&mut |batch| {
         for f in batch {
-            write_issue(&mut buf, f, &mut state, input.cwd);
+            write_issue(&mut buf, f, &mut state, cwd);
             if buf.len() >= FLUSH_AT {
                 out.write_all(&buf)?;
                 buf.clear();
@@ -151,6 +159,7 @@ fn relative<'a>(path: &'a str, cwd: &Path) -> Cow<'a, str> {
 mod tests {
     use super::*;
     use crate::json::Span;
+    use crate::report::BatchedForTests;
     use crate::source::Position;
 
     fn finding(path: &str, rule: &str, pointer: &str, line: u32) -> Finding {
@@ -233,6 +242,34 @@ mod tests {
         assert_eq!(got[0]["description"], "r: m");
         let moved = issues(&[finding("/work/project/a.json", "r", "/y", 40)]);
         assert_eq!(moved[0]["fingerprint"], got[2]["fingerprint"]);
+    }
+
+    /// Read in batches of any size, the report is the same: the occurrence count and the file
+    /// carry over from one batch to the next.
+    #[test]
+    fn batches_change_nothing() {
+        let findings: Vec<Finding> = (0..12)
+            .map(|i| finding(&format!("f{}.json", i / 5), "r", &format!("/{}", i / 2), i))
+            .collect();
+        let cwd = Path::new("/");
+        let mut whole = Vec::new();
+        write_issues(&mut whole, &findings[..], cwd).unwrap();
+        for size in [1, 2, 3, 5, 7] {
+            let mut batched = Vec::new();
+            write_issues(&mut batched, &BatchedForTests(&findings, size), cwd).unwrap();
+            assert_eq!(batched, whole, "batches of {size}");
+        }
+        let doc: serde_json::Value = serde_json::from_slice(&whole).unwrap();
+        let prints: Vec<&str> = doc
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| i["fingerprint"].as_str().unwrap())
+            .collect();
+        assert!(
+            prints[0].ends_with(":1") && prints[1].ends_with(":2"),
+            "{prints:?}"
+        );
     }
 
     #[test]

@@ -21,10 +21,19 @@ struct Last<'a> {
 }
 
 pub fn write(out: &mut dyn Write, input: &ReportInput<'_>) -> std::io::Result<()> {
+    write_lines(out, input.findings, input)
+}
+
+/// The lines of `findings`, then the last line from `input`'s summary.
+fn write_lines<F: Findings + ?Sized>(
+    out: &mut dyn Write,
+    findings: &F,
+    input: &ReportInput<'_>,
+) -> std::io::Result<()> {
     let mut out = std::io::BufWriter::with_capacity(64 * 1024, out);
     // Counts per rule (bounded by the rules), gathered in the same pass as the lines.
     let mut counts = input.statistics.then(Counts::default);
-    input.findings.each_batch(&mut |batch| {
+    findings.each_batch(&mut |batch| {
         if let Some(counts) = &mut counts {
             counts.add(batch);
         }
@@ -60,7 +69,7 @@ mod tests {
     use crate::source::Position;
     use std::sync::Arc;
 
-    pub(crate) fn finding(path: &str, rule: &str, message: &str, line: u32) -> Finding {
+    fn finding(path: &str, rule: &str, message: &str, line: u32) -> Finding {
         Finding {
             path: Arc::from(path),
             rule: Arc::from(rule),
@@ -79,6 +88,16 @@ mod tests {
     }
 
     fn render(findings: &[Finding], format: OutputFormat, statistics: bool) -> String {
+        render_in(findings, format, statistics, findings.len().max(1))
+    }
+
+    /// `findings` rendered as read in batches of `size`.
+    fn render_in(
+        findings: &[Finding],
+        format: OutputFormat,
+        statistics: bool,
+        size: usize,
+    ) -> String {
         let summary = crate::report::Summary {
             files: 3,
             warnings: findings.len(),
@@ -95,7 +114,12 @@ mod tests {
         };
         let mut out = Vec::new();
         match format {
-            OutputFormat::Jsonl => write(&mut out, &input).unwrap(),
+            OutputFormat::Jsonl => write_lines(
+                &mut out,
+                &crate::report::BatchedForTests(findings, size),
+                &input,
+            )
+            .unwrap(),
             _ => super::super::json::write(&mut out, &input).unwrap(),
         }
         String::from_utf8(out).unwrap()
@@ -128,6 +152,22 @@ mod tests {
         assert_eq!(last["summary"], doc["summary"]);
         assert_eq!(last["statistics"], doc["statistics"]);
         assert_eq!(last.as_object().unwrap().len(), 2);
+    }
+
+    /// Batches of any size (a chunk of lines cut short by a batch's end) give the same lines.
+    #[test]
+    fn batches_change_nothing() {
+        let findings: Vec<Finding> = (0..600)
+            .map(|i| finding(&format!("f{}", i / 7), "r", "m", i + 1))
+            .collect();
+        let whole = render(&findings, OutputFormat::Jsonl, true);
+        for size in [1, 5, 255, 256, 257, 599] {
+            assert_eq!(
+                render_in(&findings, OutputFormat::Jsonl, true, size),
+                whole,
+                "batches of {size}"
+            );
+        }
     }
 
     #[test]

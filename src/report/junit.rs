@@ -206,6 +206,7 @@ fn is_xml_char(c: char) -> bool {
 mod tests {
     use super::*;
     use crate::json::Span;
+    use crate::report::BatchedForTests as Batched;
     use crate::rules::Severity;
     use crate::source::Position;
 
@@ -224,22 +225,6 @@ mod tests {
             value_hash: 0,
             secret: false,
             fix: None,
-        }
-    }
-
-    /// Findings read in batches of `size`, to cross files over batch boundaries.
-    struct Batched(Vec<Finding>, usize);
-
-    impl Findings for Batched {
-        fn count(&self) -> usize {
-            self.0.len()
-        }
-
-        fn each_batch(
-            &self,
-            each: &mut dyn FnMut(&[Finding]) -> std::io::Result<()>,
-        ) -> std::io::Result<()> {
-            self.0.chunks(self.1).try_for_each(each)
         }
     }
 
@@ -267,8 +252,9 @@ mod tests {
     #[test]
     fn suites_are_counted_across_batches() {
         let mut expected = None;
+        let sample = sample();
         for size in [1, 2, 3, 4, 9, 100] {
-            let findings = Batched(sample(), size);
+            let findings = Batched(&sample, size);
             let mut out = Vec::new();
             write_suites(&mut out, &findings).unwrap();
             let xml = String::from_utf8(out).unwrap();
@@ -306,7 +292,7 @@ mod tests {
         let many: Vec<Finding> = (0..5000)
             .map(|i| finding(&format!("f{i:05}"), "r", "m", 1))
             .collect();
-        let err = write_suites(&mut Failing, &Batched(many, 7)).unwrap_err();
+        let err = write_suites(&mut Failing, &Batched(&many, 7)).unwrap_err();
         assert!(err.to_string().contains("stopped") || err.to_string().contains("disk full"));
     }
 

@@ -22,6 +22,25 @@ use crate::diagnostic::Finding;
 use crate::rules::{Rule, Severity};
 use crate::source::LineIndex;
 
+/// Findings read in batches of a given size, for the writers' tests: a file's findings, and
+/// identical findings, cross from one batch to the next.
+#[cfg(test)]
+struct BatchedForTests<'a>(&'a [Finding], usize);
+
+#[cfg(test)]
+impl Findings for BatchedForTests<'_> {
+    fn count(&self) -> usize {
+        self.0.len()
+    }
+
+    fn each_batch(
+        &self,
+        each: &mut dyn FnMut(&[Finding]) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
+        self.0.chunks(self.1).try_for_each(each)
+    }
+}
+
 /// A related place with a span and positions at their limits, for the writers' tests.
 #[cfg(test)]
 fn related_for_tests(label: &str) -> crate::diagnostic::Related {
