@@ -127,8 +127,8 @@ pub struct CheckArgs {
     /// Write the report to FILE (atomically) instead of standard output
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
-    /// Counts per rule and per severity (human, concise: instead of the findings; json: beside
-    /// them; not with sarif or github)
+    /// Counts per rule and per severity (human, concise: instead of the findings; json, jsonl:
+    /// beside them; not with sarif, github, junit or gitlab)
     #[arg(long)]
     pub statistics: bool,
     #[command(flatten)]
