@@ -3,12 +3,14 @@
 //! `description`, `check_name`, `fingerprint`, `severity` and `location` (`path`, relative to the
 //! project directory, and `lines`).
 //!
-//! The fingerprint is SARIF's `partialFingerprints` value: a hash of path, rule and JSON
-//! Pointer (no line numbers, so it survives moved lines) and the occurrence of that identity
-//! among consecutive findings (two findings of one rule on one value), so GitLab can tell the
-//! issues a merge request adds or fixes.
+//! The fingerprint is the identity SARIF's `partialFingerprints` hash (path, rule and JSON
+//! Pointer: no line numbers, so it survives moved lines) and the finding's occurrence among the
+//! file's findings of that identity (`…:1`, `…:2`: two duplicate keys of one name, say), so
+//! every issue has its own and GitLab can tell the issues a merge request adds or fixes. Where
+//! nothing repeats, it is SARIF's value.
 
 use std::borrow::Cow;
+use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Component, Path};
 use std::sync::Arc;
@@ -16,7 +18,7 @@ use std::sync::Arc;
 use super::jsonwriter::{write_newline_indent, JsonWriter};
 use super::sarif::{fingerprint_text, identity};
 use super::{Findings, ReportInput};
-use crate::diagnostic::Finding;
+use crate::diagnostic::{Finding, Fnv};
 use crate::escape::visible;
 use crate::rules::Severity;
 
@@ -33,15 +35,45 @@ fn severity(s: Severity) -> &'static str {
     }
 }
 
+/// Identities counted per file, at most: the table's memory is bounded whatever a file holds.
+const MAX_IDENTITIES: usize = 4096;
+
 /// What one issue needs from the ones before it: bounded, whatever the number of findings.
 #[derive(Default)]
 struct State {
-    /// The previous finding's identity hash and occurrence.
-    previous: Option<(u64, usize)>,
     /// The file of the previous finding, and its path as reported.
     file: Option<(Arc<str>, String)>,
+    /// The file's findings so far, by identity hash (up to [`MAX_IDENTITIES`] identities).
+    seen: HashMap<u64, usize, std::hash::BuildHasherDefault<Fnv>>,
+    /// The file's findings so far.
+    ordinal: usize,
     /// An issue has been written: the next needs a comma.
     any: bool,
+}
+
+impl State {
+    /// The fingerprint of the file's next finding, whose identity hash is `hash`: its
+    /// occurrence among the file's findings of that identity. In a file with more identities
+    /// than the table holds, one it has no room for is told by its place in the file instead
+    /// (`…@N`): unique still, though not stable when findings come or go before it.
+    fn fingerprint(&mut self, hash: u64) -> String {
+        self.ordinal += 1;
+        let room = self.seen.len() < MAX_IDENTITIES;
+        let occurrence = match self.seen.get_mut(&hash) {
+            Some(n) => {
+                *n += 1;
+                *n
+            }
+            None if room => {
+                self.seen.insert(hash, 1);
+                1
+            }
+            None => return format!("{hash:016x}@{}", self.ordinal),
+        };
+        let mut text = [0u8; 37];
+        let len = fingerprint_text(hash, occurrence, &mut text);
+        String::from_utf8_lossy(&text[..len]).into_owned()
+    }
 }
 
 pub fn write(out: &mut dyn Write, input: &ReportInput<'_>) -> std::io::Result<()> {
@@ -77,18 +109,13 @@ fn write_issues<F: Findings + ?Sized>(
 
 /// Appends one issue, an element of the top-level array.
 fn write_issue(buf: &mut Vec<u8>, f: &Finding, state: &mut State, cwd: &Path) {
-    let hash = identity(f);
-    let occurrence = match state.previous {
-        Some((h, n)) if h == hash => n + 1,
-        _ => 1,
-    };
-    state.previous = Some((hash, occurrence));
-    let mut fingerprint = [0u8; 37];
-    let len = fingerprint_text(hash, occurrence, &mut fingerprint);
     if state.file.as_ref().is_none_or(|(p, _)| **p != *f.path) {
         let path = relative(&f.path, cwd).into_owned();
         state.file = Some((f.path.clone(), path));
+        state.seen.clear();
+        state.ordinal = 0;
     }
+    let fingerprint = state.fingerprint(identity(f));
     let path = state.file.as_ref().map_or("", |(_, p)| p.as_str());
     if state.any {
         buf.push(b',');
@@ -104,7 +131,7 @@ fn write_issue(buf: &mut Vec<u8>, f: &Finding, state: &mut State, cwd: &Path) {
     w.key("check_name");
     w.string(&f.rule);
     w.key("fingerprint");
-    w.string(std::str::from_utf8(&fingerprint[..len]).unwrap_or_default());
+    w.string(&fingerprint);
     w.key("severity");
     w.string(severity(f.severity));
     w.key("location");
@@ -215,14 +242,17 @@ mod tests {
         }
     }
 
-    /// Identical findings are told apart by their occurrence; a moved line keeps the
-    /// fingerprint; every issue has the fields GitLab reads.
+    /// Identical findings are told apart by their occurrence in the file, next to each other
+    /// or not; a moved line keeps the fingerprint; every issue has the fields GitLab reads.
     #[test]
     fn fingerprints_are_unique_and_ignore_lines() {
         let findings = [
             finding("/work/project/a.json", "r", "/x", 1),
             finding("/work/project/a.json", "r", "/x", 1),
             finding("/work/project/a.json", "r", "/y", 2),
+            finding("/work/project/a.json", "q", "/y", 2),
+            finding("/work/project/a.json", "r", "/y", 3),
+            finding("/work/project/a.json", "r", "/x", 4),
             finding("b.json", "r", "/x", 3),
         ];
         let got = issues(&findings);
@@ -242,6 +272,24 @@ mod tests {
         assert_eq!(got[0]["description"], "r: m");
         let moved = issues(&[finding("/work/project/a.json", "r", "/y", 40)]);
         assert_eq!(moved[0]["fingerprint"], got[2]["fingerprint"]);
+        let occurrences: Vec<&str> = prints.iter().map(|p| &p[16..]).collect();
+        assert_eq!(occurrences, [":1", ":2", ":1", ":1", ":2", ":3", ":1"]);
+    }
+
+    /// A file with more identities than the table holds still gives every issue its own
+    /// fingerprint.
+    #[test]
+    fn fingerprints_stay_unique_past_the_table() {
+        let mut state = State::default();
+        let mut prints: Vec<String> = (0..MAX_IDENTITIES as u64 + 10)
+            .chain([5, MAX_IDENTITIES as u64 + 3, 7, MAX_IDENTITIES as u64 + 3])
+            .map(|hash| state.fingerprint(hash))
+            .collect();
+        assert_eq!(state.seen.len(), MAX_IDENTITIES);
+        let count = prints.len();
+        prints.sort_unstable();
+        prints.dedup();
+        assert_eq!(prints.len(), count);
     }
 
     /// Read in batches of any size, the report is the same: the occurrence count and the file

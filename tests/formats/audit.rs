@@ -246,3 +246,25 @@ fn gitlab_fingerprints_survive_moved_lines() {
         assert_ne!(b.1, a.1, "the lines did move");
     }
 }
+
+/// Duplicate keys of one name, each also an unknown field: the same identities repeat with
+/// other findings between them, and each issue still has a fingerprint of its own.
+#[test]
+fn gitlab_fingerprints_of_repeated_findings_are_unique() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("jobspec.json"),
+        r#"{"apiVersion": "forge/v2", "zz": 1, "zz": {"q": 1}, "zz": 3, "zz": 4}"#,
+    )
+    .unwrap();
+    let out = stdout(dir.path(), &["--no-config", "--format", "gitlab", "."]);
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let duplicates = doc
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| i["check_name"] == "duplicate-key")
+        .count();
+    assert_eq!(duplicates, 3, "{out}");
+    assert_gitlab_accepts(&gitlab_validator(), &out, doc.as_array().unwrap().len());
+}
