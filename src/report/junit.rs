@@ -45,7 +45,7 @@ pub fn write(out: &mut dyn Write, input: &ReportInput<'_>) -> std::io::Result<()
     if let Some(note) = input.summary.beyond_limit_note() {
         let mut text = String::new();
         push_escaped(&mut text, &note);
-        // `--` cannot close a comment early: the note is ours, with no `--` in it.
+        // XML allows no `--` inside a comment.
         writeln!(out, "  <!-- {} -->", text.replace("--", "- -"))?;
     }
     out.write_all(b"</testsuites>\n")?;
