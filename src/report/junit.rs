@@ -296,6 +296,48 @@ mod tests {
         assert!(err.to_string().contains("stopped") || err.to_string().contains("disk full"));
     }
 
+    /// A whole report with hostile paths and messages, and findings left out by the run's
+    /// limit, parses as XML, with the totals of the report and the note in a comment.
+    #[test]
+    fn a_whole_report_parses() {
+        let hostile = "x<y>&\"'\u{1b}]8;;\u{7}\u{202e}\u{fffe}-->]]>";
+        let findings = vec![
+            finding(&format!("{hostile}/a.json"), "rule-x", hostile, 1),
+            finding(&format!("{hostile}/a.json"), "rule-x", hostile, 2),
+            finding("b.json", "rule-y", "m", 1),
+        ];
+        let summary = crate::report::Summary {
+            files: 2,
+            beyond_limit: 4,
+            held_limit: 3,
+            ..Default::default()
+        };
+        let input = ReportInput {
+            findings: &findings,
+            summary: &summary,
+            rules: &[],
+            cwd: std::path::Path::new("/"),
+            statistics: false,
+            tool_error: false,
+            threads: 1,
+        };
+        let mut out = Vec::new();
+        write(&mut out, &input).unwrap();
+        let xml = String::from_utf8(out).unwrap();
+        let doc = roxmltree::Document::parse(&xml).unwrap_or_else(|e| panic!("{e}\n{xml}"));
+        let root = doc.root_element();
+        assert_eq!(root.attribute("tests"), Some("3"));
+        let suites: Vec<_> = root.children().filter(|n| n.is_element()).collect();
+        assert_eq!(suites.len(), 2);
+        assert_eq!(suites[0].attribute("tests"), Some("2"));
+        assert_eq!(
+            suites[0].attribute("name"),
+            Some("x<y>&\"'\\u{1b}]8;;\\u{7}\\u{202e}\\u{fffe}-->]]>/a.json")
+        );
+        let comment = doc.descendants().find(|n| n.is_comment()).unwrap();
+        assert!(comment.text().unwrap().contains("beyond the limit of 3"));
+    }
+
     #[test]
     fn escapes_what_xml_and_terminals_refuse() {
         let mut out = String::new();
