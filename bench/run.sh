@@ -39,6 +39,9 @@ for n in $SIZES; do
     "rg=rg --no-ignore --hidden -c apiVersion ." \
     "forgelint json=$BIN --format json -o $WORK/out.json ." \
     "forgelint sarif=$BIN --format sarif -o $WORK/out.sarif ." \
+    "forgelint jsonl=$BIN --format jsonl -o $WORK/out.jsonl ." \
+    "forgelint junit=$BIN --format junit -o $WORK/out.xml ." \
+    "forgelint gitlab=$BIN --format gitlab -o $WORK/out.gitlab.json ." \
     "forgelint human=$BIN -o $WORK/out.txt ." \
     "forgelint json -j1=$BIN -j1 --format json -o $WORK/out.json ."
   echo

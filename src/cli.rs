@@ -102,6 +102,12 @@ pub enum OutputFormat {
     Sarif,
     /// GitHub Actions workflow commands (annotations)
     Github,
+    /// JSON Lines: one finding (as in json) per line, then a summary line
+    Jsonl,
+    /// JUnit XML, for CI test reports: one test suite per file, one failure per finding
+    Junit,
+    /// GitLab Code Quality report (artifacts:reports:codequality)
+    Gitlab,
     /// A self-contained HTML audit page: totals, a chart, findings by rule with code frames
     Html,
 }
@@ -198,8 +204,8 @@ pub struct CheckArgs {
     /// the N parts' findings together are one whole run's
     #[arg(long, value_name = "K/N")]
     pub shard: Option<crate::shard::Shard>,
-    /// Counts per rule and per severity (human, concise: instead of the findings; json: beside
-    /// them; not with sarif or github)
+    /// Counts per rule and per severity (human, concise: instead of the findings; json, jsonl:
+    /// beside them; not with sarif, github, junit or gitlab)
     #[arg(long)]
     pub statistics: bool,
     /// --format html: count files by the first N folders of their path

@@ -70,6 +70,24 @@ impl Run {
                 l.starts_with("::warning file=companion.jobspec.json,line=7,")
                     && l.contains("title=owner-ignored::")
             }),
+            "jsonl" => self
+                .stdout
+                .lines()
+                .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+                .any(|f| {
+                    f["path"] == COMPANION
+                        && f["rule"] == "owner-ignored"
+                        && f["start"]["line"] == 7
+                        && f["start"]["column"] == 14
+                }),
+            "junit" => self.stdout.contains(
+                "<testcase name=\"owner-ignored at 7:14\" classname=\"companion.jobspec.json\">",
+            ),
+            "gitlab" => self.json().as_array().unwrap().iter().any(|i| {
+                i["check_name"] == "owner-ignored"
+                    && i["location"]["path"] == COMPANION
+                    && i["location"]["lines"]["begin"] == 7
+            }),
             _ => unreachable!("{format}"),
         };
         assert!(
@@ -1407,8 +1425,9 @@ fn forgelint_never_writes_a_linted_file() {
         tree.run(&["--no-config", "--format", format, "."])
             .expect_code(1)
             .expect_companion(format);
-        // --statistics has no place in sarif and github output, and is refused there.
-        let statistics = if matches!(format, "sarif" | "github") {
+        // --statistics has no place in sarif, github, junit and gitlab output, and is refused
+        // there.
+        let statistics = if matches!(format, "sarif" | "github" | "junit" | "gitlab") {
             2
         } else {
             1

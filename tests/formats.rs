@@ -1,7 +1,10 @@
 //! Every output format × a few fixtures, snapshotted; SARIF validated against the official
-//! schema and GitHub's ingestion rules; a hostile spec pushed through every format. The
-//! config file formats (YAML, TOML, JSON converted to documents) are tested in `config`.
+//! schema and GitHub's ingestion rules; a hostile spec pushed through every format. The audit
+//! formats (JSON Lines, JUnit, GitLab) are checked further in `audit`; the config file formats
+//! (YAML, TOML, JSON converted to documents) are tested in `config`.
 
+#[path = "formats/audit.rs"]
+mod audit;
 mod common;
 #[path = "formats/config.rs"]
 mod config;

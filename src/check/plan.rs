@@ -118,18 +118,20 @@ fn fix_mode(args: &CheckArgs) -> Option<super::fixing::FixMode> {
     })
 }
 
-/// `--statistics` has a place in human, concise and JSON output only.
+/// `--statistics` has a place in human, concise, JSON and JSON Lines output only.
 fn check_statistics_format(args: &CheckArgs) -> Result<(), Error> {
     use crate::cli::OutputFormat;
-    let refused = args
-        .formats()
-        .into_iter()
-        .find(|t| matches!(t.format, OutputFormat::Sarif | OutputFormat::Github));
+    let refused = args.formats().into_iter().find(|t| {
+        matches!(
+            t.format,
+            OutputFormat::Sarif | OutputFormat::Github | OutputFormat::Junit | OutputFormat::Gitlab
+        )
+    });
     if let (true, Some(target)) = (args.statistics, refused) {
         let name = format!("{:?}", target.format).to_lowercase();
         return Err(Error::Usage {
-            message: format!("--statistics goes with --format human, concise or json, not {name}"),
-            help: Some("SARIF and GitHub annotations have no place for counts per rule; run a second time with --format json --statistics".into()),
+            message: format!("--statistics does not go with --format {name}"),
+            help: Some("it goes with human, concise, json, jsonl and html: SARIF, GitHub annotations, JUnit and GitLab reports have no place for counts per rule".into()),
         });
     }
     Ok(())

@@ -8,9 +8,9 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value};
 
 use super::scan::Scanner;
-use super::{merge_sorted, merge_summaries, read_error, safe_compact, Sorted};
+use super::{merge_sorted, merge_summaries, read_error, Sorted};
 use crate::error::Error;
-use crate::report::jsonwriter::{write_json_at, ArrayWriter, ObjectWriter};
+use crate::report::jsonwriter::{write_json_at, write_json_compact, ArrayWriter, ObjectWriter};
 
 /// A finding's place in a run's order: path, span, rule, message.
 fn key_of(f: &Value) -> Sorted {
@@ -157,11 +157,8 @@ struct JsonlInput {
     summary: Option<Value>,
 }
 
-/// A finding's line as it was read, and its value.
-type Line = (String, Value);
-
 impl JsonlInput {
-    fn next(&mut self) -> Result<Option<Line>, Error> {
+    fn next(&mut self) -> Result<Option<Value>, Error> {
         if self.summary.is_some() {
             return Ok(None);
         }
@@ -176,7 +173,7 @@ impl JsonlInput {
                 self.summary = Some(value);
                 return Ok(None);
             }
-            return Ok(Some((line, value)));
+            return Ok(Some(value));
         }
         Err(read_error(
             &self.path,
@@ -200,15 +197,16 @@ pub fn merge_jsonl<W: Write>(inputs: &[PathBuf], out: &mut W) -> Result<(), Erro
         source,
     };
     let mut tally = Tally::default();
-    merge_sorted(
-        &mut opened,
-        JsonlInput::next,
-        |line| key_of(&line.1),
-        &mut |(line, finding)| {
-            tally.add(&finding);
-            writeln!(out, "{}", line.trim_end()).map_err(write_failed)
-        },
-    )?;
+    // Each line written again as `jsonl` writes it: a line from a report that was tampered
+    // with cannot bring a raw control character through.
+    let line = |out: &mut W, value: &Value| -> Result<(), Error> {
+        write_json_compact(out, value).map_err(write_failed)?;
+        writeln!(out).map_err(write_failed)
+    };
+    merge_sorted(&mut opened, JsonlInput::next, key_of, &mut |finding| {
+        tally.add(&finding);
+        line(out, &finding)
+    })?;
     let mut summaries = Vec::new();
     let mut statistics = false;
     for input in &mut opened {
@@ -223,7 +221,7 @@ pub fn merge_jsonl<W: Write>(inputs: &[PathBuf], out: &mut W) -> Result<(), Erro
     if statistics {
         last.insert("statistics".into(), tally.json());
     }
-    writeln!(out, "{}", safe_compact(&Value::Object(last))).map_err(write_failed)
+    line(out, &Value::Object(last))
 }
 
 /// `--statistics` of the merged findings: counts per rule and severity, and per severity.

@@ -249,18 +249,3 @@ fn merge_sorted<I, T>(
     }
     Ok(())
 }
-
-/// `value` as one line of JSON, with every character a terminal could be tricked by escaped
-/// (as the pretty writer escapes them): they can only be inside strings.
-fn safe_compact(value: &Value) -> String {
-    let text = value.to_string();
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        if crate::escape::is_dangerous(c) {
-            out.push_str(&format!("\\u{:04x}", c as u32));
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}

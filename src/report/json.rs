@@ -15,47 +15,63 @@ use crate::source::Position;
 /// Version of the document's shape; bumped on any incompatible change.
 pub const FORMAT_VERSION: u32 = 1;
 
-/// A finding's fixed text at one nesting level, up to its `related` places (which come and go):
-/// made once for a chunk of findings.
-struct FindingShape {
+/// A finding's fixed text at one nesting level (or compact, for `jsonl`), up to its `related`
+/// places (which come and go): made once for a chunk of findings.
+pub(super) struct FindingShape {
     level: usize,
+    compact: bool,
     skeleton: Skeleton,
 }
 
 impl FindingShape {
     fn new(level: usize) -> FindingShape {
-        let skeleton = Skeleton::new(level, |w| {
-            w.begin_object();
-            for key in ["path", "rule", "severity", "message", "help", "pointer"] {
-                w.key(key);
-                w.hole();
-            }
-            w.key("span");
-            w.begin_object();
-            w.key("start");
-            w.hole();
-            w.key("end");
-            w.hole();
-            w.end_object();
-            for key in ["start", "end"] {
-                w.key(key);
-                w.begin_object();
-                w.key("line");
-                w.hole();
-                w.key("column");
-                w.hole();
-                w.end_object();
-            }
-            w.key("related");
-            w.hole();
-        });
-        FindingShape { level, skeleton }
+        FindingShape {
+            level,
+            compact: false,
+            skeleton: Skeleton::new(level, finding_skeleton),
+        }
     }
+
+    /// The shape of a finding on one line.
+    pub(super) fn compact() -> FindingShape {
+        FindingShape {
+            level: 0,
+            compact: true,
+            skeleton: Skeleton::compact(finding_skeleton),
+        }
+    }
+}
+
+/// A finding's fixed text, with holes for its values.
+fn finding_skeleton(w: &mut JsonWriter<'_>) {
+    w.begin_object();
+    for key in ["path", "rule", "severity", "message", "help", "pointer"] {
+        w.key(key);
+        w.hole();
+    }
+    w.key("span");
+    w.begin_object();
+    w.key("start");
+    w.hole();
+    w.key("end");
+    w.hole();
+    w.end_object();
+    for key in ["start", "end"] {
+        w.key(key);
+        w.begin_object();
+        w.key("line");
+        w.hole();
+        w.key("column");
+        w.hole();
+        w.end_object();
+    }
+    w.key("related");
+    w.hole();
 }
 
 /// Writes one finding, as serde would write the document's shape of it (the test below holds
 /// the two to the same bytes).
-fn write_finding(buf: &mut Vec<u8>, shape: &FindingShape, f: &Finding) {
+pub(super) fn write_finding(buf: &mut Vec<u8>, shape: &FindingShape, f: &Finding) {
     let mut parts = shape.skeleton.parts();
     for text in [&*f.path, &f.rule, f.severity.as_str(), &f.message] {
         parts.next_into(buf);
@@ -83,7 +99,11 @@ fn write_finding(buf: &mut Vec<u8>, shape: &FindingShape, f: &Finding) {
     parts.next_into(buf);
     debug_assert!(parts.is_done());
     // The value of `related`, inside the finding.
-    let mut w = JsonWriter::resume(buf, shape.level + 1, false);
+    let mut w = if shape.compact {
+        JsonWriter::resume_compact(buf, false)
+    } else {
+        JsonWriter::resume(buf, shape.level + 1, false)
+    };
     w.begin_array();
     for r in &f.related {
         w.item();
@@ -160,8 +180,9 @@ struct Baseline {
     stale: usize,
 }
 
+/// The document's `summary`.
 #[derive(DeriveSerialize)]
-struct SummaryOut<'a> {
+pub(super) struct SummaryOut<'a> {
     files: usize,
     files_with_findings: usize,
     errors: usize,
@@ -184,9 +205,9 @@ fn is_zero(n: &usize) -> bool {
     *n == 0
 }
 
-pub fn write(out: &mut dyn Write, input: &ReportInput<'_>) -> std::io::Result<()> {
-    let s = input.summary;
-    let summary = SummaryOut {
+/// The document's `summary` member, from the run's summary.
+pub(super) fn summary_out(s: &super::Summary) -> SummaryOut<'_> {
+    SummaryOut {
         files: s.files,
         files_with_findings: s.files_with_findings,
         errors: s.errors,
@@ -199,7 +220,11 @@ pub fn write(out: &mut dyn Write, input: &ReportInput<'_>) -> std::io::Result<()
         }),
         skipped: &s.skipped,
         fixes: s.fixes,
-    };
+    }
+}
+
+pub fn write(out: &mut dyn Write, input: &ReportInput<'_>) -> std::io::Result<()> {
+    let summary = summary_out(input.summary);
     // serde_json writes a token at a time: a concrete buffer in front of the `dyn` writer keeps
     // those small writes out of virtual calls.
     let mut out = std::io::BufWriter::with_capacity(64 * 1024, out);
@@ -406,6 +431,16 @@ mod tests {
                     String::from_utf8(serde).unwrap()
                 );
             }
+            // Compact, for `jsonl`: the same value on one line.
+            let mut direct = Vec::new();
+            write_finding(&mut direct, &FindingShape::compact(), &f);
+            let mut serde = Vec::new();
+            crate::report::jsonwriter::write_json_compact(&mut serde, &FindingOut::from(&f))
+                .unwrap();
+            assert_eq!(
+                String::from_utf8(direct).unwrap(),
+                String::from_utf8(serde).unwrap()
+            );
         }
     }
 }

@@ -64,12 +64,14 @@ pub fn decimal(mut n: u64, digits: &mut [u8; 20]) -> &[u8] {
     }
 }
 
-/// Pretty JSON appended to a buffer, starting at a nesting level.
+/// Pretty JSON appended to a buffer, starting at a nesting level; or compact JSON, on one line.
 pub struct JsonWriter<'b> {
     out: &'b mut Vec<u8>,
     level: usize,
     /// The innermost open container has no entry yet.
     first: bool,
+    /// One line, as serde_json's compact output: no line breaks, no space after `:`.
+    compact: bool,
 }
 
 impl<'b> JsonWriter<'b> {
@@ -79,16 +81,43 @@ impl<'b> JsonWriter<'b> {
             out,
             level,
             first: true,
+            compact: false,
+        }
+    }
+
+    /// A writer for a value written compact, on one line (JSON Lines).
+    pub fn compact(out: &'b mut Vec<u8>) -> JsonWriter<'b> {
+        JsonWriter {
+            out,
+            level: 0,
+            first: true,
+            compact: true,
         }
     }
 
     /// A writer that carries on inside an object or array open at `level` (after a
     /// [`Skeleton`]'s last part); `first`: nothing has been written in it yet.
     pub fn resume(out: &'b mut Vec<u8>, level: usize, first: bool) -> JsonWriter<'b> {
-        JsonWriter { out, level, first }
+        JsonWriter {
+            out,
+            level,
+            first,
+            compact: false,
+        }
+    }
+
+    /// [`JsonWriter::resume`] for a compact value (after a [`Skeleton::compact`]'s last part).
+    pub fn resume_compact(out: &'b mut Vec<u8>, first: bool) -> JsonWriter<'b> {
+        JsonWriter {
+            first,
+            ..JsonWriter::compact(out)
+        }
     }
 
     fn newline_indent(&mut self) {
+        if self.compact {
+            return;
+        }
         // Writing to a `Vec` cannot fail.
         let _ = write_newline_indent(self.out, self.level);
     }
@@ -100,7 +129,8 @@ impl<'b> JsonWriter<'b> {
     }
 
     fn close(&mut self, bracket: u8) {
-        self.level -= 1;
+        // A resumed compact writer does not know its level, which it does not need.
+        self.level = self.level.saturating_sub(1);
         if !self.first {
             self.newline_indent();
         }
@@ -146,7 +176,8 @@ impl<'b> JsonWriter<'b> {
         self.entry();
         self.out.push(b'"');
         self.out.extend_from_slice(key.as_bytes());
-        self.out.extend_from_slice(b"\": ");
+        let colon: &[u8] = if self.compact { b"\":" } else { b"\": " };
+        self.out.extend_from_slice(colon);
     }
 
     pub fn boolean(&mut self, value: bool) {
@@ -209,6 +240,17 @@ impl Skeleton {
     pub fn new(level: usize, shape: impl FnOnce(&mut JsonWriter<'_>)) -> Skeleton {
         let mut text = Vec::new();
         shape(&mut JsonWriter::new(&mut text, level));
+        Skeleton::cut(&text)
+    }
+
+    /// The skeleton of what `shape` writes compact, on one line.
+    pub fn compact(shape: impl FnOnce(&mut JsonWriter<'_>)) -> Skeleton {
+        let mut text = Vec::new();
+        shape(&mut JsonWriter::compact(&mut text));
+        Skeleton::cut(&text)
+    }
+
+    fn cut(text: &[u8]) -> Skeleton {
         Skeleton {
             parts: text.split(|&b| b == HOLE).map(Box::from).collect(),
         }
@@ -299,6 +341,8 @@ pub struct SafeJsonFormatter {
     level: usize,
     /// The container being closed had a value (serde_json's `has_value`).
     has_value: bool,
+    /// One line, as serde_json's `CompactFormatter` (with the same escapes as pretty output).
+    compact: bool,
 }
 
 impl SafeJsonFormatter {
@@ -307,6 +351,15 @@ impl SafeJsonFormatter {
         SafeJsonFormatter {
             level,
             has_value: false,
+            compact: false,
+        }
+    }
+
+    /// A formatter that writes compact JSON, on one line.
+    pub fn compact() -> SafeJsonFormatter {
+        SafeJsonFormatter {
+            compact: true,
+            ..SafeJsonFormatter::default()
         }
     }
 }
@@ -349,7 +402,7 @@ impl SafeJsonFormatter {
         bracket: &[u8],
     ) -> std::io::Result<()> {
         self.level -= 1;
-        if self.has_value {
+        if self.has_value && !self.compact {
             write_newline_indent(w, self.level)?;
         }
         w.write_all(bracket)
@@ -363,6 +416,9 @@ impl SafeJsonFormatter {
     ) -> std::io::Result<()> {
         if !first {
             w.write_all(b",")?;
+        }
+        if self.compact {
+            return Ok(());
         }
         write_newline_indent(w, self.level)
     }
@@ -410,7 +466,7 @@ impl serde_json::ser::Formatter for SafeJsonFormatter {
         &mut self,
         writer: &mut W,
     ) -> std::io::Result<()> {
-        writer.write_all(b": ")
+        writer.write_all(if self.compact { b":" } else { b": " })
     }
 
     fn end_object_value<W: ?Sized + std::io::Write>(&mut self, _: &mut W) -> std::io::Result<()> {
@@ -455,6 +511,15 @@ pub fn write_json_at<W: std::io::Write, T: serde::Serialize + ?Sized>(
     value: &T,
 ) -> std::io::Result<()> {
     let mut ser = serde_json::Serializer::with_formatter(out, SafeJsonFormatter::at_level(level));
+    value.serialize(&mut ser).map_err(std::io::Error::other)
+}
+
+/// Writes `value` as compact JSON on one line, with [`SafeJsonFormatter`]'s escapes.
+pub fn write_json_compact<W: std::io::Write, T: serde::Serialize + ?Sized>(
+    out: &mut W,
+    value: &T,
+) -> std::io::Result<()> {
+    let mut ser = serde_json::Serializer::with_formatter(out, SafeJsonFormatter::compact());
     value.serialize(&mut ser).map_err(std::io::Error::other)
 }
 
@@ -755,5 +820,55 @@ mod tests {
             w.end_object();
             assert_eq!(String::from_utf8(out).unwrap(), via_serde(level, &value));
         }
+    }
+
+    /// The compact writer, a compact skeleton and the compact formatter all write what
+    /// serde_json's compact output writes (for text without dangerous characters).
+    #[test]
+    fn compact_layout_matches_serde_json() {
+        let value = serde_json::json!({
+            "a": "x y: z", "empty": [], "obj": {}, "items": [{"n": 0, "s": null}, {"n": 1, "s": "\n"}]
+        });
+        let expected = serde_json::to_string(&value).unwrap();
+        let mut via_formatter = Vec::new();
+        write_json_compact(&mut via_formatter, &value).unwrap();
+        assert_eq!(String::from_utf8(via_formatter).unwrap(), expected);
+
+        let skeleton = Skeleton::compact(|w| {
+            w.begin_object();
+            w.key("a");
+            w.hole();
+            w.key("empty");
+            w.begin_array();
+            w.end_array();
+            w.key("obj");
+            w.begin_object();
+            w.end_object();
+            w.key("items");
+            w.begin_array();
+            w.item();
+            w.hole();
+        });
+        let mut out = Vec::new();
+        let mut parts = skeleton.parts();
+        parts.next_into(&mut out);
+        write_string(&mut out, "x y: z");
+        parts.next_into(&mut out);
+        let mut first = JsonWriter::compact(&mut out);
+        write_inner(&mut first, &Inner { n: 0, s: None });
+        parts.next_into(&mut out);
+        assert!(parts.is_done());
+        let mut w = JsonWriter::resume_compact(&mut out, false);
+        w.item();
+        write_inner(
+            &mut w,
+            &Inner {
+                n: 1,
+                s: Some("\n"),
+            },
+        );
+        w.end_array();
+        w.end_object();
+        assert_eq!(String::from_utf8(out).unwrap(), expected);
     }
 }

@@ -3,10 +3,13 @@
 mod chunked;
 pub mod concise;
 pub mod github;
+pub mod gitlab;
 pub mod html;
 pub mod human;
 pub mod json;
+pub mod jsonl;
 pub(crate) mod jsonwriter;
+pub mod junit;
 pub mod sarif;
 pub mod statistics;
 
@@ -19,6 +22,25 @@ use crate::cli::OutputFormat;
 use crate::diagnostic::Finding;
 use crate::rules::Rule;
 use crate::source::LineIndex;
+
+/// Findings read in batches of a given size, for the writers' tests: a file's findings, and
+/// identical findings, cross from one batch to the next.
+#[cfg(test)]
+struct BatchedForTests<'a>(&'a [Finding], usize);
+
+#[cfg(test)]
+impl Findings for BatchedForTests<'_> {
+    fn count(&self) -> usize {
+        self.0.len()
+    }
+
+    fn each_batch(
+        &self,
+        each: &mut dyn FnMut(&[Finding]) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
+        self.0.chunks(self.1).try_for_each(each)
+    }
+}
 
 /// A related place with a span and positions at their limits, for the writers' tests.
 #[cfg(test)]
@@ -298,6 +320,9 @@ pub fn write(
         OutputFormat::Sarif => sarif::write(out, input),
         OutputFormat::Github => github::write(out, input),
         OutputFormat::Html => html::write(out, input, sources, opts.group_depth),
+        OutputFormat::Jsonl => jsonl::write(out, input),
+        OutputFormat::Junit => junit::write(out, input),
+        OutputFormat::Gitlab => gitlab::write(out, input),
         OutputFormat::Concise => {
             findings.each_batch(&mut |batch| concise::write(out, batch, input.threads))
         }

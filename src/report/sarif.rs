@@ -216,7 +216,7 @@ fn region_of(
 }
 
 /// The identity hash of a result's fingerprint: path, rule and pointer.
-fn identity(f: &Finding) -> u64 {
+pub(super) fn identity(f: &Finding) -> u64 {
     fnv1a(&[&f.path, &f.rule, &f.pointer])
 }
 
@@ -373,7 +373,7 @@ fn write_result(
 }
 
 /// `{hash:016x}:{occurrence}` written into `out`; returns its length.
-fn fingerprint_text(hash: u64, occurrence: usize, out: &mut [u8; 37]) -> usize {
+pub(super) fn fingerprint_text(hash: u64, occurrence: usize, out: &mut [u8; 37]) -> usize {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     for (k, slot) in out[..16].iter_mut().enumerate() {
         *slot = HEX[(hash >> (60 - 4 * k)) as usize & 0xF];

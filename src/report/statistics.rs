@@ -2,70 +2,80 @@
 
 use std::collections::BTreeMap;
 use std::io::Write;
+use std::sync::Arc;
 
 use serde_json::{json, Value};
 
-use std::sync::Arc;
-
 use super::Findings;
+use crate::diagnostic::Finding;
 use crate::rules::Severity;
 
-/// Counts per rule and severity, and per severity (note, warning, error), over one pass.
-struct Counts {
-    /// (rule, severity, count), by count descending, then rule id.
-    rows: Vec<(Arc<str>, Severity, usize)>,
-    severities: [usize; 3],
-    total: usize,
-}
+/// Counts per rule and severity gathered batch by batch, for a report that reads its findings
+/// in passes: one entry per rule and severity found, whatever the number of findings.
+#[derive(Default)]
+pub struct Counts(BTreeMap<(Arc<str>, Severity), usize>);
 
-fn count(findings: &dyn Findings) -> std::io::Result<Counts> {
-    let mut counts: BTreeMap<(Arc<str>, Severity), usize> = BTreeMap::new();
-    let mut severities = [0usize; 3];
-    let mut total = 0;
-    findings.each_batch(&mut |batch| {
-        for f in batch {
-            // Rule ids are shared: one lookup by the id's text, no allocation.
-            match counts.get_mut(&(f.rule.clone(), f.severity)) {
+impl Counts {
+    /// The counts of every finding, in one pass.
+    pub fn of(findings: &dyn Findings) -> std::io::Result<Counts> {
+        let mut counts = Counts::default();
+        findings.each_batch(&mut |batch| {
+            counts.add(batch);
+            Ok(())
+        })?;
+        Ok(counts)
+    }
+
+    pub fn add(&mut self, findings: &[Finding]) {
+        for f in findings {
+            // Rule ids are shared: a lookup clones an `Arc`, no text.
+            match self.0.get_mut(&(f.rule.clone(), f.severity)) {
                 Some(n) => *n += 1,
                 None => {
-                    counts.insert((f.rule.clone(), f.severity), 1);
+                    self.0.insert((f.rule.clone(), f.severity), 1);
                 }
             }
-            severities[f.severity as usize] += 1;
-            total += 1;
         }
-        Ok(())
-    })?;
-    let mut rows: Vec<(Arc<str>, Severity, usize)> =
-        counts.into_iter().map(|((r, s), n)| (r, s, n)).collect();
-    rows.sort_by(|a, b| b.2.cmp(&a.2).then(a.0.cmp(&b.0)));
-    Ok(Counts {
-        rows,
-        severities,
-        total,
-    })
+    }
+
+    /// (rule, severity, count), by count descending, then rule id.
+    fn rows(&self) -> Vec<(&str, Severity, usize)> {
+        let mut rows: Vec<(&str, Severity, usize)> =
+            self.0.iter().map(|((r, s), n)| (&**r, *s, *n)).collect();
+        rows.sort_by(|a, b| b.2.cmp(&a.2).then(a.0.cmp(b.0)));
+        rows
+    }
+
+    fn severity(&self, severity: Severity) -> usize {
+        self.0
+            .iter()
+            .filter(|((_, s), _)| *s == severity)
+            .map(|(_, n)| n)
+            .sum()
+    }
+
+    /// The `statistics` member of JSON reports.
+    pub fn json(&self) -> Value {
+        let mut severities = BTreeMap::new();
+        for ((_, severity), n) in &self.0 {
+            *severities.entry(severity.as_str()).or_insert(0usize) += n;
+        }
+        json!({
+            "rules": self.rows().iter().map(|(rule, severity, count)| json!({
+                "rule": rule, "severity": severity.as_str(), "count": count,
+            })).collect::<Vec<_>>(),
+            "severities": severities,
+        })
+    }
 }
 
 pub fn json(findings: &dyn Findings) -> std::io::Result<Value> {
-    let counts = count(findings)?;
-    let mut severities = BTreeMap::new();
-    for s in [Severity::Note, Severity::Warning, Severity::Error] {
-        let n = counts.severities[s as usize];
-        if n > 0 {
-            severities.insert(s.as_str(), n);
-        }
-    }
-    Ok(json!({
-        "rules": counts.rows.iter().map(|(rule, severity, count)| json!({
-            "rule": &**rule, "severity": severity.as_str(), "count": count,
-        })).collect::<Vec<_>>(),
-        "severities": severities,
-    }))
+    Ok(Counts::of(findings)?.json())
 }
 
 pub fn write_table(out: &mut dyn Write, findings: &dyn Findings) -> std::io::Result<()> {
-    let counts = count(findings)?;
-    let rows = &counts.rows;
+    let counts = Counts::of(findings)?;
+    let rows = counts.rows();
     let width = rows.iter().map(|r| r.0.len()).max().unwrap_or(4).max(4);
     let count_width = rows
         .iter()
@@ -78,17 +88,16 @@ pub fn write_table(out: &mut dyn Write, findings: &dyn Findings) -> std::io::Res
         "{:>count_width$}  {:width$}  SEVERITY",
         "COUNT", "RULE"
     )?;
-    for (rule, severity, count) in rows {
-        let rule: &str = rule;
+    for (rule, severity, count) in &rows {
         writeln!(out, "{count:>count_width$}  {rule:width$}  {severity}")?;
     }
-    let by = |s: Severity| counts.severities[s as usize];
+    let total: usize = rows.iter().map(|r| r.2).sum();
     writeln!(
         out,
         "{:>count_width$}  total ({} errors, {} warnings, {} notes)",
-        counts.total,
-        by(Severity::Error),
-        by(Severity::Warning),
-        by(Severity::Note)
+        total,
+        counts.severity(Severity::Error),
+        counts.severity(Severity::Warning),
+        counts.severity(Severity::Note)
     )
 }

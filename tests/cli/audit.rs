@@ -146,7 +146,12 @@ fn reports_that_would_share_an_output_or_name_no_format_are_refused() {
         ".",
     ]);
     run.expect_code(2);
-    assert!(run.stderr.contains("not sarif"), "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("--statistics does not go with --format sarif"),
+        "{}",
+        run.stderr
+    );
 }
 
 /// `forgelint merge` joins the shards' reports into the whole run's, byte for byte.

@@ -43,18 +43,31 @@ fn long_reports_are_the_same_for_every_thread_count() {
     for i in 0..700 {
         tree.write(format!("specs/{:03}/s{i}.jobspec.json", i % 37), &spec);
     }
-    for format in ["json", "sarif", "concise", "human"] {
+    for format in common::FORMATS {
         let one = tree.run(&["--no-config", "--format", format, "-j", "1", "."]);
         one.expect_code(1);
         let count = match format {
-            "json" | "sarif" => {
+            "json" | "sarif" | "gitlab" => {
                 let value: serde_json::Value =
                     serde_json::from_str(&one.stdout).expect("valid JSON");
                 match format {
                     "json" => value["findings"].as_array().map(Vec::len),
+                    "gitlab" => value.as_array().map(Vec::len),
                     _ => value["runs"][0]["results"].as_array().map(Vec::len),
                 }
             }
+            // The findings' lines, and the summary's.
+            "jsonl" => Some(one.stdout.lines().count() - 1),
+            "junit" => Some(one.stdout.matches("<testcase ").count()),
+            // A page shows the first findings of each rule; its totals count them all.
+            "html" => ["errors", "warnings"]
+                .iter()
+                .map(|kind| {
+                    let at = format!("id=\"total-{kind}\" data-count=\"");
+                    let rest = &one.stdout[one.stdout.find(&at)? + at.len()..];
+                    rest[..rest.find('"')?].parse::<usize>().ok()
+                })
+                .sum(),
             _ => Some(
                 one.stdout
                     .lines()

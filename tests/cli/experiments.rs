@@ -123,7 +123,7 @@ fn a_hyperparameter_that_names_no_config_key_points_into_the_config() {
 #[test]
 fn a_secret_appears_in_no_output_format() {
     let tree = experiment_tree();
-    for format in ["human", "concise", "json", "sarif", "github"] {
+    for format in common::FORMATS {
         let run = tree.run(&["--no-config", "--format", format]);
         run.expect_code(1);
         for (stream, text) in [("stdout", &run.stdout), ("stderr", &run.stderr)] {
@@ -620,7 +620,7 @@ fn hostile_experiment_files_reach_no_output_raw() {
             "experiments/my-grpo/config.yaml",
             format!("k\u{202e}: /scratch/\u{9b}x\ntoken: {TOKEN}\u{1b}[0m\n"),
         );
-    for format in ["human", "concise", "json", "sarif", "github"] {
+    for format in common::FORMATS {
         // The harness fails the run on any raw control or bidi character in its output.
         let run = tree.run(&["--no-config", "--format", format]);
         run.expect_code(1);

@@ -48,18 +48,18 @@ fn a_run_with_errors_never_says_all_clear() {
 fn statistics_are_refused_where_the_format_has_no_place_for_them() {
     let tree = Tree::new();
     tree.valid_project("jobspec.json");
-    for format in ["sarif", "github"] {
+    for format in ["sarif", "github", "junit", "gitlab"] {
         let run = tree.run(&["--no-config", "--statistics", "--format", format]);
         run.expect_code(2);
         assert!(
             run.stderr
-                .contains("--statistics goes with --format human, concise or json"),
+                .contains(&format!("--statistics does not go with --format {format}")),
             "{format}: {}",
             run.stderr
         );
         assert_eq!(run.stdout, "", "{format}");
     }
-    for format in ["human", "concise", "json"] {
+    for format in ["human", "concise", "json", "jsonl", "html"] {
         tree.run(&["--no-config", "--statistics", "--format", format])
             .expect_code(0);
     }

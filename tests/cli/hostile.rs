@@ -192,6 +192,21 @@ fn invisible_characters_in_a_value_are_escaped_in_every_format() {
                 .filter(|f| f["rule"] == "name-format")
                 .map(|f| f["message"].as_str().unwrap_or_default().to_string())
                 .collect(),
+            "jsonl" => run
+                .stdout
+                .lines()
+                .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+                .filter(|f| f["rule"] == "name-format")
+                .map(|f| f["message"].as_str().unwrap_or_default().to_string())
+                .collect(),
+            "gitlab" => run
+                .json()
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|i| i["check_name"] == "name-format")
+                .map(|i| i["description"].as_str().unwrap_or_default().to_string())
+                .collect(),
             "sarif" => run.json()["runs"][0]["results"]
                 .as_array()
                 .into_iter()

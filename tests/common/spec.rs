@@ -3,7 +3,9 @@
 use std::path::Path;
 
 /// Every output format.
-pub const FORMATS: [&str; 6] = ["human", "concise", "json", "sarif", "github", "html"];
+pub const FORMATS: [&str; 9] = [
+    "human", "concise", "json", "sarif", "github", "html", "jsonl", "junit", "gitlab",
+];
 
 /// The crate's root, where `rules/`, `tests/` and `fixtures/` live.
 pub fn manifest_dir() -> &'static Path {
