@@ -11,10 +11,13 @@ use super::codec::Decoder;
 use super::Run;
 use crate::diagnostic::Finding;
 
+/// At most this many runs are read side by side (8 MiB of read buffers); more are first merged
+/// into fewer, a group at a time.
+pub(super) const MAX_FAN_IN: usize = 1024;
 /// Findings handed to the reader at a time (more when one file has more).
 const BATCH: usize = 4096;
 /// The read buffer of each run.
-const READ_BUFFER: usize = 16 * 1024;
+const READ_BUFFER: usize = 8 * 1024;
 
 /// Calls `each` with every finding of `runs` in sorted order, in batches of whole files: the
 /// order sorting all of them at once gives (findings of one path in two runs are merged by

@@ -14,6 +14,7 @@ use std::sync::Mutex;
 use crate::baseline::{Applied, Baseline};
 use crate::diagnostic::{sort_findings, Finding};
 use crate::report::Findings;
+use merge::MAX_FAN_IN;
 
 /// Findings held in memory before they are spilled, by their estimated size in bytes.
 pub const SPILL_BUDGET: usize = 8 << 20;
@@ -144,7 +145,7 @@ impl Spool {
         runs.sort_by_key(|(place, _)| *place);
         Ok(Collected {
             held: Vec::new(),
-            runs: runs.into_iter().map(|(_, run)| run).collect(),
+            runs: narrow(runs.into_iter().map(|(_, run)| run).collect(), MAX_FAN_IN)?,
             count,
             baseline: None,
         })
@@ -222,6 +223,47 @@ impl Drop for Collected {
     fn drop(&mut self) {
         drop_elsewhere(std::mem::take(&mut self.held));
     }
+}
+
+/// Merges groups of `fan_in` runs into one run each until at most `fan_in` are left, so that
+/// reading them side by side takes bounded memory however many there are. Groups are
+/// consecutive runs, merged into the group's place: the order of ties stays that of arrival.
+fn narrow(mut runs: Vec<Run>, fan_in: usize) -> io::Result<Vec<Run>> {
+    while runs.len() > fan_in {
+        let mut narrowed = Vec::with_capacity(runs.len().div_ceil(fan_in));
+        let mut rest = runs.into_iter().peekable();
+        while rest.peek().is_some() {
+            let group: Vec<Run> = rest.by_ref().take(fan_in).collect();
+            narrowed.push(merge_runs(&group)?);
+        }
+        runs = narrowed;
+    }
+    Ok(runs)
+}
+
+/// One run holding every finding of `runs`, merged.
+fn merge_runs(runs: &[Run]) -> io::Result<Run> {
+    if let [only] = runs {
+        return Ok(Run {
+            file: only.file.try_clone()?,
+            len: only.len,
+            count: only.count,
+        });
+    }
+    let file = tempfile::tempfile()?;
+    let mut out = BufWriter::with_capacity(256 * 1024, &file);
+    let mut count = 0;
+    merge::each_batch(runs, &mut |batch| {
+        for group in batch.chunk_by(|a, b| a.path == b.path) {
+            codec::write_group(&mut out, group)?;
+            count += group.len();
+        }
+        Ok(())
+    })?;
+    out.flush()?;
+    drop(out);
+    let len = file.metadata()?.len();
+    Ok(Run { file, len, count })
 }
 
 /// Writes sorted `findings` to a new temporary file, one record per file.
@@ -328,8 +370,15 @@ mod tests {
                     });
                 }
             });
-            let collected = spool.finish().unwrap();
+            let mut collected = spool.finish().unwrap();
             assert_eq!(collected.spilled(), budget < usize::MAX, "budget {budget}");
+            if budget == 1 {
+                // Hundreds of runs, read side by side three at most.
+                let runs = std::mem::take(&mut collected.runs);
+                assert!(runs.len() > 100, "{}", runs.len());
+                collected.runs = narrow(runs, 3).unwrap();
+                assert!(collected.runs.len() <= 3);
+            }
             assert_eq!(collected.count(), expected.len());
             for _pass in 0..2 {
                 let mut got = Vec::new();
