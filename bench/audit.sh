@@ -38,7 +38,7 @@ for n in $SIZES; do
   commands+=("--shard 1/4 json=$BIN --no-config --exit-zero -q --shard 1/4 --format json -o $WORK/out.json .")
   python3 bench/measure.py --runs "$RUNS" --cwd "$tree" --baseline rg "${commands[@]}"
   echo
-  echo "Findings: $("$BIN" --no-config --exit-zero --format json -q . 2>/dev/null | sed -n 's/.*"warnings": \([0-9]*\).*/\1/p' | tail -1) warnings"
+  echo "Findings: $(cd "$tree" && "$BIN" --no-config --exit-zero -q --format concise . | wc -l)"
   rm -f "$WORK"/out.* "$WORK/baseline.json"
   echo
 done

@@ -78,8 +78,8 @@ impl<'r> Source<'r> {
     fn new(run: &'r Run) -> Source<'r> {
         let reader = RunReader {
             file: &run.file,
-            at: 0,
-            end: run.len,
+            at: run.start,
+            end: run.start + run.len,
         };
         Source {
             input: BufReader::with_capacity(READ_BUFFER, reader),

@@ -7,9 +7,9 @@ mod codec;
 mod merge;
 
 use std::fs::File;
-use std::io::{self, BufWriter, Write};
+use std::io::{self, BufWriter, Seek, SeekFrom, Write};
 use std::path::Path;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use crate::baseline::{Applied, Baseline};
 use crate::diagnostic::{sort_findings, Finding};
@@ -39,6 +39,7 @@ pub struct Spool {
     held: Mutex<Held>,
     /// The sorted runs spilled so far, each with its place in the order of arrival.
     runs: Mutex<Vec<(usize, Run)>>,
+    spill_file: Mutex<SpillFile>,
     /// The first error writing a run: the run's findings would be lost, so the run fails.
     failed: Mutex<Option<io::Error>>,
     budget: usize,
@@ -52,13 +53,52 @@ struct Held {
     runs: usize,
 }
 
-/// One sorted run in its temporary file.
+/// One sorted run: a stretch of a temporary file.
+#[derive(Clone)]
 struct Run {
-    file: File,
-    /// Its size in bytes.
+    file: Arc<File>,
+    /// Where it starts in the file, and its size, in bytes.
+    start: u64,
     len: u64,
     /// The findings in it.
     count: usize,
+}
+
+/// The temporary file that runs are appended to: one file (one descriptor) however many runs
+/// there are, read back with positional reads.
+#[derive(Default)]
+struct SpillFile {
+    file: Option<Arc<File>>,
+    end: u64,
+}
+
+impl SpillFile {
+    /// Appends one run, the records `write` writes; `write` returns how many findings.
+    fn append(
+        &mut self,
+        write: impl FnOnce(&mut BufWriter<&File>) -> io::Result<usize>,
+    ) -> io::Result<Run> {
+        let file = match &self.file {
+            Some(file) => file.clone(),
+            None => self.file.insert(Arc::new(tempfile::tempfile()?)).clone(),
+        };
+        let start = self.end;
+        // A write that failed part way has moved the offset: the next run starts at the end of
+        // the last whole one.
+        (&*file).seek(SeekFrom::Start(start))?;
+        let mut out = BufWriter::with_capacity(256 * 1024, &*file);
+        let count = write(&mut out)?;
+        out.flush()?;
+        drop(out);
+        let end = (&*file).stream_position()?;
+        self.end = end;
+        Ok(Run {
+            file,
+            start,
+            len: end - start,
+            count,
+        })
+    }
 }
 
 impl Default for Spool {
@@ -77,6 +117,7 @@ impl Spool {
         Spool {
             held: Mutex::default(),
             runs: Mutex::default(),
+            spill_file: Mutex::default(),
             failed: Mutex::default(),
             budget,
         }
@@ -106,7 +147,12 @@ impl Spool {
         // Sorted and written outside the lock: the other workers go on meanwhile.
         let (place, mut findings) = full;
         sort_findings(&mut findings);
-        match spill(&findings) {
+        let spilled = self
+            .spill_file
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .append(|out| write_sorted(out, &findings));
+        match spilled {
             Ok(run) => self
                 .runs
                 .lock()
@@ -140,7 +186,14 @@ impl Spool {
                 baseline: None,
             });
         }
-        runs.push((held.runs, spill(&held.findings)?));
+        let mut spill_file = self
+            .spill_file
+            .into_inner()
+            .unwrap_or_else(|e| e.into_inner());
+        runs.push((
+            held.runs,
+            spill_file.append(|out| write_sorted(out, &held.findings))?,
+        ));
         drop_elsewhere(held.findings);
         runs.sort_by_key(|(place, _)| *place);
         Ok(Collected {
@@ -230,55 +283,32 @@ impl Drop for Collected {
 /// consecutive runs, merged into the group's place: the order of ties stays that of arrival.
 fn narrow(mut runs: Vec<Run>, fan_in: usize) -> io::Result<Vec<Run>> {
     while runs.len() > fan_in {
+        let mut target = SpillFile::default();
         let mut narrowed = Vec::with_capacity(runs.len().div_ceil(fan_in));
-        let mut rest = runs.into_iter().peekable();
-        while rest.peek().is_some() {
-            let group: Vec<Run> = rest.by_ref().take(fan_in).collect();
-            narrowed.push(merge_runs(&group)?);
+        for group in runs.chunks(fan_in) {
+            narrowed.push(match group {
+                [only] => only.clone(),
+                _ => target.append(|out| {
+                    let mut count = 0;
+                    merge::each_batch(group, &mut |batch| {
+                        count += write_sorted(out, batch)?;
+                        Ok(())
+                    })?;
+                    Ok(count)
+                })?,
+            });
         }
         runs = narrowed;
     }
     Ok(runs)
 }
 
-/// One run holding every finding of `runs`, merged.
-fn merge_runs(runs: &[Run]) -> io::Result<Run> {
-    if let [only] = runs {
-        return Ok(Run {
-            file: only.file.try_clone()?,
-            len: only.len,
-            count: only.count,
-        });
-    }
-    let file = tempfile::tempfile()?;
-    let mut out = BufWriter::with_capacity(256 * 1024, &file);
-    let mut count = 0;
-    merge::each_batch(runs, &mut |batch| {
-        for group in batch.chunk_by(|a, b| a.path == b.path) {
-            codec::write_group(&mut out, group)?;
-            count += group.len();
-        }
-        Ok(())
-    })?;
-    out.flush()?;
-    drop(out);
-    let len = file.metadata()?.len();
-    Ok(Run { file, len, count })
-}
-
-/// Writes sorted `findings` to a new temporary file, one record per file.
-fn spill(findings: &[Finding]) -> io::Result<Run> {
-    let file = tempfile::tempfile()?;
-    let mut out = BufWriter::with_capacity(256 * 1024, &file);
-    let mut count = 0;
+/// Writes sorted findings as records, one per file; returns how many.
+fn write_sorted(out: &mut impl Write, findings: &[Finding]) -> io::Result<usize> {
     for group in findings.chunk_by(|a, b| a.path == b.path) {
-        codec::write_group(&mut out, group)?;
-        count += group.len();
+        codec::write_group(out, group)?;
     }
-    out.flush()?;
-    drop(out);
-    let len = file.metadata()?.len();
-    Ok(Run { file, len, count })
+    Ok(findings.len())
 }
 
 /// An estimate of the memory a finding holds, its own and what it owns.
@@ -376,6 +406,8 @@ mod tests {
                 // Hundreds of runs, read side by side three at most.
                 let runs = std::mem::take(&mut collected.runs);
                 assert!(runs.len() > 100, "{}", runs.len());
+                // One temporary file (one descriptor) holds them all.
+                assert!(runs.windows(2).all(|w| Arc::ptr_eq(&w[0].file, &w[1].file)));
                 collected.runs = narrow(runs, 3).unwrap();
                 assert!(collected.runs.len() <= 3);
             }
