@@ -6,7 +6,7 @@
 Specs are laid out as an archive is: PROJECT/YYYY-MM/run-NNNNNNN.jobspec.json. Each is a
 realistic spec (bench/generate.py) with `--findings` faults a run with `--no-config` reports:
 three rule faults (api-version, owner-ignored, entrypoint-set) and unknown top-level fields for
-the rest.
+the rest; source-exp-missing adds one more, as no experiment folder is generated.
 """
 import argparse
 import json
