@@ -12,6 +12,7 @@ use std::io::Write;
 
 use serde::{Deserialize, Serialize};
 
+use crate::collect::{Collected, Findings};
 use crate::diagnostic::Finding;
 use crate::error::{Error, FileError};
 
@@ -99,11 +100,7 @@ pub struct Written {
 /// them. Entries are written as the findings are read, a file at a time, when their order is
 /// the findings' order (paths relative to one folder, the usual case: a first pass checks);
 /// otherwise they are sorted in memory.
-pub fn write(
-    file: &Path,
-    findings: &dyn crate::report::Findings,
-    cwd: &Path,
-) -> std::io::Result<Written> {
+pub fn write(file: &Path, findings: &dyn Findings, cwd: &Path) -> std::io::Result<Written> {
     let base = folder_of(file);
     let mut written = Written::default();
     let mut last: Option<Entry> = None;
@@ -228,18 +225,25 @@ impl Baseline {
         })
     }
 
-    /// Removes the findings the baseline records; counts them and the entries left unmatched.
-    pub fn apply(mut self, findings: &mut Vec<Finding>, cwd: &Path) -> Applied {
-        let mut hidden = 0;
-        findings.retain(|f| {
-            let hide = self.hide(f, cwd);
-            hidden += usize::from(hide);
-            !hide
-        });
-        Applied {
+    /// Hides the findings the baseline records; counts them and the entries left unmatched.
+    pub fn apply(self, findings: &mut Collected, cwd: &Path) -> std::io::Result<Applied> {
+        let mut counting = self.clone();
+        let cwd = cwd.to_path_buf();
+        let hidden = {
+            let mut first = |f: &Finding| counting.hide(f, &cwd);
+            let again_cwd = cwd.clone();
+            findings.hide(
+                &mut first,
+                Box::new(move || {
+                    let (mut baseline, cwd) = (self.clone(), again_cwd.clone());
+                    Box::new(move |f: &Finding| baseline.hide(f, &cwd))
+                }),
+            )?
+        };
+        Ok(Applied {
             hidden,
-            stale: self.stale(),
-        }
+            stale: counting.stale(),
+        })
     }
 
     /// Whether the baseline hides `f`, findings read in sorted order: an entry hides as many

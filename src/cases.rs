@@ -277,8 +277,9 @@ fn verify_fixed(
             .map_err(|m| format!("bad `fixed-patch`: {m}"))?,
     };
     let lint = |text: &str| run_case_on(case, text, &[rule]).unwrap_or_default();
-    let fixed = crate::fix::apply::fix_text(&document, own, crate::fix::Applicability::All, &lint)
-        .map_err(|bug| format!("the fix would break the document: {}", bug.message))?;
+    let fixed =
+        crate::fix::apply::fix_text(&document, own, crate::diagnostic::Applicability::All, &lint)
+            .map_err(|bug| format!("the fix would break the document: {}", bug.message))?;
     if fixed.applied == 0 {
         return Err("expected the fixed text; no fix applied".into());
     }

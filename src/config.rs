@@ -9,9 +9,10 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use crate::catalog::Catalog;
+use crate::diagnostic::Severity;
 use crate::error::{Error, FileError};
 use crate::platform::{Experiments, Platform, DEFAULT_KIND};
-use crate::rules::{RuleSet, Severity};
+use crate::rules::RuleSet;
 
 pub const CONFIG_NAMES: [&str; 2] = ["forgelint.toml", ".forgelint.toml"];
 pub const DEFAULT_INCLUDE: [&str; 2] = ["**/jobspec.json", "**/*.jobspec.json"];

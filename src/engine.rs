@@ -4,9 +4,9 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use crate::diagnostic::{Finding, Locator, Related};
+use crate::diagnostic::{Finding, Locator, Related, Severity, Span};
 pub use crate::diagnostic::{INTERNAL_ERROR, INVALID_JSON};
-use crate::json::{Document, Span};
+use crate::json::Document;
 use crate::platform::Platform;
 pub use crate::project::{mentions_starforge, project_root, DirCache, RealProject, VirtualProject};
 pub use crate::read::{read_bounded, read_bounded_into, with_file_bytes};
@@ -14,7 +14,7 @@ use crate::rules::eval::{
     run_check, run_when_holding, ConfigDoc, Context, Faults, Hit, Hits, Others, ProjectFs,
 };
 use crate::rules::plan::{needs_bits, When};
-use crate::rules::{Rule, Severity};
+use crate::rules::Rule;
 use crate::select::{Resolutions, SelectorTable};
 
 pub use crate::read::MAX_FILE_SIZE;
@@ -71,7 +71,7 @@ pub(crate) fn at_file_start(
     severity: Severity,
     message: String,
 ) -> Finding {
-    let start = crate::source::Position { line: 1, column: 1 };
+    let start = crate::diagnostic::Position { line: 1, column: 1 };
     Finding {
         path: path.clone(),
         rule: Arc::from(rule),
@@ -252,7 +252,7 @@ pub fn lint_named(
                     let at = e.valid_up_to();
                     let prefix = std::str::from_utf8(&bytes[..at]).unwrap_or_default();
                     let (_, start, _) = Locator::new(prefix).positions(Span::new(at, at));
-                    let end = crate::source::Position {
+                    let end = crate::diagnostic::Position {
                         line: start.line,
                         column: start.column + 1,
                     };
@@ -398,7 +398,7 @@ pub fn lint_document(
 }
 
 /// Makes the fix of a hit in the file being linted.
-pub type Fixer<'a> = dyn Fn(&crate::rules::eval::Hit) -> Option<crate::fix::Fix> + 'a;
+pub type Fixer<'a> = dyn Fn(&crate::rules::eval::Hit) -> Option<crate::diagnostic::Fix> + 'a;
 
 /// The kept hits of a file's rules as findings: located (in position order, so the line
 /// index is built once, on the first), stamped with rule and severity, and the last one

@@ -172,20 +172,7 @@ pub fn suggest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) ->
         .map(|(_, c)| c)
 }
 
-/// The one candidate close to `word` (as [`suggest`] judges closeness), if exactly one is.
-pub fn suggest_only<'a>(
-    word: &str,
-    candidates: impl IntoIterator<Item = &'a str>,
-) -> Option<&'a str> {
-    let lower = word.to_lowercase();
-    let mut close = candidates
-        .into_iter()
-        .filter(|c| strsim::jaro_winkler(&lower, &c.to_lowercase()) >= 0.8);
-    let first = close.next()?;
-    close.next().is_none().then_some(first)
-}
-
-/// [`suggest`] and [`suggest_only`] of `word` among `candidates` at once, from one scoring of
+/// [`suggest`] of `word` among `candidates`, and the one close candidate if exactly one is, at once, from one scoring of
 /// each candidate. An audit meets the same unknown keys in spec after spec, and scoring a key
 /// against every allowed one costs more than the rest of its finding: recent answers are kept
 /// per thread, by the word and a hash of the candidates' text (not their address, which a
@@ -308,6 +295,19 @@ impl Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The one candidate close to `word` (as [`suggest`] judges closeness), if exactly one is.
+    pub fn suggest_only<'a>(
+        word: &str,
+        candidates: impl IntoIterator<Item = &'a str>,
+    ) -> Option<&'a str> {
+        let lower = word.to_lowercase();
+        let mut close = candidates
+            .into_iter()
+            .filter(|c| strsim::jaro_winkler(&lower, &c.to_lowercase()) >= 0.8);
+        let first = close.next()?;
+        close.next().is_none().then_some(first)
+    }
 
     /// The answers kept from one call are those a fresh scoring gives, for the list they were
     /// made from only.

@@ -11,40 +11,39 @@
 // Output goes through the `Env` streams (tests run in-process), never straight to the terminal.
 #![warn(clippy::print_stdout, clippy::print_stderr)]
 
-pub mod atomic_write;
-pub mod baseline;
+pub(crate) mod atomic_write;
+pub(crate) mod baseline;
 pub mod cases;
 pub mod catalog;
-pub mod check;
+pub(crate) mod check;
 pub mod cli;
-pub mod collect;
+pub(crate) mod collect;
 pub mod commands;
 pub mod config;
-pub mod configs;
+pub(crate) mod configs;
 pub mod diagnostic;
 pub mod discover;
 pub mod engine;
-pub mod error;
+pub(crate) mod error;
 pub mod escape;
 pub mod experiment;
 pub mod fix;
 pub mod formats;
-pub mod handoff;
+pub(crate) mod handoff;
 pub mod json;
-pub mod lsp;
-pub mod merge;
-pub mod paths;
+pub(crate) mod lsp;
+pub(crate) mod merge;
+pub(crate) mod paths;
 pub mod platform;
-pub mod process;
+pub(crate) mod process;
 pub mod project;
 pub mod read;
-pub mod report;
+pub(crate) mod report;
 pub mod ruledoc;
 pub mod rules;
 pub mod schema;
 pub mod select;
-pub mod shard;
-pub mod source;
+pub(crate) mod shard;
 pub mod text;
 
 use check::check;

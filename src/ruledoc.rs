@@ -31,8 +31,8 @@ pub fn rule_doc(rule: &Rule) -> String {
         out.push_str(&format!("\n## Why\n\n{}\n", rule.explanation));
     }
     let automatic = rule.fix_safety().map(|safety| match safety {
-        crate::fix::Safety::Safe => "`forgelint --fix` fixes it (a safe fix).".to_string(),
-        crate::fix::Safety::Unsafe => {
+        crate::diagnostic::Safety::Safe => "`forgelint --fix` fixes it (a safe fix).".to_string(),
+        crate::diagnostic::Safety::Unsafe => {
             "`forgelint --fix --unsafe-fixes` fixes it (an unsafe fix: it may change what the job does; `--diff` shows it first).".to_string()
         }
     });

@@ -9,10 +9,10 @@
 use std::sync::Arc;
 
 use forgelint::catalog::Catalog;
+use forgelint::diagnostic::Applicability;
 use forgelint::diagnostic::Finding;
 use forgelint::engine::{lint_bytes, Active, VirtualProject};
 use forgelint::fix::apply::fix_text;
-use forgelint::fix::Applicability;
 use forgelint::platform::Platform;
 use forgelint::rules::{RuleSet, REFERENCE_CATALOG, REFERENCE_SPEC};
 use proptest::prelude::*;

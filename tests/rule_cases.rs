@@ -177,7 +177,7 @@ fn every_builtin_rule_has_passing_and_failing_cases() {
 /// the fixes are the ones the contract lists, at the safety it gives.
 #[test]
 fn every_builtin_fix_has_a_case_with_the_fixed_text() {
-    use forgelint::fix::Safety;
+    use forgelint::diagnostic::Safety;
     let set = RuleSet::builtin().unwrap();
     let fixes: Vec<(&str, Safety)> = set
         .rules

@@ -10,13 +10,12 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
 
 use forgelint::catalog::Catalog;
-use forgelint::diagnostic::Finding;
+use forgelint::diagnostic::{Finding, LineIndex, Span};
 use forgelint::engine::{lint_bytes, Active, VirtualProject};
-use forgelint::json::{self, Document, NodeId, Span, Value};
+use forgelint::json::{self, Document, NodeId, Value};
 use forgelint::platform::Platform;
 use forgelint::rules::{compile_rule, Pattern, Rule, RuleSet, REFERENCE_CATALOG};
 use forgelint::select::{Selector, SelectorTable};
-use forgelint::source::LineIndex;
 
 /// serde_json refuses nesting deeper than this (its recursion limit); ours goes to
 /// [`json::MAX_DEPTH`].
@@ -326,8 +325,8 @@ fn check_location(
     text: &str,
     index: &mut LineIndex,
     span: Span,
-    start: forgelint::source::Position,
-    end: forgelint::source::Position,
+    start: forgelint::diagnostic::Position,
+    end: forgelint::diagnostic::Position,
     what: &str,
 ) {
     let (s, e) = (span.start as usize, span.end as usize);
@@ -455,7 +454,7 @@ fn check_fixes(bytes: &[u8], findings: Vec<Finding>) {
     match forgelint::fix::apply::fix_text(
         text,
         findings,
-        forgelint::fix::Applicability::All,
+        forgelint::diagnostic::Applicability::All,
         &relint,
     ) {
         Ok(fixed) => {

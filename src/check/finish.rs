@@ -6,10 +6,10 @@ use std::time::Instant;
 
 use super::lint::Linted;
 use super::plan::Plan;
+use crate::collect::Findings;
+use crate::diagnostic::Severity;
 use crate::error::Error;
 use crate::process::{Env, ExitStatus};
-use crate::report::Findings;
-use crate::rules::Severity;
 use crate::{atomic_write, baseline, escape, report, rules};
 
 pub fn finish(
@@ -26,9 +26,7 @@ pub fn finish(
     }
     let applied = match plan.baseline.take() {
         Some(b) => Some(
-            linted
-                .findings
-                .apply_baseline(b, &env.cwd)
+            b.apply(&mut linted.findings, &env.cwd)
                 .map_err(temporary_error)?,
         ),
         None => None,
@@ -139,8 +137,8 @@ impl Tally {
                     continue;
                 }
                 match fix.safety {
-                    crate::fix::Safety::Safe => tally.fixes.safe_available += 1,
-                    crate::fix::Safety::Unsafe => tally.fixes.unsafe_available += 1,
+                    crate::diagnostic::Safety::Safe => tally.fixes.safe_available += 1,
+                    crate::diagnostic::Safety::Unsafe => tally.fixes.unsafe_available += 1,
                 }
             }
             Ok(())

@@ -5,10 +5,10 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use crate::diagnostic::Applicability;
+use crate::diagnostic::Severity;
 use crate::diagnostic::{Finding, INTERNAL_ERROR};
 use crate::fix::apply::fix_text;
-use crate::fix::Applicability;
-use crate::rules::Severity;
 
 /// What `--fix`, `--unsafe-fixes` and `--diff` ask of every spec.
 #[derive(Debug, Clone, Copy)]

@@ -9,10 +9,10 @@ use crate::baseline::Baseline;
 use crate::cli::{CheckArgs, ColorChoice, ConfigArgs, FailOn};
 use crate::config::{self, Settings};
 use crate::configs::Configs;
+use crate::diagnostic::Severity;
 use crate::error;
 use crate::error::Error;
 use crate::process::Env;
-use crate::rules::Severity;
 
 /// Loads the settings the flags ask for: `--config`, `--no-config`, or the nearest config
 /// file; `--rules` adds rule files to them.
@@ -108,9 +108,9 @@ impl<'s> Plan<'s> {
 /// What `--fix`, `--unsafe-fixes` and `--diff` ask for.
 fn fix_mode(args: &CheckArgs) -> Option<super::fixing::FixMode> {
     let applicability = if args.unsafe_fixes {
-        crate::fix::Applicability::All
+        crate::diagnostic::Applicability::All
     } else {
-        crate::fix::Applicability::Safe
+        crate::diagnostic::Applicability::Safe
     };
     (args.fix || args.diff).then_some(super::fixing::FixMode {
         applicability,

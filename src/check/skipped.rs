@@ -87,7 +87,8 @@ fn blocked_by(rule: &Rule, available: Needs) -> Option<Needs> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::{RuleSet, Severity};
+    use crate::diagnostic::Severity;
+    use crate::rules::RuleSet;
 
     fn ids(groups: &[Skipped]) -> Vec<(&str, &str, Vec<&str>)> {
         groups

@@ -5,12 +5,11 @@
 use std::io::{self, BufRead, Write};
 use std::sync::Arc;
 
-use crate::diagnostic::{Finding, Related};
-use crate::fix::{Edit, Fix};
-use crate::json::Span;
-use crate::rules::fix::Safety;
-use crate::rules::Severity;
-use crate::source::Position;
+use crate::diagnostic::Position;
+use crate::diagnostic::Safety;
+use crate::diagnostic::Severity;
+use crate::diagnostic::Span;
+use crate::diagnostic::{Edit, Finding, Fix, Related};
 
 /// Writes one file's findings (all with the path of the first) as one record.
 pub fn write_group(out: &mut impl Write, findings: &[Finding]) -> io::Result<()> {

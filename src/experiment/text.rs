@@ -1,9 +1,10 @@
 //! The text rules of one file: regex `pattern`s matched in the regions their `in` names, and
 //! the `host-path` function over string literals.
 
+use crate::diagnostic::Span;
 use crate::engine::{Active, KeptHits, MAX_FINDINGS_PER_FILE};
 use crate::escape::quote;
-use crate::json::{Document, Span};
+use crate::json::Document;
 use crate::platform::Platform;
 use crate::rules::eval::{emit, holds, Context, Faults, Hits, Others, Vars, MAX_VALUE_CHARS};
 use crate::rules::functions::Function;

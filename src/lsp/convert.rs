@@ -10,10 +10,10 @@ use lsp_types::{
     NumberOrString, Position, Range, TextEdit, Uri,
 };
 
-use crate::diagnostic::Finding;
+use crate::diagnostic::LineIndex;
+use crate::diagnostic::{Finding, Severity};
 use crate::error::{Error, FileError};
-use crate::rules::{Rule, Severity};
-use crate::source::LineIndex;
+use crate::rules::Rule;
 
 /// The `source` of every diagnostic.
 pub const SOURCE: &str = "forgelint";
@@ -70,13 +70,14 @@ pub fn path_to_uri(path: &Path) -> Option<Uri> {
 }
 
 /// A forgelint position (1-based line, 1-based UTF-16 column) in the protocol's terms.
-fn position(p: crate::source::Position) -> Position {
+fn position(p: crate::diagnostic::Position) -> Position {
     Position::new(p.line.saturating_sub(1), p.column.saturating_sub(1))
 }
 
 /// The protocol range of the bytes `start..end` of `text`.
 pub fn byte_range(text: &str, index: &mut LineIndex, start: usize, end: usize) -> Range {
-    let span = crate::diagnostic::Locator::new(text).clamp(crate::json::Span::new(start, end));
+    let span =
+        crate::diagnostic::Locator::new(text).clamp(crate::diagnostic::Span::new(start, end));
     Range::new(
         position(index.position(text, span.start as usize)),
         position(index.position(text, span.end as usize)),
@@ -258,7 +259,7 @@ fn same_file(a: &Path, b: &Path) -> bool {
 }
 
 /// The edits of a finding's fix, on `text` (the document as it was linted).
-pub fn fix_edits(fix: &crate::fix::Fix, text: &str, index: &mut LineIndex) -> Vec<TextEdit> {
+pub fn fix_edits(fix: &crate::diagnostic::Fix, text: &str, index: &mut LineIndex) -> Vec<TextEdit> {
     fix.edits
         .iter()
         .map(|edit| TextEdit {

@@ -12,13 +12,13 @@ use super::convert;
 use super::documents::Document;
 use super::workspace::Workspace;
 use crate::diagnostic::Finding;
-use crate::fix::Safety;
+use crate::diagnostic::LineIndex;
+use crate::diagnostic::Safety;
 use crate::rules::Rule;
-use crate::source::LineIndex;
 
 /// The protocol range of a finding.
 fn range_of(finding: &Finding) -> Range {
-    let at = |p: crate::source::Position| {
+    let at = |p: crate::diagnostic::Position| {
         Position::new(p.line.saturating_sub(1), p.column.saturating_sub(1))
     };
     Range::new(at(finding.start), at(finding.end))

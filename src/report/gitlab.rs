@@ -18,9 +18,9 @@ use std::sync::Arc;
 use super::jsonwriter::{write_newline_indent, JsonWriter};
 use super::sarif::{fingerprint_text, identity};
 use super::{Findings, ReportInput};
+use crate::diagnostic::Severity;
 use crate::diagnostic::{Finding, Fnv};
 use crate::escape::visible;
-use crate::rules::Severity;
 
 /// Rendered issues are handed to the output about this many bytes at a time.
 const FLUSH_AT: usize = 64 * 1024;
@@ -185,9 +185,9 @@ fn relative<'a>(path: &'a str, cwd: &Path) -> Cow<'a, str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::json::Span;
+    use crate::diagnostic::Position;
+    use crate::diagnostic::Span;
     use crate::report::BatchedForTests;
-    use crate::source::Position;
 
     fn finding(path: &str, rule: &str, pointer: &str, line: u32) -> Finding {
         Finding {

@@ -13,10 +13,10 @@ use miette::{
 };
 
 use crate::diagnostic::Finding;
+use crate::diagnostic::LineIndex;
+use crate::diagnostic::Severity;
+use crate::diagnostic::Span;
 use crate::escape::{picture, visible};
-use crate::json::Span;
-use crate::rules::Severity;
-use crate::source::LineIndex;
 
 /// Lines longer than this (in bytes) are shown as a window around the span.
 const LONG_LINE: usize = 160;
@@ -193,7 +193,7 @@ fn ceil_char(text: &str, mut i: usize) -> usize {
     i
 }
 
-fn location(p: crate::source::Position) -> String {
+fn location(p: crate::diagnostic::Position) -> String {
     format!("{}:{}", p.line, p.column)
 }
 

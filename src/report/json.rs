@@ -9,8 +9,8 @@ use super::chunked::write_findings_array;
 use super::jsonwriter::{write_number, write_string, JsonWriter, ObjectWriter, Skeleton};
 use super::{statistics, ReportInput};
 use crate::diagnostic::Finding;
-use crate::json::Span;
-use crate::source::Position;
+use crate::diagnostic::Position;
+use crate::diagnostic::Span;
 
 /// Version of the document's shape; bumped on any incompatible change.
 pub const FORMAT_VERSION: u32 = 1;
@@ -126,7 +126,7 @@ pub(super) fn write_finding(buf: &mut Vec<u8>, shape: &FindingShape, f: &Finding
 
 /// The `fix` member: its safety, and its edits as byte ranges of the file and the text that
 /// replaces each.
-fn write_fix(w: &mut JsonWriter<'_>, fix: &crate::fix::Fix) {
+fn write_fix(w: &mut JsonWriter<'_>, fix: &crate::diagnostic::Fix) {
     w.key("fix");
     w.begin_object();
     w.key("safety");
@@ -268,7 +268,7 @@ pub fn write(out: &mut dyn Write, input: &ReportInput<'_>) -> std::io::Result<()
 mod tests {
     use super::*;
     use crate::diagnostic::Related;
-    use crate::rules::Severity;
+    use crate::diagnostic::Severity;
     use std::sync::Arc;
 
     #[derive(DeriveSerialize)]
@@ -404,14 +404,14 @@ mod tests {
             ),
             finding(Some(""), vec![related(""), related("\u{feff}")]),
             Finding {
-                fix: Some(Box::new(crate::fix::Fix {
-                    safety: crate::fix::Safety::Unsafe,
+                fix: Some(Box::new(crate::diagnostic::Fix {
+                    safety: crate::diagnostic::Safety::Unsafe,
                     edits: vec![
-                        crate::fix::Edit {
+                        crate::diagnostic::Edit {
                             span: Span::new(3, 9),
                             replacement: "\"forge/v2\u{1b}\"".into(),
                         },
-                        crate::fix::Edit {
+                        crate::diagnostic::Edit {
                             span: Span::new(12, 12),
                             replacement: String::new(),
                         },

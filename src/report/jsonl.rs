@@ -64,9 +64,9 @@ mod tests {
     use super::*;
     use crate::cli::OutputFormat;
     use crate::diagnostic::Finding;
-    use crate::json::Span;
-    use crate::rules::Severity;
-    use crate::source::Position;
+    use crate::diagnostic::Position;
+    use crate::diagnostic::Severity;
+    use crate::diagnostic::Span;
     use std::sync::Arc;
 
     fn finding(path: &str, rule: &str, message: &str, line: u32) -> Finding {

@@ -198,10 +198,10 @@ fn is_xml_char(c: char) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::json::Span;
+    use crate::diagnostic::Position;
+    use crate::diagnostic::Severity;
+    use crate::diagnostic::Span;
     use crate::report::BatchedForTests as Batched;
-    use crate::rules::Severity;
-    use crate::source::Position;
 
     fn finding(path: &str, rule: &str, message: &str, line: u32) -> Finding {
         Finding {

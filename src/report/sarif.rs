@@ -20,8 +20,8 @@ use super::jsonwriter::{
     Skeleton,
 };
 use super::ReportInput;
-use crate::diagnostic::{fnv1a, Finding, Fnv, INTERNAL_ERROR, INVALID_JSON};
-use crate::rules::{Rule, Severity};
+use crate::diagnostic::{fnv1a, Finding, Fnv, Severity, INTERNAL_ERROR, INVALID_JSON};
+use crate::rules::Rule;
 
 pub const SCHEMA_URI: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 
@@ -201,9 +201,9 @@ impl RegionOut {
 }
 
 fn region_of(
-    span: crate::json::Span,
-    start: crate::source::Position,
-    end: crate::source::Position,
+    span: crate::diagnostic::Span,
+    start: crate::diagnostic::Position,
+    end: crate::diagnostic::Position,
 ) -> RegionOut {
     RegionOut {
         start_line: start.line,
@@ -463,17 +463,17 @@ fn write_result_json(
 }
 
 /// What a fix says it does, by its safety.
-fn fix_description(fix: &crate::fix::Fix) -> &'static str {
+fn fix_description(fix: &crate::diagnostic::Fix) -> &'static str {
     match fix.safety {
-        crate::fix::Safety::Safe => "Safe fix (forgelint --fix)",
-        crate::fix::Safety::Unsafe => {
+        crate::diagnostic::Safety::Safe => "Safe fix (forgelint --fix)",
+        crate::diagnostic::Safety::Unsafe => {
             "Unsafe fix: it may change what the job does (forgelint --fix --unsafe-fixes)"
         }
     }
 }
 
 /// The `fixes` member: one fix, its edits as replacements of byte regions of the file.
-fn write_fixes(w: &mut JsonWriter<'_>, fix: &crate::fix::Fix, location: &ArtifactLocation) {
+fn write_fixes(w: &mut JsonWriter<'_>, fix: &crate::diagnostic::Fix, location: &ArtifactLocation) {
     w.key("fixes");
     w.begin_array();
     w.item();
@@ -716,9 +716,9 @@ pub fn write(out: &mut dyn Write, input: &ReportInput<'_>) -> std::io::Result<()
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::diagnostic::Position;
     use crate::diagnostic::Related;
-    use crate::json::Span;
-    use crate::source::Position;
+    use crate::diagnostic::Span;
     use std::sync::Arc;
 
     #[derive(Serialize)]
@@ -992,14 +992,14 @@ mod tests {
             finding(Some("use `\u{2066}1`"), vec![related("here")]),
             finding(Some(""), vec![related("\u{2028}"), related("second")]),
             Finding {
-                fix: Some(Box::new(crate::fix::Fix {
-                    safety: crate::fix::Safety::Safe,
+                fix: Some(Box::new(crate::diagnostic::Fix {
+                    safety: crate::diagnostic::Safety::Safe,
                     edits: vec![
-                        crate::fix::Edit {
+                        crate::diagnostic::Edit {
                             span: Span::new(17, 40),
                             replacement: "\"a\u{1b}[2J\"".into(),
                         },
-                        crate::fix::Edit {
+                        crate::diagnostic::Edit {
                             span: Span::new(50, 60),
                             replacement: String::new(),
                         },

@@ -1,6 +1,6 @@
 //! The passing and failing cases a rule file carries (`[[valid]]`, `[[invalid]]`): their model,
 //! their compilation with the rule file, and the documents they run on. A built-in rule's cases
-//! are compiled only when asked for. Running them is `crate::cases`'s: the runner lints with
+//! are compiled only when asked for. Running them is the case runner's: it lints with
 //! the engine, which sits above the rules.
 
 use std::ops::Range;

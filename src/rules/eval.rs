@@ -1,8 +1,9 @@
 //! Evaluating compiled checks against one parsed document.
 
 use crate::catalog::Recipe;
+use crate::diagnostic::Span;
 use crate::escape::quote;
-use crate::json::{same_key, Document, Span};
+use crate::json::{same_key, Document};
 use crate::platform::Platform;
 use crate::select::{Match, Missing, Resolutions, Resolved};
 use std::borrow::Cow;
@@ -537,7 +538,7 @@ fn assert_on(check: &Check, ctx: &Context<'_>, res: Resolved<'_>, out: &mut Hits
             }
         }
         Assertion::Function(f) => f.run(check, ctx, res, out),
-        // Text checks read a file's text, not a document (`crate::experiment`).
+        // Text checks read a file's text, not a document (the experiment linter runs them).
         Assertion::Text { .. } => {}
     }
 }

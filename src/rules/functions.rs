@@ -178,7 +178,7 @@ impl Function {
                 self.project_path(check, ctx, res, out)
             }
             Function::ConfigKey => super::config_key::config_key(check, ctx, res, out),
-            // Run over a text file's string literals by `crate::experiment`.
+            // Run over a text file's string literals by the experiment linter.
             Function::HostPath => {}
         }
     }

@@ -7,9 +7,9 @@
 use serde_json::{json, Map, Value};
 
 use super::ecma;
+use crate::diagnostic::Severity;
 use crate::rules::{
-    Assertion, Check, Condition, JsonType, Lit, Operand, Predicate, Rule, RuleSet, Setting,
-    Severity, Target,
+    Assertion, Check, Condition, JsonType, Lit, Operand, Predicate, Rule, RuleSet, Setting, Target,
 };
 use crate::select::Segment;
 

@@ -7,10 +7,10 @@ use std::collections::{BTreeMap, BinaryHeap, HashMap};
 use std::path::{Component, Path};
 use std::sync::Arc;
 
+use crate::collect::Findings;
 use crate::diagnostic::Finding;
-use crate::report::Findings;
-use crate::rules::Severity;
-use crate::source::Position;
+use crate::diagnostic::Position;
+use crate::diagnostic::Severity;
 
 /// How much of the findings the page shows, per rule and overall.
 #[derive(Debug, Clone, Copy)]
@@ -299,7 +299,7 @@ pub fn folder_of(path: &str, depth: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::json::Span;
+    use crate::diagnostic::Span;
 
     fn finding(path: &str, rule: &str, severity: Severity, at: u32) -> Finding {
         Finding {

@@ -8,11 +8,12 @@ use std::sync::Arc;
 
 use super::aggregate::RuleGroup;
 use super::text::escape_into;
+use crate::collect::Findings;
+use crate::diagnostic::LineIndex;
+use crate::diagnostic::Span;
 use crate::diagnostic::{Finding, Locator};
 use crate::escape::{is_invisible, picture};
-use crate::json::Span;
-use crate::report::{Findings, Sources};
-use crate::source::LineIndex;
+use crate::report::Sources;
 
 /// Lines of context before and after the span.
 const CONTEXT: usize = 2;

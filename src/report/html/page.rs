@@ -6,8 +6,9 @@ use std::io::{self, Write};
 
 use super::aggregate::{total, Aggregate, Counts, Folder, RuleGroup};
 use super::text::{count, thousands, Esc, EscCut};
+use crate::diagnostic::Severity;
 use crate::report::{ReportInput, Summary};
-use crate::rules::{Rule, Severity};
+use crate::rules::Rule;
 
 /// Characters of a rule id in the chart's labels.
 const LABEL_CHARS: usize = 34;

@@ -6,10 +6,11 @@ use std::sync::Arc;
 
 use super::*;
 use crate::diagnostic::Finding;
-use crate::json::Span;
+use crate::diagnostic::Position;
+use crate::diagnostic::Severity;
+use crate::diagnostic::Span;
 use crate::report::Summary;
-use crate::rules::{RuleSet, Severity};
-use crate::source::Position;
+use crate::rules::RuleSet;
 
 struct Texts(HashMap<String, Arc<str>>);
 
