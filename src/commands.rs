@@ -1,7 +1,11 @@
-//! `forgelint rules` and `forgelint explain`.
+//! The commands other than `check`: their arguments read here, once, and handed to the
+//! modules that do the work in those modules' own terms.
 
-use crate::check::load_settings;
-use crate::cli::{CompletionsArgs, ExplainArgs, ListFormat, RulesArgs, TestRulesArgs};
+use crate::cli::{
+    CompletionsArgs, ExplainArgs, ListFormat, MergeArgs, RulesArgs, SchemaArgs, SchemaKind,
+    TestRulesArgs,
+};
+use crate::config::load_settings;
 use crate::error::Error;
 use crate::escape::visible;
 use crate::process::{Env, ExitStatus};
@@ -10,7 +14,7 @@ use crate::ruledoc::needs_text;
 pub use crate::ruledoc::rule_doc;
 
 pub fn rules(args: RulesArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
-    let settings = load_settings(&args.config, &env.cwd)?;
+    let settings = load_settings(&args.config.source(), &env.cwd)?;
     let rules = &settings.rules.rules;
     let io = |e| Error::Write {
         path: "standard output".into(),
@@ -67,7 +71,7 @@ pub fn rules(args: RulesArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
 }
 
 pub fn explain(args: ExplainArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
-    let settings = load_settings(&args.config, &env.cwd)?;
+    let settings = load_settings(&args.config.source(), &env.cwd)?;
     let Some(rule) = settings.rules.get(&args.rule) else {
         let help = crate::error::suggest(
             &args.rule,
@@ -263,4 +267,19 @@ pub fn completions(args: CompletionsArgs, env: &mut Env<'_>) -> Result<ExitStatu
             source,
         })?;
     Ok(ExitStatus::Success)
+}
+
+/// `forgelint schema KIND`.
+pub fn schema(args: SchemaArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
+    let kind = match args.kind {
+        SchemaKind::Jobspec => crate::schema::Kind::Jobspec,
+        SchemaKind::Config => crate::schema::Kind::Config,
+        SchemaKind::Rule => crate::schema::Kind::Rule,
+    };
+    crate::schema::print(kind, env)
+}
+
+/// `forgelint merge REPORT... [-o FILE]`.
+pub fn merge(args: MergeArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
+    crate::merge::merge(&args.reports, args.output.as_deref(), env)
 }

@@ -172,6 +172,43 @@ pub struct Settings {
     pub per_file_ignores: Vec<(globset::GlobMatcher, Vec<String>)>,
 }
 
+/// Where a run's settings come from, in the core's terms (`--config`, `--no-config`,
+/// `--rules` on the command line).
+#[derive(Debug, Clone, Default)]
+pub struct ConfigSource {
+    /// One config for every file, instead of each file's nearest.
+    pub file: Option<PathBuf>,
+    /// No config file at all: the defaults.
+    pub none: bool,
+    /// Rule files or folders every config loads (those that extend no other).
+    pub extra_rules: Vec<PathBuf>,
+}
+
+impl ConfigSource {
+    /// The config of the files that have none of their own: the one named, else the nearest
+    /// to `cwd`; `None` for the defaults.
+    pub fn first_config(&self, cwd: &Path) -> Option<PathBuf> {
+        if self.none {
+            return None;
+        }
+        self.file.clone().or_else(|| find_config(cwd))
+    }
+
+    /// Whether each file is linted with its nearest config (else every file has the first).
+    pub fn nearest(&self) -> bool {
+        !self.none && self.file.is_none()
+    }
+}
+
+/// Loads the settings `source` asks for: the config it names, else the nearest config to
+/// `cwd`, else the defaults; its extra rule files are added to them.
+pub fn load_settings(source: &ConfigSource, cwd: &Path) -> Result<Settings, Error> {
+    match source.first_config(cwd) {
+        Some(path) => Settings::load(&path, &source.extra_rules),
+        None => Settings::defaults_with_rules(&source.extra_rules),
+    }
+}
+
 /// Looks for a config file in `start` and its parents.
 pub fn find_config(start: &Path) -> Option<PathBuf> {
     start.ancestors().find_map(|dir| {
@@ -410,6 +447,16 @@ impl Settings {
     /// Defaults with the built-in rules only (no config file).
     pub fn defaults(base_dir: PathBuf) -> Result<Settings, Error> {
         Settings::from_text(None, base_dir, "", &[])
+    }
+
+    /// Defaults with the built-in rules and `extra_rules` (`--rules`), without a config file.
+    pub fn defaults_with_rules(extra_rules: &[PathBuf]) -> Result<Settings, Error> {
+        let mut settings = Settings::defaults(PathBuf::from("."))?;
+        for p in extra_rules {
+            settings.rules.load_path(p)?;
+        }
+        settings.rules.sort();
+        Ok(settings)
     }
 
     /// Loads `path`, over the configs it extends, and compiles it with the built-in rules plus

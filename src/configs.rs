@@ -10,8 +10,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, RwLock};
 
-use crate::cli::ConfigArgs;
-use crate::config::{self, ConfigFile, Settings, CONFIG_NAMES};
+use crate::config::{self, ConfigFile, ConfigSource, Settings, CONFIG_NAMES};
 use crate::error::Error;
 
 /// Folders whose nearest config one generation of [`Folders`] remembers: an archive of a
@@ -85,15 +84,16 @@ thread_local! {
 }
 
 impl Configs {
-    /// The configs `flags` ask for, with the first loaded now: `--config`, else the nearest
-    /// to `cwd`, else the defaults. A bad first config stops the run before any file is read.
-    pub fn new(flags: &ConfigArgs, cwd: &Path) -> Result<Configs, Error> {
+    /// The configs `source` asks for, with the first loaded now: the one it names, else the
+    /// nearest to `cwd`, else the defaults. A bad first config stops the run before any file
+    /// is read.
+    pub fn new(source: &ConfigSource, cwd: &Path) -> Result<Configs, Error> {
         static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         let mut configs = Configs {
             id: NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             cwd: cwd.to_path_buf(),
-            extra_rules: flags.rules.clone(),
-            nearest: !flags.no_config && flags.config.is_none(),
+            extra_rules: source.extra_rules.clone(),
+            nearest: source.nearest(),
             first: 0,
             compiled: boxcar::Vec::new(),
             loaded: Mutex::default(),
@@ -102,23 +102,14 @@ impl Configs {
             relative_to_process: std::env::current_dir().is_ok_and(|d| d == cwd),
             errors: Mutex::default(),
         };
-        let first = if flags.no_config {
-            None
-        } else {
-            flags.config.clone().or_else(|| config::find_config(cwd))
-        };
-        match first {
+        match source.first_config(cwd) {
             Some(path) => {
                 let mut loaded = HashMap::new();
                 configs.first = configs.load(&path, &mut loaded, &mut Vec::new())?;
                 configs.loaded = Mutex::new(loaded);
             }
             None => {
-                let mut settings = Settings::defaults(PathBuf::from("."))?;
-                for p in &flags.rules {
-                    settings.rules.load_path(p)?;
-                }
-                settings.rules.sort();
+                let settings = Settings::defaults_with_rules(&source.extra_rules)?;
                 configs.first = configs.compiled.push(settings);
             }
         }
@@ -341,7 +332,7 @@ mod tests {
             "extend = \"../../forgelint.toml\"\n",
         )
         .unwrap();
-        let configs = Configs::new(&ConfigArgs::default(), &base).unwrap();
+        let configs = Configs::new(&ConfigSource::default(), &base).unwrap();
         assert_eq!(configs.compiled.count(), 1);
         let root = configs.first_index();
         for run in 0..200 {

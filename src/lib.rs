@@ -47,22 +47,22 @@ pub(crate) mod shard;
 pub mod text;
 
 use check::check;
-pub use check::load_settings;
 use cli::{Cli, Command};
 pub use error::Error;
 pub use process::{Env, ExitStatus};
 
 pub fn run(cli: Cli, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
     match cli.command {
-        Some(Command::Check(args)) => check(*args, env),
+        Some(Command::Check(args)) => check(check::Options::from_args(*args, env)?, env),
         Some(Command::Rules(args)) => commands::rules(args, env),
         Some(Command::Explain(args)) => commands::explain(args, env),
         Some(Command::TestRules(args)) => commands::test_rules(args, env),
         Some(Command::Init) => commands::init(env),
         Some(Command::Completions(args)) => commands::completions(args, env),
-        Some(Command::Schema(args)) => schema::command(args, env),
-        Some(Command::Lsp(args)) => lsp::run(args, env),
-        Some(Command::Merge(args)) => merge::merge(args, env),
-        None => check(cli.check, env),
+        Some(Command::Schema(args)) => commands::schema(args, env),
+        // `--stdio` is the only transport: accepted, nothing to decide.
+        Some(Command::Lsp(_)) => lsp::run(env),
+        Some(Command::Merge(args)) => commands::merge(args, env),
+        None => check(check::Options::from_args(cli.check, env)?, env),
     }
 }

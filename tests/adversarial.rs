@@ -1118,9 +1118,9 @@ fn a_file_that_vanishes_after_discovery_cannot_be_read() {
     // run reports as an `invalid-json` finding ("cannot read the file: …").
     let tree = Tree::with_companion();
     tree.write("gone.jobspec.json", reference());
-    let settings = forgelint::load_settings(
-        &forgelint::cli::ConfigArgs {
-            no_config: true,
+    let settings = forgelint::config::load_settings(
+        &forgelint::config::ConfigSource {
+            none: true,
             ..Default::default()
         },
         tree.root(),

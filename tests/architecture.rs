@@ -217,6 +217,35 @@ fn the_diagnostics_are_a_leaf() {
     assert!(edges.is_empty(), "diagnostic names {}", named.join(", "));
 }
 
+/// Arguments are resolved into the core's own options where they are read: `main` parses them,
+/// `lib` dispatches, `commands` and the check plan resolve them. Nothing else names `cli`.
+#[test]
+fn only_the_entry_points_read_the_command_line() {
+    let allowed = ["main", "lib", "commands", "cli"];
+    let mut files = Vec::new();
+    rust_files(&src(), &mut files);
+    let mut readers = Vec::new();
+    for path in files {
+        let relative = path.strip_prefix(src()).unwrap();
+        let module = module_of(relative);
+        if allowed.contains(&module.as_str()) || relative == Path::new("check/plan.rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        for (at, named) in named_modules(&text) {
+            if named == "cli" {
+                let line = text[..at].matches('\n').count() + 1;
+                readers.push(format!("src/{}:{line}", relative.display()));
+            }
+        }
+    }
+    assert!(
+        readers.is_empty(),
+        "crate::cli named in {}",
+        readers.join(", ")
+    );
+}
+
 /// The test's own parser finds a cycle when there is one, and names its edges.
 #[test]
 fn a_cycle_is_found_and_named() {

@@ -7,12 +7,12 @@ use std::path::Path;
 use std::process::Command;
 
 use forgelint::cases::run_case;
-use forgelint::cli::SchemaKind;
 use forgelint::rules::{RuleSet, Target, REFERENCE_SPEC};
 use forgelint::schema;
+use forgelint::schema::Kind as SchemaKind;
 use serde_json::Value;
 
-const KINDS: [SchemaKind; 3] = [SchemaKind::Jobspec, SchemaKind::Config, SchemaKind::Rule];
+const KINDS: [SchemaKind; 3] = SchemaKind::ALL;
 
 fn validator(kind: SchemaKind) -> jsonschema::Validator {
     let schema = schema::generate(kind).expect("the schema is generated");

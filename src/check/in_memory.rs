@@ -7,7 +7,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::profiles::Profile;
-use crate::cli::CheckArgs;
+use super::profiles::RuleChoice;
 use crate::configs::Configs;
 use crate::diagnostic::Finding;
 use crate::engine::{self, DirCache, FileName, OpenedExperiment, RealProject, SpecExperiment};
@@ -23,8 +23,7 @@ pub fn lint_spec_text(
     bytes: &[u8],
     cwd: &Path,
 ) -> Result<Vec<Finding>, Error> {
-    let args = CheckArgs::default();
-    with_profile(configs, &args, path, cwd, |profile| {
+    with_profile(configs, path, cwd, |profile| {
         let name = || -> Arc<str> { Arc::from(path.to_string_lossy().as_ref()) };
         let name = FileName::lazy(&name);
         let active = profile.rules_for(path, cwd);
@@ -63,8 +62,7 @@ pub fn lint_experiment_text(
     bytes: &[u8],
     cwd: &Path,
 ) -> Result<Vec<Finding>, Error> {
-    let args = CheckArgs::default();
-    with_profile(configs, &args, path, cwd, |profile| {
+    with_profile(configs, path, cwd, |profile| {
         profile.experiments.lint_given_in_context(path, root, bytes)
     })
 }
@@ -72,7 +70,6 @@ pub fn lint_experiment_text(
 /// Runs `f` with the profile of the file at `path`, built for this one file.
 fn with_profile<R>(
     configs: &Configs,
-    args: &CheckArgs,
     path: &Path,
     cwd: &Path,
     f: impl FnOnce(&Profile<'_>) -> R,
@@ -83,7 +80,13 @@ fn with_profile<R>(
             Error::usage("the configuration of this file cannot be loaded (reported before)")
         }));
     };
-    Ok(f(&Profile::new(args, settings, cwd)))
+    // Every rule, and `.gitignore` read, as a run with no flags.
+    Ok(f(&Profile::new(
+        &RuleChoice::default(),
+        false,
+        settings,
+        cwd,
+    )))
 }
 
 /// The experiment of a spec linted on its own: its config is read, its files are not.

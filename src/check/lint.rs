@@ -80,6 +80,7 @@ pub fn run(plan: &Plan<'_>, env: &mut Env<'_>) -> Result<Linted, Error> {
         cwd_mentions_starforge: engine::mentions_starforge(&env.cwd),
         claimed: Mutex::new(HashSet::new()),
         walked: plan
+            .options
             .paths
             .iter()
             .filter(|p| cwd.join(p).is_dir())
@@ -110,7 +111,7 @@ pub fn run(plan: &Plan<'_>, env: &mut Env<'_>) -> Result<Linted, Error> {
         let path = escape::visible(&path.display().to_string()).into_owned();
         writeln!(env.stderr, "error: {path}: {why}").ok();
     }
-    let stdin = match &plan.stdin_name {
+    let stdin = match &plan.options.stdin_name {
         Some(name) => lint_stdin(&linter, name, env, &collector)?,
         None => Stdin::default(),
     };
@@ -138,7 +139,7 @@ fn binary_files(plan: &Plan<'_>) -> usize {
 fn walk_options<'a>(plan: &'a Plan<'_>, cwd: &'a Path, threads: usize) -> discover::Options<'a> {
     discover::Options {
         settings: plan.profiles.configs(),
-        no_ignore: plan.args.no_ignore,
+        no_ignore: plan.options.no_ignore,
         threads,
         cwd,
     }
@@ -153,12 +154,12 @@ fn walk_and_lint(
     collector: &Collector,
 ) -> Result<discover::Discovery, Error> {
     let plan = linter.plan;
-    let options = walk_options(plan, linter.cwd, plan.threads);
+    let options = walk_options(plan, linter.cwd, plan.options.threads);
     let batches = handoff::Handoff::<Vec<Candidate>>::new(32);
     std::thread::scope(|scope| {
         let walker = scope.spawn(|| {
             let _closer = batches.closer();
-            discover::discover_each(&plan.paths, &options, &|batch| {
+            discover::discover_each(&plan.options.paths, &options, &|batch| {
                 // Refused only once the workers are gone, and then nobody needs the batch.
                 batches.push(batch);
             })
@@ -265,7 +266,7 @@ impl<'s> Linter<'_, 's> {
                     )
                 };
                 let findings = lint(bytes, true);
-                match (self.plan.fix_mode, std::str::from_utf8(bytes)) {
+                match (self.plan.options.fix, std::str::from_utf8(bytes)) {
                     (Some(mode), Ok(text)) => {
                         let relint = |text: &str| lint(text.as_bytes(), false);
                         let shown = display.get();
@@ -362,7 +363,8 @@ impl SpecExperiment for SpecExperiments<'_, '_, '_> {
 /// The files named on the command line that are linted as experiment files.
 fn named_experiment_files(plan: &Plan<'_>, cwd: &Path) -> HashSet<PathBuf> {
     let options = walk_options(plan, cwd, 1);
-    plan.paths
+    plan.options
+        .paths
         .iter()
         .filter(|p| cwd.join(p).is_file())
         .filter(|p| matches!(options.explicit_kind(p), Kind::ExperimentFile { .. }))
@@ -390,7 +392,7 @@ impl Linter<'_, '_> {
 
     /// Whether `path` is in this run's part (`--shard`); always without it.
     fn owns(&self, path: &Path) -> bool {
-        self.plan.args.shard.is_none_or(|shard| shard.owns(path))
+        self.plan.options.shard.is_none_or(|shard| shard.owns(path))
     }
 
     /// Claims `dir` for linting: true the first time only, and only in the run's part
@@ -464,7 +466,7 @@ fn lint_stdin(
     };
     let findings = lint(&bytes);
     let text = String::from_utf8_lossy(&bytes).into_owned();
-    match (linter.plan.fix_mode, std::str::from_utf8(&bytes)) {
+    match (linter.plan.options.fix, std::str::from_utf8(&bytes)) {
         (Some(mode), Ok(original)) => {
             let relint = |text: &str| lint(text.as_bytes());
             let fixed = super::fixing::fix_spec(None, &display, original, findings, mode, &relint);

@@ -9,7 +9,6 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock};
 
-use crate::cli::CheckArgs;
 use crate::config::Settings;
 use crate::configs::Configs;
 use crate::engine::{Active, INVALID_JSON};
@@ -41,8 +40,13 @@ pub struct Profile<'s> {
 }
 
 impl<'s> Profile<'s> {
-    pub(super) fn new(args: &'s CheckArgs, settings: &'s Settings, cwd: &'s Path) -> Profile<'s> {
-        let rules = active_rules(args, settings);
+    pub(super) fn new(
+        choice: &RuleChoice,
+        no_ignore: bool,
+        settings: &'s Settings,
+        cwd: &'s Path,
+    ) -> Profile<'s> {
+        let rules = active_rules(choice, settings);
         let (experiment_rules, spec_rules): (Vec<Active<'s>>, Vec<Active<'s>>) =
             rules.iter().partition(|a| a.rule.target.is_experiment());
         let scoped = scopes_rules(&rules, settings);
@@ -62,7 +66,7 @@ impl<'s> Profile<'s> {
             &experiment_rules,
             Box::new(rules_for),
             Box::new(display),
-            args.no_ignore,
+            no_ignore,
             cwd,
             settings.rules.rules.iter().map(|r| r.id.clone()).collect(),
         );
@@ -149,14 +153,29 @@ fn ignored_at<'s>(settings: &'s Settings, relative: &Path) -> Vec<&'s str> {
         .collect()
 }
 
-/// The rules `--select`, `--ignore` and `[severity]` leave, at their severity.
-fn active_rules<'s>(args: &CheckArgs, settings: &'s Settings) -> Vec<Active<'s>> {
+/// The rules a run asks for (`--select`, `--ignore`): every rule when both are empty.
+#[derive(Debug, Clone, Default)]
+pub struct RuleChoice {
+    /// Only these, when there are any.
+    pub select: Vec<String>,
+    /// Never these.
+    pub ignore: Vec<String>,
+}
+
+impl RuleChoice {
+    fn allows(&self, id: &str) -> bool {
+        (self.select.is_empty() || self.select.iter().any(|s| s == id))
+            && !self.ignore.iter().any(|i| i == id)
+    }
+}
+
+/// The rules the run's choice and `[severity]` leave, at their severity.
+fn active_rules<'s>(choice: &RuleChoice, settings: &'s Settings) -> Vec<Active<'s>> {
     settings
         .rules
         .rules
         .iter()
-        .filter(|r| args.select.is_empty() || args.select.contains(&r.id))
-        .filter(|r| !args.ignore.contains(&r.id))
+        .filter(|r| choice.allows(&r.id))
         .filter_map(|r| {
             let severity = match settings.severity.get(&r.id) {
                 Some(None) => return None,
@@ -180,7 +199,8 @@ fn scopes_rules(rules: &[Active<'_>], settings: &Settings) -> bool {
 /// The profiles of a run, one per config met, each built when its first file is.
 pub struct Profiles<'s> {
     configs: &'s Configs,
-    args: &'s CheckArgs,
+    choice: &'s RuleChoice,
+    no_ignore: bool,
     cwd: &'s Path,
     built: boxcar::Vec<Profile<'s>>,
     /// Per config (its index in [`Configs`]): its profile's index in `built`.
@@ -189,10 +209,16 @@ pub struct Profiles<'s> {
 
 impl<'s> Profiles<'s> {
     /// The profiles of `configs`, with the first config's built now.
-    pub fn new(configs: &'s Configs, args: &'s CheckArgs, cwd: &'s Path) -> Profiles<'s> {
+    pub fn new(
+        configs: &'s Configs,
+        choice: &'s RuleChoice,
+        no_ignore: bool,
+        cwd: &'s Path,
+    ) -> Profiles<'s> {
         let profiles = Profiles {
             configs,
-            args,
+            choice,
+            no_ignore,
             cwd,
             built: boxcar::Vec::new(),
             of_config: RwLock::default(),
@@ -230,7 +256,12 @@ impl<'s> Profiles<'s> {
             return self.built.get(at);
         }
         let settings = self.configs.get(config)?;
-        let at = self.built.push(Profile::new(self.args, settings, self.cwd));
+        let at = self.built.push(Profile::new(
+            self.choice,
+            self.no_ignore,
+            settings,
+            self.cwd,
+        ));
         of_config.insert(config, at);
         self.built.get(at)
     }

@@ -18,7 +18,6 @@ use lsp_types::request::{self as req, Request as _};
 use lsp_types::{PublishDiagnosticsParams, Uri};
 use serde_json::{json, Value};
 
-use crate::cli::LspArgs;
 use crate::error::Error;
 use crate::process::{Env, ExitStatus};
 use documents::Documents;
@@ -26,7 +25,7 @@ use workspace::Workspace;
 
 /// Serves the protocol on standard input and output until the client says `exit`: status 0
 /// after a `shutdown`, 1 without one (as the protocol asks).
-pub fn run(_args: LspArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
+pub fn run(env: &mut Env<'_>) -> Result<ExitStatus, Error> {
     let (connection, io_threads) = Connection::stdio();
     let status = serve(&connection, &env.cwd);
     let exited = matches!(status, Ok(Some(_)));

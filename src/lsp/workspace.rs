@@ -43,8 +43,8 @@ impl Workspace {
 
     fn configs(&mut self) -> Result<&Configs, Error> {
         if self.configs.is_none() {
-            let flags = crate::cli::ConfigArgs::default();
-            self.configs = Some(Configs::new(&flags, &self.root)?);
+            let source = crate::config::ConfigSource::default();
+            self.configs = Some(Configs::new(&source, &self.root)?);
         }
         self.configs
             .as_ref()

@@ -2,6 +2,7 @@
 
 mod chunked;
 pub mod concise;
+mod format;
 pub mod github;
 pub mod gitlab;
 pub mod html;
@@ -13,12 +14,13 @@ pub mod junit;
 pub mod sarif;
 pub mod statistics;
 
+pub use format::Format;
+
 use std::io::Write;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::cli::OutputFormat;
 use crate::collect::Findings;
 use crate::diagnostic::Finding;
 use crate::diagnostic::LineIndex;
@@ -238,7 +240,7 @@ pub trait Sources {
 }
 
 pub struct ReportOptions {
-    pub format: OutputFormat,
+    pub format: Format,
     pub color: bool,
     pub width: usize,
     /// `--group-depth`: the folders of the HTML report's breakdown.
@@ -270,20 +272,20 @@ pub fn write(
 ) -> std::io::Result<()> {
     let findings = input.findings;
     match opts.format {
-        OutputFormat::Human | OutputFormat::Concise if input.statistics => {
+        Format::Human | Format::Concise if input.statistics => {
             statistics::write_table(out, findings)
         }
-        OutputFormat::Json => json::write(out, input),
-        OutputFormat::Sarif => sarif::write(out, input),
-        OutputFormat::Github => github::write(out, input),
-        OutputFormat::Html => html::write(out, input, sources, opts.group_depth),
-        OutputFormat::Jsonl => jsonl::write(out, input),
-        OutputFormat::Junit => junit::write(out, input),
-        OutputFormat::Gitlab => gitlab::write(out, input),
-        OutputFormat::Concise => {
+        Format::Json => json::write(out, input),
+        Format::Sarif => sarif::write(out, input),
+        Format::Github => github::write(out, input),
+        Format::Html => html::write(out, input, sources, opts.group_depth),
+        Format::Jsonl => jsonl::write(out, input),
+        Format::Junit => junit::write(out, input),
+        Format::Gitlab => gitlab::write(out, input),
+        Format::Concise => {
             findings.each_batch(&mut |batch| concise::write(out, batch, input.threads))
         }
-        OutputFormat::Human => write_human(out, input, sources, opts),
+        Format::Human => write_human(out, input, sources, opts),
     }
 }
 

@@ -11,7 +11,6 @@ mod rule;
 
 use serde_json::{json, Map, Value};
 
-use crate::cli::{SchemaArgs, SchemaKind};
 use crate::error::Error;
 use crate::process::{Env, ExitStatus};
 use crate::rules::RuleSet;
@@ -21,24 +20,37 @@ pub use jobspec::SEMVER;
 const DRAFT: &str = "https://json-schema.org/draft/2020-12/schema";
 const BASE_ID: &str = "https://forgelint.dev/schemas/";
 
-impl SchemaKind {
+/// The files a schema describes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A forge/v2 `jobspec.json`.
+    Jobspec,
+    /// `forgelint.toml`.
+    Config,
+    /// A rule file (TOML).
+    Rule,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 3] = [Kind::Jobspec, Kind::Config, Kind::Rule];
+
     /// The file name of the schema, under `schemas/` and in its `$id`.
     pub fn file_name(self) -> &'static str {
         match self {
-            SchemaKind::Jobspec => "jobspec.schema.json",
-            SchemaKind::Config => "forgelint.schema.json",
-            SchemaKind::Rule => "rule.schema.json",
+            Kind::Jobspec => "jobspec.schema.json",
+            Kind::Config => "forgelint.schema.json",
+            Kind::Rule => "rule.schema.json",
         }
     }
 }
 
 /// The schema of `kind`, with `$schema` and `$id` first.
-pub fn generate(kind: SchemaKind) -> Result<Value, Error> {
+pub fn generate(kind: Kind) -> Result<Value, Error> {
     let builtin = RuleSet::builtin()?;
     let body = match kind {
-        SchemaKind::Jobspec => jobspec::schema(&builtin),
-        SchemaKind::Config => config::schema(&builtin),
-        SchemaKind::Rule => rule::schema(),
+        Kind::Jobspec => jobspec::schema(&builtin),
+        Kind::Config => config::schema(&builtin),
+        Kind::Rule => rule::schema(),
     };
     let mut out = Map::new();
     out.insert("$schema".into(), json!(DRAFT));
@@ -57,7 +69,7 @@ pub fn generate(kind: SchemaKind) -> Result<Value, Error> {
 }
 
 /// The schema of `kind` as printed: pretty JSON and a final newline.
-pub fn text(kind: SchemaKind) -> Result<String, Error> {
+pub fn text(kind: Kind) -> Result<String, Error> {
     let value = generate(kind)?;
     let mut text = serde_json::to_string_pretty(&value).map_err(|e| Error::usage(e.to_string()))?;
     text.push('\n');
@@ -65,8 +77,8 @@ pub fn text(kind: SchemaKind) -> Result<String, Error> {
 }
 
 /// `forgelint schema KIND`: the schema on standard output.
-pub fn command(args: SchemaArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
-    let text = text(args.kind)?;
+pub fn print(kind: Kind, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
+    let text = text(kind)?;
     env.stdout
         .write_all(text.as_bytes())
         .and_then(|_| env.stdout.flush())
