@@ -4,6 +4,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use crate::config::Settings;
+use crate::configs::RecentFolders;
+use crate::recent::Recent;
 
 /// Directories never descended into.
 pub const SKIPPED_DIRS: [&str; 3] = [".git", "target", "node_modules"];
@@ -40,25 +42,39 @@ pub struct Discovery {
 /// The settings the files in a folder are linted with: one for every folder, or the nearest
 /// config's ([`crate::configs::Configs`]).
 pub trait SettingsAt: Sync {
-    /// `None` when the folder's config cannot be loaded: its files are not linted.
-    fn settings_at(&self, dir: &Path) -> Option<&Settings>;
+    /// `None` when the folder's config cannot be loaded: its files are not linted. `recent`
+    /// holds the asking thread's latest answers.
+    fn settings_at(&self, dir: &Path, recent: &mut RecentFolders) -> Option<&Settings>;
 }
 
 impl SettingsAt for Settings {
-    fn settings_at(&self, _: &Path) -> Option<&Settings> {
+    fn settings_at(&self, _: &Path, _: &mut RecentFolders) -> Option<&Settings> {
         Some(self)
     }
 }
 
 impl SettingsAt for crate::configs::Configs {
-    fn settings_at(&self, dir: &Path) -> Option<&Settings> {
-        self.settings_for_dir(dir)
+    fn settings_at(&self, dir: &Path, recent: &mut RecentFolders) -> Option<&Settings> {
+        self.settings_for_dir(dir, recent)
     }
 }
 
 /// The settings of the file at `path`.
-fn settings_of<'s>(at: &'s dyn SettingsAt, path: &Path) -> Option<&'s Settings> {
-    at.settings_at(path.parent().unwrap_or(Path::new("")))
+fn settings_of<'s>(
+    at: &'s dyn SettingsAt,
+    path: &Path,
+    recent: &mut RecentFolders,
+) -> Option<&'s Settings> {
+    at.settings_at(path.parent().unwrap_or(Path::new("")), recent)
+}
+
+/// What a thread remembers while it tells which files to lint: the nearest config of the
+/// folders it asked about last, and the experiment of the last folder (its files come
+/// together). Each walker thread and lint worker keeps its own for a run.
+#[derive(Default)]
+pub struct WalkMemo {
+    pub folders: RecentFolders,
+    experiment_of: Recent<PathBuf, Option<Arc<Path>>, 1>,
 }
 
 pub struct Options<'a> {
@@ -87,9 +103,9 @@ impl Options<'_> {
     /// Is the folder `dir` an experiment directory by `[files] experiments`: globs relative to
     /// the project root, or to a parent that holds `.starforge` (the project root of the spec
     /// in it)?
-    pub fn is_experiment_dir(&self, dir: &Path) -> bool {
+    pub fn is_experiment_dir(&self, dir: &Path, memo: &mut WalkMemo) -> bool {
         self.settings
-            .settings_at(dir)
+            .settings_at(dir, &mut memo.folders)
             .is_some_and(|settings| self.is_experiment_dir_in(settings, dir))
     }
 
@@ -124,41 +140,33 @@ impl Options<'_> {
     }
 
     /// The experiment directory holding the file `path`, if any: its nearest parent that is
-    /// one. The answer for a folder is kept per thread, so the files of one folder ask once.
-    pub fn experiment_of(&self, path: &Path) -> Option<Arc<Path>> {
-        thread_local! {
-            static LAST: std::cell::RefCell<Option<(PathBuf, Option<Arc<Path>>)>> =
-                const { std::cell::RefCell::new(None) };
-        }
+    /// one. The answer for a folder is kept in `memo`, so the files of one folder ask once.
+    pub fn experiment_of(&self, path: &Path, memo: &mut WalkMemo) -> Option<Arc<Path>> {
         let parent = path.parent()?;
-        if let Some(root) = LAST.with(|last| {
-            let last = last.borrow();
-            last.as_ref()
-                .filter(|(dir, _)| dir == parent)
-                .map(|(_, root)| root.clone())
-        }) {
+        if let Some(root) = memo.experiment_of.get(|dir| dir == parent) {
             return root;
         }
         // The config of the file's folder tells which of its parents are experiments.
-        let settings = self.settings.settings_at(parent)?;
+        let settings = self.settings.settings_at(parent, &mut memo.folders)?;
         let root = parent
             .ancestors()
             .take_while(|d| !d.as_os_str().is_empty() && *d != Path::new("."))
             .find(|d| self.is_experiment_dir_in(settings, d))
             .map(Arc::from);
-        LAST.with(|last| *last.borrow_mut() = Some((parent.to_path_buf(), root.clone())));
+        memo.experiment_of.put(parent.to_path_buf(), root.clone());
         root
     }
 
     /// A file named on the command line: a spec, unless its name is not a spec's and it lies
     /// in an experiment directory.
-    pub fn explicit_kind(&self, path: &Path) -> Kind {
-        let by_name = settings_of(self.settings, path).and_then(|s| s.files.included_by_name(path));
-        if by_name == Some(true) || self.wanted(path) {
+    pub fn explicit_kind(&self, path: &Path, memo: &mut WalkMemo) -> Kind {
+        let by_name = settings_of(self.settings, path, &mut memo.folders)
+            .and_then(|s| s.files.included_by_name(path));
+        if by_name == Some(true) || self.wanted(path, memo) {
             return Kind::Spec;
         }
         let absolute = crate::paths::normalize(path, self.cwd);
-        match self.experiment_of(&absolute) {
+        match self.experiment_of(&absolute, memo) {
             // Spelt like the path, so the path in the experiment is `path` less `root`.
             Some(root) => Kind::ExperimentFile {
                 root: match (path.is_relative(), root.strip_prefix(self.cwd)) {
@@ -171,8 +179,8 @@ impl Options<'_> {
     }
 
     /// Is the file at `path` a spec by `[files] include` and `exclude`?
-    pub fn wanted(&self, path: &Path) -> bool {
-        let Some(settings) = settings_of(self.settings, path) else {
+    pub fn wanted(&self, path: &Path, memo: &mut WalkMemo) -> bool {
+        let Some(settings) = settings_of(self.settings, path, &mut memo.folders) else {
             return false;
         };
         let files = &settings.files;
@@ -221,6 +229,7 @@ pub fn discover_each(
     visit: &(dyn Fn(Vec<Candidate>) + Sync),
 ) -> Discovery {
     let mut out = Discovery::default();
+    let mut memo = WalkMemo::default();
     let mut roots = Vec::new();
     for path in paths {
         match std::fs::metadata(path) {
@@ -247,7 +256,7 @@ pub fn discover_each(
             Ok(meta) if meta.is_dir() => roots.push(path.clone()),
             Ok(meta) if meta.is_file() => out.files.push(Candidate {
                 path: path.clone(),
-                kind: opts.explicit_kind(path),
+                kind: opts.explicit_kind(path, &mut memo),
                 explicit: true,
                 problem: None,
             }),
@@ -311,12 +320,16 @@ pub(crate) fn why_not_opened(ft: &std::fs::FileType, path: &Path) -> Option<Opti
 }
 
 /// What a file found by the walk is: a spec, a file of an experiment, or nothing to lint.
-fn candidate(entry: ignore::DirEntry, opts: &Options<'_>) -> Option<Candidate> {
+fn candidate(
+    entry: ignore::DirEntry,
+    opts: &Options<'_>,
+    memo: &mut WalkMemo,
+) -> Option<Candidate> {
     let ft = entry.file_type()?;
     if ft.is_dir() {
         return None;
     }
-    let spec = opts.wanted(entry.path());
+    let spec = opts.wanted(entry.path(), memo);
     let problem = why_not_opened(&ft, entry.path())?;
     // `./x` is shown as `x`, as every other linter does (in place: this runs for every file).
     let path = without_dot_prefix(entry.into_path());
@@ -325,7 +338,7 @@ fn candidate(entry: ignore::DirEntry, opts: &Options<'_>) -> Option<Candidate> {
     } else {
         // Spelt like `path`, so the path in the experiment is `path` less `root`.
         Kind::ExperimentFile {
-            root: opts.experiment_of(&path)?,
+            root: opts.experiment_of(&path, memo)?,
         }
     };
     Some(Candidate {
@@ -353,6 +366,7 @@ fn without_dot_prefix(path: PathBuf) -> PathBuf {
 /// partial batch when the thread is done with it.
 struct Batcher<'a, 'o> {
     batch: Vec<Candidate>,
+    memo: WalkMemo,
     opts: &'a Options<'o>,
     visit: &'a (dyn Fn(Vec<Candidate>) + Sync),
     warnings: &'a Mutex<Vec<String>>,
@@ -362,7 +376,7 @@ impl ignore::ParallelVisitor for Batcher<'_, '_> {
     fn visit(&mut self, entry: Result<ignore::DirEntry, ignore::Error>) -> ignore::WalkState {
         match entry {
             Ok(entry) => {
-                if let Some(c) = candidate(entry, self.opts) {
+                if let Some(c) = candidate(entry, self.opts, &mut self.memo) {
                     self.batch.push(c);
                     if self.batch.len() >= BATCH {
                         (self.visit)(std::mem::replace(
@@ -400,6 +414,7 @@ impl<'s> ignore::ParallelVisitorBuilder<'s> for Batchers<'s, '_> {
     fn build(&mut self) -> Box<dyn ignore::ParallelVisitor + 's> {
         Box::new(Batcher {
             batch: Vec::with_capacity(BATCH),
+            memo: WalkMemo::default(),
             opts: self.opts,
             visit: self.visit,
             warnings: self.warnings,
@@ -441,6 +456,7 @@ fn walk(
         // instead of passing every entry through a work-stealing queue.
         let mut batcher = Batcher {
             batch: Vec::with_capacity(BATCH),
+            memo: WalkMemo::default(),
             opts,
             visit,
             warnings: &warnings,

@@ -119,23 +119,9 @@ fn read_once(file: &mut std::fs::File, bytes: &mut Vec<u8>, room: u64) -> std::i
 /// Whether a read shorter than asked means the end of a regular file in `dir`. It does on the
 /// local file systems that serve reads from the page cache: Linux fills a read up to the end
 /// of the file. FUSE, network and pseudo file systems promise less, and their files are read
-/// until a read returns nothing. Asked once per folder a thread moves to.
+/// until a read returns nothing. A lint worker asks once per folder it moves to ([`Reader`]).
 fn short_read_ends_file(dir: &Path) -> bool {
-    thread_local! {
-        static LAST: std::cell::RefCell<Option<(std::path::PathBuf, bool)>> =
-            const { std::cell::RefCell::new(None) };
-    }
-    LAST.with(|last| {
-        let mut last = last.borrow_mut();
-        match &*last {
-            Some((known, fills)) if known.as_os_str() == dir.as_os_str() => *fills,
-            _ => {
-                let fills = file_system_of(dir).is_some_and(fills_reads);
-                *last = Some((dir.to_path_buf(), fills));
-                fills
-            }
-        }
-    })
+    file_system_of(dir).is_some_and(fills_reads)
 }
 
 /// The type (`f_type`, a magic number) of the file system that holds `dir`.
@@ -183,33 +169,44 @@ const FIRST_READ: usize = 16 * 1024;
 /// Read buffers larger than this (a large file) are not kept for the next file.
 const KEPT_READ_BUFFER: usize = 1 << 20;
 
-thread_local! {
-    /// A worker thread's read buffer, reused from one file to the next.
-    static READ_BUFFER: std::cell::Cell<Vec<u8>> = std::cell::Cell::default();
+/// A lint worker's reads: one buffer reused from one file to the next, and the folder it reads
+/// from now. Made per worker for one run (its scratch).
+#[derive(Default)]
+pub struct Reader {
+    buffer: Vec<u8>,
+    folder: Option<Folder>,
 }
 
-/// Reads the file at `path` (see [`read_bounded_into`]) into the worker's buffer and hands
-/// the bytes, or the error, to `use_bytes`. For the lint workers: the file is opened in the
-/// thread's current folder (see [`Folder`]).
-pub fn with_file_bytes<R>(path: &Path, use_bytes: impl FnOnce(std::io::Result<&[u8]>) -> R) -> R {
-    let mut buffer = READ_BUFFER.with(|cell| cell.take());
-    if buffer.capacity() == 0 {
-        buffer.reserve(FIRST_READ);
+impl Reader {
+    /// Reads the file at `path` (see [`read_bounded_into`]) into the worker's buffer and hands
+    /// the bytes, or the error, to `use_bytes`. The file is opened in the current folder (see
+    /// [`Folder`]).
+    pub fn with_file_bytes<R>(
+        &mut self,
+        path: &Path,
+        use_bytes: impl FnOnce(std::io::Result<&[u8]>) -> R,
+    ) -> R {
+        let mut buffer = std::mem::take(&mut self.buffer);
+        if buffer.capacity() == 0 {
+            buffer.reserve(FIRST_READ);
+        }
+        let read = self
+            .open_in_folder(path)
+            .and_then(|(file, fills)| read_opened(file, fills, &mut buffer));
+        let result = use_bytes(read.map(|()| buffer.as_slice()));
+        if buffer.capacity() <= KEPT_READ_BUFFER {
+            self.buffer = buffer;
+        }
+        result
     }
-    let read = open_in_folder(path).and_then(|(file, fills)| read_opened(file, fills, &mut buffer));
-    let result = use_bytes(read.map(|()| buffer.as_slice()));
-    if buffer.capacity() <= KEPT_READ_BUFFER {
-        READ_BUFFER.with(|cell| cell.set(buffer));
-    }
-    result
 }
 
 /// The folder a lint worker reads from now: the files of a walk come folder by folder.
 ///
 /// Its files are opened relative to it, which looks up one name instead of every folder on
-/// the path (the folders' lookups were about 4% of a 100,000-spec run's CPU). Kept per thread
-/// for one run's workers (the pool's threads end with the run), so a folder replaced between
-/// runs is never read through a stale handle. Within a run, a file the handle does not find
+/// the path (the folders' lookups were about 4% of a 100,000-spec run's CPU). Kept by a
+/// worker's [`Reader`] for one run, so a folder replaced between runs is never read through a
+/// stale handle. Within a run, a file the handle does not find
 /// (its folder deleted and made again) is opened by its path; a folder renamed away while the
 /// run reads it is still read through the handle, as if the rename came after.
 struct Folder {
@@ -220,54 +217,51 @@ struct Folder {
     handle: Option<std::os::fd::OwnedFd>,
 }
 
-thread_local! {
-    static FOLDER: std::cell::RefCell<Option<Folder>> = const { std::cell::RefCell::new(None) };
-}
-
-/// Opens the file at `path` for reading, and says whether a short read ends it.
-fn open_in_folder(path: &Path) -> std::io::Result<(std::fs::File, bool)> {
-    use std::os::unix::ffi::OsStrExt;
-    // Split at the last `/` by hand: `Path::parent` and `Path::file_name` parse components,
-    // which showed in the profile. The name after the last `/` opened in the folder before it
-    // is the file the whole path opens.
-    let bytes = path.as_os_str().as_bytes();
-    let (dir, name) = match memchr::memrchr(b'/', bytes) {
-        Some(0) => (Path::new("/"), &bytes[1..]),
-        Some(slash) => (
-            Path::new(std::ffi::OsStr::from_bytes(&bytes[..slash])),
-            &bytes[slash + 1..],
-        ),
-        None => (Path::new("."), bytes),
-    };
-    FOLDER.with(|folder| {
-        let mut folder = folder.borrow_mut();
-        let folder = match &mut *folder {
-            Some(known) if known.path.as_os_str() == dir.as_os_str() => known,
-            other => other.insert(Folder {
-                path: dir.to_path_buf(),
-                fills: file_system_of(dir).is_some_and(fills_reads),
-                handle: open_folder(dir),
-            }),
+impl Reader {
+    /// Opens the file at `path` for reading, and says whether a short read ends it.
+    fn open_in_folder(&mut self, path: &Path) -> std::io::Result<(std::fs::File, bool)> {
+        use std::os::unix::ffi::OsStrExt;
+        // Split at the last `/` by hand: `Path::parent` and `Path::file_name` parse components,
+        // which showed in the profile. The name after the last `/` opened in the folder before it
+        // is the file the whole path opens.
+        let bytes = path.as_os_str().as_bytes();
+        let (dir, name) = match memchr::memrchr(b'/', bytes) {
+            Some(0) => (Path::new("/"), &bytes[1..]),
+            Some(slash) => (
+                Path::new(std::ffi::OsStr::from_bytes(&bytes[..slash])),
+                &bytes[slash + 1..],
+            ),
+            None => (Path::new("."), bytes),
         };
-        // The name, NUL-terminated on the stack (no allocation a file): a longer name than a
-        // file system allows (255 bytes) is left to the path.
-        let mut buffer = [0u8; 256];
-        let name = Some(name).filter(|n| !n.is_empty()).and_then(|n| {
-            buffer.get_mut(..n.len())?.copy_from_slice(n);
-            std::ffi::CStr::from_bytes_with_nul(buffer.get(..=n.len())?).ok()
-        });
-        if let (Some(handle), Some(name)) = (&folder.handle, name) {
-            if let Ok(file) = open_at(handle, name) {
-                return Ok((file, folder.fills));
+        {
+            let folder = match &mut self.folder {
+                Some(known) if known.path.as_os_str() == dir.as_os_str() => known,
+                other => other.insert(Folder {
+                    path: dir.to_path_buf(),
+                    fills: file_system_of(dir).is_some_and(fills_reads),
+                    handle: open_folder(dir),
+                }),
+            };
+            // The name, NUL-terminated on the stack (no allocation a file): a longer name than a
+            // file system allows (255 bytes) is left to the path.
+            let mut buffer = [0u8; 256];
+            let name = Some(name).filter(|n| !n.is_empty()).and_then(|n| {
+                buffer.get_mut(..n.len())?.copy_from_slice(n);
+                std::ffi::CStr::from_bytes_with_nul(buffer.get(..=n.len())?).ok()
+            });
+            if let (Some(handle), Some(name)) = (&folder.handle, name) {
+                if let Ok(file) = open_at(handle, name) {
+                    return Ok((file, folder.fills));
+                }
             }
+            use std::os::unix::fs::OpenOptionsExt;
+            let file = std::fs::OpenOptions::new()
+                .read(true)
+                .custom_flags(OPEN_FLAGS)
+                .open(path)?;
+            Ok((file, folder.fills))
         }
-        use std::os::unix::fs::OpenOptionsExt;
-        let file = std::fs::OpenOptions::new()
-            .read(true)
-            .custom_flags(OPEN_FLAGS)
-            .open(path)?;
-        Ok((file, folder.fills))
-    })
+    }
 }
 
 /// Opens `name` in the folder `handle` for reading.
@@ -364,7 +358,6 @@ mod tests {
         }
         if file_system_of(Path::new("/proc")) == Some(0x9FA0) {
             assert!(!short_read_ends_file(Path::new("/proc")));
-            // Asked again after another folder: the answer follows the folder.
             let here = std::env::temp_dir();
             let local = file_system_of(&here).is_some_and(fills_reads);
             assert_eq!(short_read_ends_file(&here), local);
@@ -378,7 +371,9 @@ mod tests {
     #[test]
     fn reads_through_the_kept_folder_follow_the_path() {
         let root = tempfile::tempdir().unwrap();
-        let read = |path: &Path| with_file_bytes(path, |bytes| bytes.map(<[u8]>::to_vec));
+        let mut reader = Reader::default();
+        let mut read =
+            |path: &Path| reader.with_file_bytes(path, |bytes| bytes.map(<[u8]>::to_vec));
         for dir in ["a", "b"] {
             std::fs::create_dir(root.path().join(dir)).unwrap();
             for name in ["x.json", "y.json"] {
@@ -413,7 +408,8 @@ mod tests {
         assert!(read(&root.path().join("b")).is_err());
         assert!(read(&root.path().join("b/")).is_err());
         // Spellings of one path that split at other places read the same file.
-        let spelled = |tail: &str| read(Path::new(&format!("{}/{tail}", root.path().display())));
+        let mut spelled =
+            |tail: &str| read(Path::new(&format!("{}/{tail}", root.path().display())));
         for tail in ["b//x.json", "b/./x.json", "a/../b/x.json", "./b/x.json"] {
             assert_eq!(spelled(tail).unwrap(), b"b/x.json", "{tail}");
         }

@@ -1143,7 +1143,7 @@ fn a_file_that_vanishes_after_discovery_cannot_be_read() {
         .find(|c| c.path.ends_with("gone.jobspec.json"))
         .unwrap();
     assert!(gone.problem.is_none() && gone.explicit);
-    let err = forgelint::engine::read_bounded(&gone.path).unwrap_err();
+    let err = forgelint::read::read_bounded(&gone.path).unwrap_err();
     assert_eq!(err.kind(), std::io::ErrorKind::NotFound);
 }
 
@@ -1162,13 +1162,13 @@ fn reading_what_replaced_a_regular_file_names_it_and_a_reused_buffer_holds_only_
     assert!(status.success());
     std::fs::create_dir(tree.path("folder.json")).unwrap();
     let mut buffer = Vec::new();
-    forgelint::engine::read_bounded_into(&tree.path("big.json"), &mut buffer).unwrap();
+    forgelint::read::read_bounded_into(&tree.path("big.json"), &mut buffer).unwrap();
     assert_eq!(buffer.len(), 40_000);
     // A file larger than the first read is sized from its length, not grown by doubling.
     assert!(buffer.capacity() < 48_000, "capacity {}", buffer.capacity());
-    forgelint::engine::read_bounded_into(&tree.path("small.json"), &mut buffer).unwrap();
+    forgelint::read::read_bounded_into(&tree.path("small.json"), &mut buffer).unwrap();
     assert_eq!(buffer, b"{}");
-    forgelint::engine::read_bounded_into(&tree.path("empty.json"), &mut buffer).unwrap();
+    forgelint::read::read_bounded_into(&tree.path("empty.json"), &mut buffer).unwrap();
     assert!(buffer.is_empty());
     let mut others = vec![tree.path("fifo.json"), tree.path("folder.json")];
     // (Some sandboxes make /dev/null a regular file.)
@@ -1176,7 +1176,7 @@ fn reading_what_replaced_a_regular_file_names_it_and_a_reused_buffer_holds_only_
         others.push(PathBuf::from("/dev/null"));
     }
     for path in others {
-        let err = match forgelint::engine::read_bounded_into(&path, &mut buffer) {
+        let err = match forgelint::read::read_bounded_into(&path, &mut buffer) {
             Ok(()) => panic!("{}: read as {} bytes", path.display(), buffer.len()),
             Err(e) => e,
         };
@@ -1187,7 +1187,7 @@ fn reading_what_replaced_a_regular_file_names_it_and_a_reused_buffer_holds_only_
         );
     }
     if std::fs::metadata("/dev/zero").is_ok_and(|m| !m.is_file()) {
-        let err = forgelint::engine::read_bounded(Path::new("/dev/zero")).unwrap_err();
+        let err = forgelint::read::read_bounded(Path::new("/dev/zero")).unwrap_err();
         assert!(err.to_string().contains("not a regular file"), "{err}");
     }
 }

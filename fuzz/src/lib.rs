@@ -11,9 +11,10 @@ use std::sync::{Arc, OnceLock};
 
 use forgelint::catalog::Catalog;
 use forgelint::diagnostic::{Finding, LineIndex, Span};
-use forgelint::engine::{lint_bytes, Active, VirtualProject};
+use forgelint::engine::{lint_bytes, Active};
 use forgelint::json::{self, Document, NodeId, Value};
 use forgelint::platform::Platform;
+use forgelint::project::VirtualProject;
 use forgelint::rules::{compile_rule, Pattern, Rule, RuleSet, REFERENCE_CATALOG};
 use forgelint::select::{Selector, SelectorTable};
 

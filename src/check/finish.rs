@@ -350,7 +350,7 @@ impl report::Sources for FileSources {
                 return Some(text.clone());
             }
         }
-        let bytes = crate::engine::read_bounded(std::path::Path::new(path)).ok()?;
+        let bytes = crate::read::read_bounded(std::path::Path::new(path)).ok()?;
         String::from_utf8(bytes).ok().map(Arc::from)
     }
 }

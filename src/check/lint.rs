@@ -12,15 +12,19 @@ use rayon::prelude::*;
 use super::plan::Plan;
 use super::profiles::Profile;
 use crate::diagnostic::Finding;
+use std::cell::RefCell;
 use std::collections::HashSet;
 use std::path::PathBuf;
 
+use crate::diagnostic::INVALID_JSON;
+use crate::discover::WalkMemo;
 use crate::discover::{self, Candidate, Kind};
-use crate::engine::{self, DirCache, FileName, OpenedExperiment, RealProject, SpecExperiment};
+use crate::engine::{self, ExperimentToLint, FileName, LintInput, SpecExperiment, SpecInput};
 use crate::error::Error;
-use crate::json::Document;
 use crate::process::Env;
-use crate::rules::eval::ConfigDoc;
+use crate::project::{mentions_starforge, DirCache, DirMemo, RealProject};
+use crate::read::MAX_FILE_SIZE;
+use crate::scratch::{LintScratch, Scratch};
 use crate::{escape, handoff};
 
 /// What the lint run found.
@@ -77,7 +81,7 @@ pub fn run(plan: &Plan<'_>, env: &mut Env<'_>) -> Result<Linted, Error> {
         plan,
         cwd: &cwd,
         dir_cache: DirCache::default(),
-        cwd_mentions_starforge: engine::mentions_starforge(&env.cwd),
+        cwd_mentions_starforge: mentions_starforge(&env.cwd),
         claimed: Mutex::new(HashSet::new()),
         walked: plan
             .options
@@ -96,9 +100,9 @@ pub fn run(plan: &Plan<'_>, env: &mut Env<'_>) -> Result<Linted, Error> {
             .files
             .par_iter()
             .filter(|candidate| linter.owns(&candidate.path))
-            .for_each(|candidate| {
+            .for_each_init(Scratch::default, |scratch, candidate| {
                 collector.files.fetch_add(1, Ordering::Relaxed);
-                collector.keep(linter.contained(candidate))
+                collector.keep(linter.contained(candidate, scratch))
             })
     });
     if let Some(error) = plan.profiles.configs().take_errors().into_iter().next() {
@@ -169,6 +173,8 @@ fn walk_and_lint(
         // share one lock around the queue, and a worker whose take wakes the walker can be
         // switched out for the walker while it holds that lock, leaving the other idle.
         plan.pool.broadcast(|_| {
+            // The worker's buffers and memos, for this run only.
+            let mut scratch = Scratch::default();
             while let Some(batch) = batches.pop() {
                 // Counted and kept per batch: one shared counter bumped per file would bounce
                 // between the workers, and one lock serves the batch's findings.
@@ -176,7 +182,7 @@ fn walk_and_lint(
                 collector.files.fetch_add(owned, Ordering::Relaxed);
                 let mut outcome = FileOutcome::default();
                 for candidate in batch.iter().filter(|c| linter.owns(&c.path)) {
-                    let one = linter.contained(candidate);
+                    let one = linter.contained(candidate, &mut scratch);
                     outcome.tool_error |= one.tool_error;
                     outcome.findings.extend(one.findings);
                     outcome.fixed += one.fixed;
@@ -195,50 +201,52 @@ fn walk_and_lint(
 impl<'s> Linter<'_, 's> {
     /// Lints one file; a panic while linting it is a bug, reported for that file, and the
     /// others are still linted (the run exits 2).
-    fn contained(&self, candidate: &Candidate) -> FileOutcome {
-        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            engine::panic_for_tests(&candidate.path);
-            self.lint_file(candidate)
-        }))
-        .unwrap_or_else(|payload| {
-            let display: Arc<str> = Arc::from(candidate.path.to_string_lossy().as_ref());
-            FileOutcome {
-                findings: vec![engine::internal_error(&display, payload.as_ref())],
+    fn contained(&self, candidate: &Candidate, scratch: &mut Scratch) -> FileOutcome {
+        engine::contain(&candidate.path, || self.lint_file(candidate, scratch)).unwrap_or_else(
+            |crashed| FileOutcome {
+                findings: vec![crashed],
                 tool_error: true,
                 ..FileOutcome::default()
-            }
-        })
+            },
+        )
     }
 
-    fn lint_file(&self, candidate: &Candidate) -> FileOutcome {
+    fn lint_file(&self, candidate: &Candidate, scratch: &mut Scratch) -> FileOutcome {
         // A file whose config cannot be loaded is not linted: the run stops with its error.
-        let Some(profile) = self.plan.profiles.for_file(&candidate.path) else {
+        let profiles = &self.plan.profiles;
+        let Some(profile) = profiles.for_file(&candidate.path, &mut scratch.walk.folders) else {
             return FileOutcome {
                 tool_error: true,
                 ..FileOutcome::default()
             };
         };
         match &candidate.kind {
-            Kind::Spec => self.lint_spec(candidate, profile),
+            Kind::Spec => self.lint_spec(candidate, profile, scratch),
             Kind::ExperimentFile { root } => FileOutcome {
                 findings: profile.experiments.lint_named_file(
                     &candidate.path,
                     root,
                     candidate.problem.clone(),
+                    scratch,
                 ),
                 ..FileOutcome::default()
             },
         }
     }
 
-    fn lint_spec(&self, candidate: &Candidate, profile: &Profile<'s>) -> FileOutcome {
+    fn lint_spec(
+        &self,
+        candidate: &Candidate,
+        profile: &Profile<'s>,
+        scratch: &mut Scratch,
+    ) -> FileOutcome {
         let display = || -> Arc<str> { Arc::from(candidate.path.to_string_lossy().as_ref()) };
         let display = FileName::lazy(&display);
         let active = profile.rules_for(&candidate.path, self.cwd);
         let file_problem = |message: String| FileOutcome {
             findings: profile
                 .invalid_json
-                .filter(|_| active.iter().any(|a| a.rule.id == engine::INVALID_JSON))
+                .filter(|_| active.iter().any(|a| a.rule.id == INVALID_JSON))
                 .map(|r| vec![engine::file_finding(display.get(), r, message)])
                 .unwrap_or_default(),
             tool_error: candidate.explicit,
@@ -247,117 +255,154 @@ impl<'s> Linter<'_, 's> {
         if let Some(problem) = &candidate.problem {
             return file_problem(problem.clone());
         }
-        engine::with_file_bytes(&candidate.path, |read| match read {
-            Ok(bytes) => {
-                let lint = |bytes: &[u8], lint_files: bool| {
-                    engine::lint_named(
-                        bytes,
-                        &display,
-                        &active,
-                        &profile.table,
-                        &profile.settings.platform,
-                        &self.project(&candidate.path, profile),
-                        &SpecExperiments {
-                            linter: self,
-                            spec: &candidate.path,
-                            profile,
-                            lint_files,
-                        },
-                    )
-                };
-                let findings = lint(bytes, true);
-                match (self.plan.options.fix, std::str::from_utf8(bytes)) {
-                    (Some(mode), Ok(text)) => {
-                        let relint = |text: &str| lint(text.as_bytes(), false);
-                        let shown = display.get();
-                        let fixed = super::fixing::fix_spec(
-                            Some(&candidate.path),
-                            shown,
-                            text,
-                            findings,
-                            mode,
-                            &relint,
-                        );
-                        FileOutcome {
-                            findings: fixed.findings,
-                            tool_error: fixed.tool_error,
-                            fixed: fixed.applied,
-                            diff: fixed.diff.map(|d| (shown.clone(), d)),
-                        }
-                    }
-                    _ => FileOutcome {
-                        findings,
-                        ..FileOutcome::default()
-                    },
-                }
-            }
-            Err(e) => file_problem(format!("cannot read the file: {e}")),
-        })
+        let Scratch {
+            lint,
+            reader,
+            dirs,
+            walk,
+            ..
+        } = scratch;
+        let lint = RefCell::new(lint);
+        let linted = reader.with_file_bytes(&candidate.path, |read| {
+            let bytes = read.map_err(|e| file_problem(format!("cannot read the file: {e}")))?;
+            let project = self.project(&candidate.path, profile, dirs);
+            let input = |lint_files: bool| SpecInput {
+                lint: LintInput {
+                    rules: &active,
+                    table: &profile.table,
+                    platform: &profile.settings.platform,
+                    project: &project,
+                },
+                experiment: SpecExperiment::OnDisk(profile.experiment_site(&project, lint_files)),
+            };
+            let lint_spec = |bytes: &[u8], lint_files: bool| {
+                engine::lint_spec(bytes, &display, &input(lint_files), &mut lint.borrow_mut())
+            };
+            let linted = lint_spec(bytes, true);
+            let outcome = self.fixed(candidate, &display, bytes, linted.findings, &|text| {
+                lint_spec(text.as_bytes(), false).findings
+            });
+            let experiment = linted.experiment.filter(|e| self.takes(e, walk));
+            // The spec as read, for the rules of its experiment's files that read it.
+            let spec_text = experiment
+                .as_ref()
+                .filter(|_| profile.experiments.reads_spec)
+                .and_then(|_| crate::json::text_of(bytes))
+                .map(str::to_string);
+            Ok((outcome, experiment, spec_text))
+        });
+        let (mut outcome, experiment, spec_text) = match linted {
+            Ok(linted) => linted,
+            Err(problem) => return problem,
+        };
+        if let Some(experiment) = experiment {
+            let spec = SpecOfExperiment {
+                text: spec_text.as_deref(),
+                profile,
+            };
+            outcome
+                .findings
+                .extend(self.lint_experiment(&spec, experiment, scratch));
+        }
+        outcome
     }
 
-    /// The project a spec at `spec` belongs to (for `spec.source.exp`).
-    fn project<'a>(&'a self, spec: &'a Path, profile: &'a Profile<'_>) -> RealProject<'a> {
+    /// Whether the run lints the files of `found`, the experiment a spec names, with the spec:
+    /// not when the walk lints that experiment itself, nor when another spec claimed it first.
+    fn takes(&self, found: &ExperimentToLint, memo: &mut WalkMemo) -> bool {
+        let dir = &found.dir.dir;
+        !self.walk_lints(dir, found.dir.starforge_root.as_deref(), memo) && self.claim(dir)
+    }
+
+    /// `--fix` and `--diff` on a spec whose findings are `findings`: its fixes applied, in
+    /// passes that `relint` lints again. The findings as they are without them.
+    fn fixed(
+        &self,
+        candidate: &Candidate,
+        display: &FileName<'_>,
+        bytes: &[u8],
+        findings: Vec<Finding>,
+        relint: &dyn Fn(&str) -> Vec<Finding>,
+    ) -> FileOutcome {
+        let (Some(mode), Ok(text)) = (self.plan.options.fix, std::str::from_utf8(bytes)) else {
+            return FileOutcome {
+                findings,
+                ..FileOutcome::default()
+            };
+        };
+        let shown = display.get();
+        let fixed =
+            super::fixing::fix_spec(Some(&candidate.path), shown, text, findings, mode, relint);
+        FileOutcome {
+            findings: fixed.findings,
+            tool_error: fixed.tool_error,
+            fixed: fixed.applied,
+            diff: fixed.diff.map(|d| (shown.clone(), d)),
+        }
+    }
+
+    /// The project a spec at `spec` belongs to (for `spec.source.exp`), with the worker's
+    /// `memo` of its directories.
+    fn project<'a>(
+        &'a self,
+        spec: &'a Path,
+        profile: &'a Profile<'_>,
+        memo: &'a RefCell<DirMemo>,
+    ) -> RealProject<'a> {
         RealProject {
             spec,
+            memo,
             config_root: profile.config_root.as_ref(),
             cwd: self.cwd,
             cwd_mentions_starforge: self.cwd_mentions_starforge,
             cache: &self.dir_cache,
         }
     }
-}
 
-/// The experiment a linted spec names, read and linted with it.
-struct SpecExperiments<'l, 'p, 's> {
-    linter: &'l Linter<'p, 's>,
-    spec: &'l Path,
-    /// The profile of the spec: its experiment is linted with it.
-    profile: &'l Profile<'s>,
-    /// Whether the experiment's files are linted too (not when a fixed spec is linted again).
-    lint_files: bool,
-}
-
-impl SpecExperiment for SpecExperiments<'_, '_, '_> {
-    fn open(&self, doc: &Document<'_>) -> Option<OpenedExperiment> {
-        let linter = self.linter;
-        let lints = |dir: &Path, starforge_root: Option<&Path>| {
-            !linter.walk_lints(dir, starforge_root) && linter.claim(dir)
-        };
-        let wants_files = self.lint_files && !self.profile.experiment_rules.is_empty();
-        super::in_memory::open_experiment(
-            doc,
-            self.spec,
-            self.profile,
-            linter.cwd,
-            &linter.dir_cache,
-            wants_files.then_some(&lints as &dyn Fn(&Path, Option<&Path>) -> bool),
-        )
-    }
-
-    fn lint_files(
+    /// The files of the experiment a spec names, which the run has taken ([`Self::takes`]).
+    fn lint_experiment(
         &self,
-        opened: &OpenedExperiment,
-        spec: &Document<'_>,
-        config: Option<ConfigDoc<'_>>,
+        spec: &SpecOfExperiment<'_, 's>,
+        found: ExperimentToLint,
+        scratch: &mut Scratch,
     ) -> Vec<Finding> {
-        let linter = self.linter;
-        let options = walk_options(linter.plan, linter.cwd, 1);
+        let dir = &found.dir.dir;
+        let experiments = &spec.profile.experiments;
+        // Read with the spec, or else by the experiment's linter when its rules read it.
+        let config = found.config.filter(|_| experiments.reads_config);
+        let config_docs = config.as_ref().and_then(|c| c.parse().map(|d| (c, d)));
+        // Experiment rules with a `spec` condition read the spec that names the experiment.
+        let spec_doc = spec.text.and_then(|text| crate::json::parse(text).ok());
+        let options = walk_options(self.plan, self.cwd, 1);
+        let mut memo = WalkMemo::default();
         // Left to others: a spec inside the experiment (the walk's, or its own candidate's), a
         // file named on the command line, and the files of an experiment the walk lints (an
         // experiment `.` holds the project's `experiments/*`).
-        self.profile
-            .experiments
-            .lint_dir(&opened.dir, Some(spec), config, &mut |path| {
-                options.wanted(path)
-                    || (!linter.named.is_empty()
-                        && linter
-                            .named
-                            .contains(&crate::paths::normalize(path, linter.cwd)))
-                    || options
-                        .experiment_of(path)
-                        .is_some_and(|root| *root != *opened.dir && linter.walk_lints(&root, None))
-            })
+        let mut skip = |path: &Path| {
+            options.wanted(path, &mut memo)
+                || (!self.named.is_empty()
+                    && self
+                        .named
+                        .contains(&crate::paths::normalize(path, self.cwd)))
+                || options
+                    .experiment_of(path, &mut memo)
+                    .is_some_and(|root| *root != **dir && self.walk_lints(&root, None, &mut memo))
+        };
+        experiments.lint_dir(
+            dir,
+            spec_doc.as_ref(),
+            config_docs.as_ref().and_then(|(c, docs)| c.first(docs)),
+            &mut skip,
+            scratch,
+        )
     }
+}
+
+/// The spec whose experiment's files are linted: its text, when their rules read it.
+struct SpecOfExperiment<'a, 's> {
+    text: Option<&'a str>,
+    /// The profile of the spec: its experiment is linted with it.
+    profile: &'a Profile<'s>,
 }
 
 /// The files named on the command line that are linted as experiment files.
@@ -367,7 +412,10 @@ fn named_experiment_files(plan: &Plan<'_>, cwd: &Path) -> HashSet<PathBuf> {
         .paths
         .iter()
         .filter(|p| cwd.join(p).is_file())
-        .filter(|p| matches!(options.explicit_kind(p), Kind::ExperimentFile { .. }))
+        .filter(|p| {
+            let kind = options.explicit_kind(p, &mut WalkMemo::default());
+            matches!(kind, Kind::ExperimentFile { .. })
+        })
         .map(|p| crate::paths::normalize(p, cwd))
         .collect()
 }
@@ -376,18 +424,18 @@ impl Linter<'_, '_> {
     /// Does the walk lint the experiment directory `dir` itself (it matches
     /// `[files] experiments` under a walked folder)? `starforge_root` is the spec's project
     /// root when the spec is in its `.starforge` folder: known to hold one, not asked again.
-    fn walk_lints(&self, dir: &Path, starforge_root: Option<&Path>) -> bool {
+    fn walk_lints(&self, dir: &Path, starforge_root: Option<&Path>, memo: &mut WalkMemo) -> bool {
         if !self.walked.iter().any(|root| dir.starts_with(root)) {
             return false;
         }
         let options = walk_options(self.plan, self.cwd, 1);
         if let Some(tail) = starforge_root.and_then(|r| dir.strip_prefix(r).ok()) {
-            let settings = options.settings.settings_at(dir);
+            let settings = options.settings.settings_at(dir, &mut memo.folders);
             if settings.is_some_and(|s| s.files.experiments.is_match(tail)) {
                 return true;
             }
         }
-        options.is_experiment_dir(dir)
+        options.is_experiment_dir(dir, memo)
     }
 
     /// Whether `path` is in this run's part (`--shard`); always without it.
@@ -419,8 +467,9 @@ fn lint_stdin(
     collector: &Collector,
 ) -> Result<Stdin, Error> {
     collector.files.fetch_add(1, Ordering::Relaxed);
+    let mut scratch = Scratch::default();
     let profiles = &linter.plan.profiles;
-    let Some(profile) = profiles.for_file(name) else {
+    let Some(profile) = profiles.for_file(name, &mut scratch.walk.folders) else {
         return Err(profiles
             .configs()
             .take_errors()
@@ -431,10 +480,7 @@ fn lint_stdin(
             }));
     };
     let mut bytes = Vec::new();
-    let read = env
-        .stdin
-        .take(engine::MAX_FILE_SIZE + 1)
-        .read_to_end(&mut bytes);
+    let read = env.stdin.take(MAX_FILE_SIZE + 1).read_to_end(&mut bytes);
     if let Err(e) = read {
         collector.failed.store(true, Ordering::Relaxed);
         writeln!(env.stderr, "error: cannot read standard input: {e}").ok();
@@ -443,26 +489,32 @@ fn lint_stdin(
     let display: Arc<str> = Arc::from(name.to_string_lossy().as_ref());
     let options = walk_options(linter.plan, linter.cwd, 1);
     // Named as a file of an experiment: linted as that file would be.
-    if let Kind::ExperimentFile { root } = options.explicit_kind(name) {
-        collector
-            .findings
-            .keep(profile.experiments.lint_given(name, &root, &bytes));
+    if let Kind::ExperimentFile { root } = options.explicit_kind(name, &mut scratch.walk) {
+        let findings = profile
+            .experiments
+            .lint_given(name, &root, &bytes, &mut scratch);
+        collector.findings.keep(findings);
         return Ok(Stdin {
             source: Some((display, Arc::from(String::from_utf8_lossy(&bytes).as_ref()))),
             fixed: None,
         });
     }
     let active = profile.rules_for(name, linter.cwd);
-    let project = linter.project(name, profile);
+    let project = linter.project(name, profile, &scratch.dirs);
+    // A spec on standard input is linted on its own: its experiment is not read.
+    let input = SpecInput {
+        lint: LintInput {
+            rules: &active,
+            table: &profile.table,
+            platform: &profile.settings.platform,
+            project: &project,
+        },
+        experiment: SpecExperiment::None,
+    };
+    let lint_scratch = RefCell::new(LintScratch::default());
+    let name = FileName::ready(display.clone());
     let lint = |bytes: &[u8]| {
-        engine::lint_bytes(
-            bytes,
-            &display,
-            &active,
-            &profile.table,
-            &profile.settings.platform,
-            &project,
-        )
+        engine::lint_spec(bytes, &name, &input, &mut lint_scratch.borrow_mut()).findings
     };
     let findings = lint(&bytes);
     let text = String::from_utf8_lossy(&bytes).into_owned();

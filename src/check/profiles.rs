@@ -10,10 +10,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock};
 
 use crate::config::Settings;
-use crate::configs::Configs;
-use crate::engine::{Active, INVALID_JSON};
+use crate::configs::{Configs, RecentFolders};
+use crate::diagnostic::INVALID_JSON;
+use crate::engine::{Active, ExperimentSite};
 use crate::experiment;
 use crate::paths::relative_to;
+use crate::project::RealProject;
 use crate::select::SelectorTable;
 
 pub struct Profile<'s> {
@@ -76,7 +78,7 @@ impl<'s> Profile<'s> {
             table: crate::rules::selector_table(spec_rules.iter().map(|a| a.rule)),
             spec_reads_config: spec_rules
                 .iter()
-                .any(|a| experiment::spec_rule_reads_config(a.rule)),
+                .any(|a| crate::engine::spec_rule_reads_config(a.rule)),
             config_root: settings
                 .config_path
                 .as_ref()
@@ -106,6 +108,23 @@ impl<'s> Profile<'s> {
                 .copied()
                 .collect(),
         )
+    }
+
+    /// The experiment a spec at `project` names, as this profile reads it; `lint_files`: the
+    /// run may lint its files.
+    pub fn experiment_site<'a>(
+        &'a self,
+        project: &'a RealProject<'a>,
+        lint_files: bool,
+    ) -> ExperimentSite<'a> {
+        ExperimentSite {
+            project,
+            config_names: &self.settings.platform.experiments.config,
+            display: &*self.experiments.display,
+            spec_reads_config: self.spec_reads_config,
+            wanted: lint_files && !self.experiment_rules.is_empty(),
+            files_read_config: self.experiments.reads_config,
+        }
     }
 
     /// Whether some file was linted with this profile.
@@ -234,8 +253,9 @@ impl<'s> Profiles<'s> {
 
     /// The profile the files in folder `dir` are linted with; `None` when their config cannot
     /// be loaded (the run then stops with its error).
-    pub fn for_dir(&self, dir: &Path) -> Option<&Profile<'s>> {
-        let profile = self.of_index(self.configs.for_dir(dir)?)?;
+    /// `recent` holds the asking worker's latest answers.
+    pub fn for_dir(&self, dir: &Path, recent: &mut RecentFolders) -> Option<&Profile<'s>> {
+        let profile = self.of_index(self.configs.for_dir(dir, recent)?)?;
         if !profile.used.load(Ordering::Relaxed) {
             profile.used.store(true, Ordering::Relaxed);
         }
@@ -243,8 +263,8 @@ impl<'s> Profiles<'s> {
     }
 
     /// The profile the file at `path` is linted with.
-    pub fn for_file(&self, path: &Path) -> Option<&Profile<'s>> {
-        self.for_dir(path.parent().unwrap_or(Path::new("")))
+    pub fn for_file(&self, path: &Path, recent: &mut RecentFolders) -> Option<&Profile<'s>> {
+        self.for_dir(path.parent().unwrap_or(Path::new("")), recent)
     }
 
     fn of_index(&self, config: usize) -> Option<&Profile<'s>> {

@@ -26,7 +26,7 @@ pub fn run<'r>(
     let empty = Document::empty_object();
     let resolved = Resolutions::default();
     let faults = Faults::default();
-    let project = crate::engine::VirtualProject { dirs: Vec::new() };
+    let project = crate::project::VirtualProject { dirs: Vec::new() };
     let ctx = Context {
         doc: &empty,
         platform,
@@ -35,6 +35,8 @@ pub fn run<'r>(
         resolved: &resolved,
         faults: &faults,
         others,
+        // No key of a text file is reported unknown.
+        suggestions: &Default::default(),
     };
     for active in rules.iter().filter(|a| a.rule.target == Target::Text) {
         let mut hits = Hits::new(MAX_FINDINGS_PER_FILE);
