@@ -9,12 +9,12 @@ use std::sync::Arc;
 
 use divan::counter::BytesCount;
 use divan::{black_box, Bencher};
-use forgelint::cases::{REFERENCE_DIRS, REFERENCE_GPU_QUOTA, REFERENCE_REGISTRIES};
+use forgelint::case_runner::{REFERENCE_DIRS, REFERENCE_GPU_QUOTA, REFERENCE_REGISTRIES};
 use forgelint::catalog::Catalog;
 use forgelint::engine::{
     lint_bytes, lint_spec, Active, FileName, LintInput, SpecExperiment, SpecInput,
 };
-use forgelint::platform::Platform;
+use forgelint::platform_facts::Platform;
 use forgelint::project::VirtualProject;
 use forgelint::rules::{RuleSet, REFERENCE_CATALOG, REFERENCE_SPEC};
 use forgelint::scratch::LintScratch;

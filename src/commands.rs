@@ -6,9 +6,9 @@ use crate::cli::{
     TestRulesArgs,
 };
 use crate::config::load_settings;
+use crate::env::{Env, ExitStatus};
 use crate::error::Error;
 use crate::escape::visible;
-use crate::process::{Env, ExitStatus};
 
 use crate::ruledoc::needs_text;
 pub use crate::ruledoc::rule_doc;
@@ -131,7 +131,7 @@ pub fn test_rules(args: TestRulesArgs, env: &mut Env<'_>) -> Result<ExitStatus, 
         for case in rule.cases() {
             // Built-in cases must trigger nothing but their own rule; a team's rule is tested
             // on its own.
-            let verdict = crate::cases::verify_case(rule, case, strict.then_some(&builtin));
+            let verdict = crate::case_runner::verify_case(rule, case, strict.then_some(&builtin));
             match verdict {
                 Ok(()) => passed += 1,
                 Err(why) => {

@@ -3,8 +3,8 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
+use crate::config::RecentFolders;
 use crate::config::Settings;
-use crate::configs::RecentFolders;
 use crate::recent::Recent;
 
 /// Directories never descended into.
@@ -40,7 +40,7 @@ pub struct Discovery {
 }
 
 /// The settings the files in a folder are linted with: one for every folder, or the nearest
-/// config's ([`crate::configs::Configs`]).
+/// config's ([`crate::config::ConfigTree`]).
 pub trait SettingsAt: Sync {
     /// `None` when the folder's config cannot be loaded: its files are not linted. `recent`
     /// holds the asking thread's latest answers.
@@ -53,7 +53,7 @@ impl SettingsAt for Settings {
     }
 }
 
-impl SettingsAt for crate::configs::Configs {
+impl SettingsAt for crate::config::ConfigTree {
     fn settings_at(&self, dir: &Path, recent: &mut RecentFolders) -> Option<&Settings> {
         self.settings_for_dir(dir, recent)
     }

@@ -13,17 +13,17 @@
 
 pub(crate) mod atomic_write;
 pub(crate) mod baseline;
-pub mod cases;
+pub mod case_runner;
 pub mod catalog;
 pub(crate) mod check;
 pub mod cli;
 pub(crate) mod collect;
 pub mod commands;
 pub mod config;
-pub(crate) mod configs;
 pub mod diagnostic;
 pub mod discover;
 pub mod engine;
+pub(crate) mod env;
 pub(crate) mod error;
 pub mod escape;
 pub mod experiment;
@@ -34,8 +34,7 @@ pub mod json;
 pub(crate) mod lsp;
 pub(crate) mod merge;
 pub(crate) mod paths;
-pub mod platform;
-pub(crate) mod process;
+pub mod platform_facts;
 pub mod project;
 pub mod read;
 pub(crate) mod recent;
@@ -50,8 +49,8 @@ pub mod text;
 
 use check::check;
 use cli::{Cli, Command};
+pub use env::{Env, ExitStatus};
 pub use error::Error;
-pub use process::{Env, ExitStatus};
 
 pub fn run(cli: Cli, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
     match cli.command {

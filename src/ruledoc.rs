@@ -3,7 +3,7 @@
 //! failing cases as forgelint prints them (pinned per rule by a snapshot test, and shown on the
 //! page).
 
-use crate::cases::run_case;
+use crate::case_runner::run_case;
 use crate::rules::{Case, CaseSource, Rule, Target};
 
 /// What context a rule needs, for `forgelint rules` and the page's header.

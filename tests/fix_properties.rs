@@ -13,7 +13,7 @@ use forgelint::diagnostic::Applicability;
 use forgelint::diagnostic::Finding;
 use forgelint::engine::{lint_bytes, Active};
 use forgelint::fix::apply::fix_text;
-use forgelint::platform::Platform;
+use forgelint::platform_facts::Platform;
 use forgelint::project::VirtualProject;
 use forgelint::rules::{RuleSet, REFERENCE_CATALOG, REFERENCE_SPEC};
 use proptest::prelude::*;

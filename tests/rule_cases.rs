@@ -7,7 +7,7 @@
 //! the list below fails `every_rule_file_has_a_test_of_its_own`. Each test also pins the findings
 //! of its rule's failing cases in a snapshot (`tests/snapshots/rule_cases__findings__<id>.snap`).
 
-use forgelint::cases::verify_case;
+use forgelint::case_runner::verify_case;
 use forgelint::rules::RuleSet;
 
 /// The cases of the built-in rule of `rules/<file>`, each as declared, run against the whole rule

@@ -6,7 +6,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use forgelint::cases::run_case;
+use forgelint::case_runner::run_case;
 use forgelint::rules::{RuleSet, Target, REFERENCE_SPEC};
 use forgelint::schema;
 use forgelint::schema::Kind as SchemaKind;

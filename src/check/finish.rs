@@ -8,8 +8,8 @@ use super::lint::Linted;
 use super::plan::Plan;
 use crate::collect::Findings;
 use crate::diagnostic::Severity;
+use crate::env::{Env, ExitStatus};
 use crate::error::Error;
-use crate::process::{Env, ExitStatus};
 use crate::{atomic_write, baseline, escape, report, rules};
 
 pub fn finish(

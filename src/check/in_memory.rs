@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use super::profiles::Profile;
 use super::profiles::RuleChoice;
-use crate::configs::Configs;
+use crate::config::ConfigTree;
 use crate::diagnostic::Finding;
 use crate::engine::{self, FileName, LintInput, SpecExperiment, SpecInput};
 use crate::error::Error;
@@ -18,7 +18,7 @@ use crate::scratch::Scratch;
 /// Lints `bytes` as the spec at `path` (relative to `cwd`, or absolute), with the rules of
 /// its nearest config in `configs`. An error when that config cannot be loaded.
 pub fn lint_spec_text(
-    configs: &Configs,
+    configs: &ConfigTree,
     path: &Path,
     bytes: &[u8],
     cwd: &Path,
@@ -54,7 +54,7 @@ pub fn lint_spec_text(
 /// Lints `bytes` as the file at `path` of the experiment directory `root`, with the experiment
 /// rules of its nearest config, the experiment's config and the spec that names it.
 pub fn lint_experiment_text(
-    configs: &Configs,
+    configs: &ConfigTree,
     path: &Path,
     root: &Path,
     bytes: &[u8],
@@ -70,7 +70,7 @@ pub fn lint_experiment_text(
 
 /// Runs `f` with the profile of the file at `path`, built for this one file.
 fn with_profile<R>(
-    configs: &Configs,
+    configs: &ConfigTree,
     path: &Path,
     cwd: &Path,
     scratch: &mut Scratch,

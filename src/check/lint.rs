@@ -20,8 +20,8 @@ use crate::diagnostic::INVALID_JSON;
 use crate::discover::WalkMemo;
 use crate::discover::{self, Candidate, Kind};
 use crate::engine::{self, ExperimentToLint, FileName, LintInput, SpecExperiment, SpecInput};
+use crate::env::Env;
 use crate::error::Error;
-use crate::process::Env;
 use crate::project::{mentions_starforge, DirCache, DirMemo, RealProject};
 use crate::read::MAX_FILE_SIZE;
 use crate::scratch::{LintScratch, Scratch};
@@ -58,7 +58,7 @@ struct FileOutcome {
 }
 
 /// What every file's lint shares.
-struct Linter<'p, 's> {
+struct LintRun<'p, 's> {
     plan: &'p Plan<'s>,
     cwd: &'p Path,
     dir_cache: DirCache,
@@ -77,7 +77,7 @@ struct Linter<'p, 's> {
 /// spec on standard input.
 pub fn run(plan: &Plan<'_>, env: &mut Env<'_>) -> Result<Linted, Error> {
     let cwd = env.cwd.clone();
-    let linter = Linter {
+    let linter = LintRun {
         plan,
         cwd: &cwd,
         dir_cache: DirCache::default(),
@@ -154,7 +154,7 @@ fn walk_options<'a>(plan: &'a Plan<'_>, cwd: &'a Path, threads: usize) -> discov
 /// not grow with the size of the tree. Returns what the walk found besides (named files,
 /// warnings, missing paths).
 fn walk_and_lint(
-    linter: &Linter<'_, '_>,
+    linter: &LintRun<'_, '_>,
     collector: &Collector,
 ) -> Result<discover::Discovery, Error> {
     let plan = linter.plan;
@@ -198,7 +198,7 @@ fn walk_and_lint(
     .map_err(|_| Error::usage("the directory walk failed unexpectedly (this is a bug)"))
 }
 
-impl<'s> Linter<'_, 's> {
+impl<'s> LintRun<'_, 's> {
     /// Lints one file; a panic while linting it is a bug, reported for that file, and the
     /// others are still linted (the run exits 2).
     fn contained(&self, candidate: &Candidate, scratch: &mut Scratch) -> FileOutcome {
@@ -420,7 +420,7 @@ fn named_experiment_files(plan: &Plan<'_>, cwd: &Path) -> HashSet<PathBuf> {
         .collect()
 }
 
-impl Linter<'_, '_> {
+impl LintRun<'_, '_> {
     /// Does the walk lint the experiment directory `dir` itself (it matches
     /// `[files] experiments` under a walked folder)? `starforge_root` is the spec's project
     /// root when the spec is in its `.starforge` folder: known to hold one, not asked again.
@@ -461,7 +461,7 @@ impl Linter<'_, '_> {
 /// Lints the spec on standard input, reported as `name`, with the config of the folder it
 /// names.
 fn lint_stdin(
-    linter: &Linter<'_, '_>,
+    linter: &LintRun<'_, '_>,
     name: &Path,
     env: &mut Env<'_>,
     collector: &Collector,

@@ -15,13 +15,13 @@ use std::time::Instant;
 pub use in_memory::{lint_experiment_text, lint_spec_text};
 pub use plan::Options;
 
+use crate::env::{Env, ExitStatus};
 use crate::error::Error;
-use crate::process::{Env, ExitStatus};
 
 pub fn check(options: Options, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
     let started = Instant::now();
     let cwd = env.cwd.clone();
-    let configs = crate::configs::Configs::new(&options.config, &cwd)?;
+    let configs = crate::config::ConfigTree::new(&options.config, &cwd)?;
     let plan = plan::Plan::new(&options, &configs, &cwd)?;
     let linted = lint::run(&plan, env)?;
     finish::finish(plan, linted, started, env)

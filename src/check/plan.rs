@@ -10,12 +10,12 @@ use super::fixing::FixMode;
 use super::profiles::{Profiles, RuleChoice};
 use crate::baseline::Baseline;
 use crate::cli::{CheckArgs, ColorChoice, FailOn, FormatTarget};
+use crate::config::ConfigTree;
 use crate::config::{ConfigSource, Settings};
-use crate::configs::Configs;
 use crate::diagnostic::{Applicability, Severity};
+use crate::env::Env;
 use crate::error;
 use crate::error::Error;
-use crate::process::Env;
 use crate::report::Format;
 use crate::shard::Shard;
 
@@ -153,7 +153,7 @@ pub struct Plan<'s> {
 impl<'s> Plan<'s> {
     pub fn new(
         options: &'s Options,
-        configs: &'s Configs,
+        configs: &'s ConfigTree,
         cwd: &'s Path,
     ) -> Result<Plan<'s>, Error> {
         check_rule_ids(&options.rules, configs.first())?;

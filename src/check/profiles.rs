@@ -1,7 +1,7 @@
 //! What each config of a run decides, resolved once per config: the rules that run and at
 //! which severity, which of them apply to a file, the selectors they share, and the linter of
 //! experiment files. A file is linted with the profile of its nearest config
-//! ([`crate::configs`]); most runs have one.
+//! ([`crate::config::ConfigTree`]); most runs have one.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock};
 
 use crate::config::Settings;
-use crate::configs::{Configs, RecentFolders};
+use crate::config::{ConfigTree, RecentFolders};
 use crate::diagnostic::INVALID_JSON;
 use crate::engine::{Active, ExperimentSite};
 use crate::experiment;
@@ -36,7 +36,7 @@ pub struct Profile<'s> {
     pub table: SelectorTable,
     /// Some jobspec rule reads the experiment's config (`hyperparam-unknown`).
     pub spec_reads_config: bool,
-    pub experiments: experiment::Linter<'s>,
+    pub experiments: experiment::ExperimentLinter<'s>,
     /// Some file was linted with it: only those count in the run's notes.
     used: AtomicBool,
 }
@@ -63,7 +63,7 @@ impl<'s> Profile<'s> {
             let shown = path.strip_prefix(cwd).unwrap_or(path);
             Arc::from(shown.to_string_lossy().as_ref())
         };
-        let mut experiments = experiment::Linter::new(
+        let mut experiments = experiment::ExperimentLinter::new(
             &settings.platform,
             &experiment_rules,
             Box::new(rules_for),
@@ -217,19 +217,19 @@ fn scopes_rules(rules: &[Active<'_>], settings: &Settings) -> bool {
 
 /// The profiles of a run, one per config met, each built when its first file is.
 pub struct Profiles<'s> {
-    configs: &'s Configs,
+    configs: &'s ConfigTree,
     choice: &'s RuleChoice,
     no_ignore: bool,
     cwd: &'s Path,
     built: boxcar::Vec<Profile<'s>>,
-    /// Per config (its index in [`Configs`]): its profile's index in `built`.
+    /// Per config (its index in [`ConfigTree`]): its profile's index in `built`.
     of_config: RwLock<HashMap<usize, usize>>,
 }
 
 impl<'s> Profiles<'s> {
     /// The profiles of `configs`, with the first config's built now.
     pub fn new(
-        configs: &'s Configs,
+        configs: &'s ConfigTree,
         choice: &'s RuleChoice,
         no_ignore: bool,
         cwd: &'s Path,
@@ -301,7 +301,7 @@ impl<'s> Profiles<'s> {
         }
     }
 
-    pub fn configs(&self) -> &'s Configs {
+    pub fn configs(&self) -> &'s ConfigTree {
         self.configs
     }
 }

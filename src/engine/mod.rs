@@ -19,7 +19,7 @@ pub use findings::{
 
 use crate::diagnostic::{Finding, Locator, Position, Severity, Span, INVALID_JSON};
 use crate::json::Document;
-use crate::platform::Platform;
+use crate::platform_facts::Platform;
 use crate::read::MAX_FILE_SIZE;
 use crate::rules::eval::{run_check, run_when_holding, Context, Faults, Hits, Others, ProjectFs};
 use crate::rules::plan::{needs_bits, When};

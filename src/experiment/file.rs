@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use super::{Linter, BINARY_PROBE};
+use super::{ExperimentLinter, BINARY_PROBE};
 use crate::diagnostic::Finding;
 use crate::engine::{self, Active, FileName, KeptHits, LintInput};
 use crate::formats::ConfigFormat;
@@ -39,7 +39,7 @@ pub struct FileCounts {
     pub files: AtomicUsize,
 }
 
-impl Linter<'_> {
+impl ExperimentLinter<'_> {
     /// Lints the file at `path`, which is `rel` in its experiment directory.
     pub(super) fn lint_file(
         &self,

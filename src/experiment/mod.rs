@@ -16,7 +16,7 @@ use std::sync::Arc;
 use crate::diagnostic::Finding;
 use crate::engine::{load_config, reads, Active, LoadedConfig};
 use crate::json::Document;
-use crate::platform::Platform;
+use crate::platform_facts::Platform;
 use crate::rules::eval::{ConfigDoc, Others};
 use crate::rules::OtherDoc;
 use crate::scratch::{LintScratch, RecentConfigFiles, Scratch};
@@ -49,7 +49,7 @@ impl<'a> RulesFor<'a> for NoRules {
 pub type Display<'a> = dyn Fn(&Path) -> Arc<str> + Send + Sync + 'a;
 
 /// What linting the files of experiments shares over a run.
-pub struct Linter<'a> {
+pub struct ExperimentLinter<'a> {
     pub platform: &'a Platform,
     /// The shared selectors of the config rules (`yaml`, `toml`, `json`).
     pub config_table: SelectorTable,
@@ -71,7 +71,7 @@ pub struct Linter<'a> {
     pub counts: FileCounts,
 }
 
-impl<'a> Linter<'a> {
+impl<'a> ExperimentLinter<'a> {
     pub fn new(
         platform: &'a Platform,
         rules: &[Active<'a>],
@@ -80,8 +80,8 @@ impl<'a> Linter<'a> {
         no_ignore: bool,
         cwd: &'a Path,
         known_ids: Vec<String>,
-    ) -> Linter<'a> {
-        Linter {
+    ) -> ExperimentLinter<'a> {
+        ExperimentLinter {
             known_ids,
             unreadable: None,
             platform,
@@ -195,7 +195,7 @@ impl<'a> Linter<'a> {
     }
 }
 
-impl Linter<'_> {
+impl ExperimentLinter<'_> {
     /// Lints `bytes`, given for the file `path` of the experiment `root` (standard input with
     /// `--stdin-filename`): as the file would be linted, without reading it.
     pub fn lint_given(
@@ -208,8 +208,8 @@ impl Linter<'_> {
         self.lint_given_with(path, root, bytes, &Others::NONE, &mut scratch.lint)
     }
 
-    /// [`Linter::lint_given`] with the experiment's config and the spec that names it, as
-    /// [`Linter::lint_named_file`] reads them: for an editor's buffer of the file.
+    /// [`ExperimentLinter::lint_given`] with the experiment's config and the spec that names it, as
+    /// [`ExperimentLinter::lint_named_file`] reads them: for an editor's buffer of the file.
     pub fn lint_given_in_context(
         &self,
         path: &Path,
@@ -265,7 +265,7 @@ pub fn lint_in_memory(
                 .filter_map(|(file, _)| file.strip_suffix(".toml").map(String::from)),
         )
         .collect();
-    let linter = Linter::new(
+    let linter = ExperimentLinter::new(
         platform,
         &rules,
         Box::new(NoRules),

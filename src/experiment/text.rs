@@ -5,7 +5,7 @@ use crate::diagnostic::Span;
 use crate::engine::{Active, KeptHits, MAX_FINDINGS_PER_FILE};
 use crate::escape::quote;
 use crate::json::Document;
-use crate::platform::Platform;
+use crate::platform_facts::Platform;
 use crate::rules::eval::{emit, holds, Context, Faults, Hits, Others, Vars, MAX_VALUE_CHARS};
 use crate::rules::functions::Function;
 use crate::rules::{Assertion, Check, Scope, Target};
@@ -188,7 +188,7 @@ mod tests {
 
     #[test]
     fn host_paths_are_under_a_root_not_beside_it() {
-        let roots: Vec<String> = crate::platform::DEFAULT_HOST_PATH_ROOTS
+        let roots: Vec<String> = crate::platform_facts::DEFAULT_HOST_PATH_ROOTS
             .map(String::from)
             .to_vec();
         for yes in [

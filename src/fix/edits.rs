@@ -3,7 +3,7 @@
 use crate::catalog::Recipe;
 use crate::diagnostic::{Edit, Fix, Span};
 use crate::json::{Document, NodeId, Value};
-use crate::platform::Platform;
+use crate::platform_facts::Platform;
 use crate::rules::fix::{FixAction, FixSpec, Piece, FIX_PLACEHOLDERS};
 
 /// The fix for a finding at `pointer` (the offending value) by `spec`, or `None` when it does

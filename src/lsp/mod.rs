@@ -18,8 +18,8 @@ use lsp_types::request::{self as req, Request as _};
 use lsp_types::{PublishDiagnosticsParams, Uri};
 use serde_json::{json, Value};
 
+use crate::env::{Env, ExitStatus};
 use crate::error::Error;
-use crate::process::{Env, ExitStatus};
 use documents::Documents;
 use workspace::Workspace;
 

@@ -9,7 +9,7 @@ use lsp_types::{Diagnostic, Uri};
 
 use super::convert;
 use crate::config::{ConfigFile, Settings, CONFIG_NAMES};
-use crate::configs::{Configs, RecentFolders};
+use crate::config::{ConfigTree, RecentFolders};
 use crate::diagnostic::Finding;
 use crate::discover::{Kind, Options};
 use crate::engine::contain;
@@ -27,7 +27,7 @@ pub struct Linted {
 pub struct Workspace {
     pub root: PathBuf,
     /// Compiled on the first lint; `None` again after a config or rule file changed.
-    configs: Option<Configs>,
+    configs: Option<ConfigTree>,
 }
 
 impl Workspace {
@@ -43,10 +43,10 @@ impl Workspace {
         self.configs = None;
     }
 
-    fn configs(&mut self) -> Result<&Configs, Error> {
+    fn configs(&mut self) -> Result<&ConfigTree, Error> {
         if self.configs.is_none() {
             let source = crate::config::ConfigSource::default();
-            self.configs = Some(Configs::new(&source, &self.root)?);
+            self.configs = Some(ConfigTree::new(&source, &self.root)?);
         }
         self.configs
             .as_ref()
@@ -176,7 +176,7 @@ impl Workspace {
 /// `[files] experiments`; `None` for any other file. The
 /// `[files]` of its nearest config decides, so a config that cannot be loaded is an error.
 fn kind_of(
-    configs: &Configs,
+    configs: &ConfigTree,
     shown: &Path,
     cwd: &Path,
     scratch: &mut Scratch,

@@ -14,8 +14,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
+use crate::env::{Env, ExitStatus};
 use crate::error::Error;
-use crate::process::{Env, ExitStatus};
 use scan::Scanner;
 
 /// The kinds of report that merge.

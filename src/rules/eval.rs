@@ -4,7 +4,7 @@ use crate::catalog::Recipe;
 use crate::diagnostic::Span;
 use crate::escape::quote;
 use crate::json::{same_key, Document};
-use crate::platform::Platform;
+use crate::platform_facts::Platform;
 use crate::select::{Match, Missing, Resolutions, Resolved};
 use std::borrow::Cow;
 
@@ -776,7 +776,7 @@ mod tests {
         set.add(rule).unwrap();
         set.sort();
         let table = super::super::selector_table(&set.rules);
-        let platform = crate::platform::Platform::default();
+        let platform = crate::platform_facts::Platform::default();
         let project = crate::project::VirtualProject { dirs: Vec::new() };
         for doc_text in [
             r#"{"d": {"s": "abc", "e": "", "n": null, "i": 3, "f": 3.0, "x": 1e2, "z": -0,

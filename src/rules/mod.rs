@@ -25,7 +25,7 @@ use std::sync::Arc;
 
 use crate::diagnostic::{Safety, Severity};
 use crate::error::{Error, FileError};
-pub use crate::platform::Needs;
+pub use crate::platform_facts::Needs;
 use crate::select::{Selector, SelectorTable};
 pub use cases::{apply_patch, Case, CaseContext, CaseSource, Fixed};
 pub use compile::compile_rule;

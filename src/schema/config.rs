@@ -5,7 +5,7 @@ use serde_json::{json, Map, Value};
 
 use super::{object, string, strings, RULE_ID};
 use crate::config::{DEFAULT_EXPERIMENTS, DEFAULT_INCLUDE};
-use crate::platform::{
+use crate::platform_facts::{
     DEFAULT_EXPERIMENT_CONFIGS, DEFAULT_HOST_PATH_ROOTS, DEFAULT_KIND, DEFAULT_MAX_EXPERIMENT_FILE,
 };
 use crate::rules::RuleSet;

@@ -11,8 +11,8 @@ mod rule;
 
 use serde_json::{json, Map, Value};
 
+use crate::env::{Env, ExitStatus};
 use crate::error::Error;
-use crate::process::{Env, ExitStatus};
 use crate::rules::RuleSet;
 
 pub use jobspec::SEMVER;

@@ -1,4 +1,4 @@
-//! The configs of a run. Each file is linted with the nearest `forgelint.toml` (or
+//! The config tree of a run: the config of each folder. Each file is linted with the nearest `forgelint.toml` (or
 //! `.forgelint.toml`) in its folder or above it, as ruff does: a monorepo whose labs each have
 //! their own is linted in one run. A file with none above it gets the config found from the
 //! current directory (else the defaults); `--config` names one config for every file and
@@ -43,7 +43,7 @@ impl Folders {
     }
 }
 
-pub struct Configs {
+pub struct ConfigTree {
     cwd: PathBuf,
     /// `--rules`: loaded by every config that extends no other.
     extra_rules: Vec<PathBuf>,
@@ -63,7 +63,7 @@ pub struct Configs {
     relative_to_process: bool,
     /// The nearest config to the current directory, once asked.
     cwd_answer: std::sync::OnceLock<Option<usize>>,
-    /// Configs that failed to load after the run began: the run stops with the first.
+    /// ConfigTree that failed to load after the run began: the run stops with the first.
     errors: Mutex<Vec<Error>>,
 }
 
@@ -72,12 +72,12 @@ pub struct Configs {
 /// keeps its own for a run.
 pub type RecentFolders = Recent<PathBuf, Option<usize>, 8>;
 
-impl Configs {
+impl ConfigTree {
     /// The configs `source` asks for, with the first loaded now: the one it names, else the
     /// nearest to `cwd`, else the defaults. A bad first config stops the run before any file
     /// is read.
-    pub fn new(source: &ConfigSource, cwd: &Path) -> Result<Configs, Error> {
-        let mut configs = Configs {
+    pub fn new(source: &ConfigSource, cwd: &Path) -> Result<ConfigTree, Error> {
+        let mut configs = ConfigTree {
             cwd: cwd.to_path_buf(),
             extra_rules: source.extra_rules.clone(),
             nearest: source.nearest(),
@@ -108,7 +108,7 @@ impl Configs {
         &self.compiled[self.first]
     }
 
-    /// The index of [`Configs::first`].
+    /// The index of [`ConfigTree::first`].
     pub fn first_index(&self) -> usize {
         self.first
     }
@@ -119,7 +119,7 @@ impl Configs {
 
     /// The index of the config the files in folder `dir` (absolute, or relative to the current
     /// directory) are linted with; `None` when it cannot be loaded (the error is kept for
-    /// [`Configs::take_errors`]). `recent` holds the asking worker's latest answers.
+    /// [`ConfigTree::take_errors`]). `recent` holds the asking worker's latest answers.
     pub fn for_dir(&self, dir: &Path, recent: &mut RecentFolders) -> Option<usize> {
         if !self.nearest {
             return Some(self.first);
@@ -299,7 +299,7 @@ mod tests {
             "extend = \"../../forgelint.toml\"\n",
         )
         .unwrap();
-        let configs = Configs::new(&ConfigSource::default(), &base).unwrap();
+        let configs = ConfigTree::new(&ConfigSource::default(), &base).unwrap();
         assert_eq!(configs.compiled.count(), 1);
         let root = configs.first_index();
         let mut recent = RecentFolders::default();

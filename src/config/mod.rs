@@ -8,10 +8,14 @@ use globset::{Glob, GlobSet, GlobSetBuilder};
 use serde::Deserialize;
 use toml::Spanned;
 
+mod tree;
+
+pub use tree::{ConfigTree, RecentFolders};
+
 use crate::catalog::Catalog;
 use crate::diagnostic::Severity;
 use crate::error::{Error, FileError};
-use crate::platform::{Experiments, Platform, DEFAULT_KIND};
+use crate::platform_facts::{Experiments, Platform, DEFAULT_KIND};
 use crate::rules::RuleSet;
 
 pub const CONFIG_NAMES: [&str; 2] = ["forgelint.toml", ".forgelint.toml"];

@@ -14,7 +14,7 @@ use crate::engine::{
     lint_spec, Active, FileName, LintInput, LoadedConfig, SpecExperiment, SpecInput,
 };
 use crate::formats::ConfigFormat;
-use crate::platform::Platform;
+use crate::platform_facts::Platform;
 use crate::project::VirtualProject;
 use crate::rules::eval::Others;
 use crate::rules::{Case, Rule, RuleSet, REFERENCE_CATALOG};
@@ -47,7 +47,7 @@ pub fn case_platform(case: &Case) -> Platform {
         kind: c
             .kind
             .clone()
-            .unwrap_or_else(|| crate::platform::DEFAULT_KIND.into()),
+            .unwrap_or_else(|| crate::platform_facts::DEFAULT_KIND.into()),
         catalog: match &c.catalog {
             Some(catalog) => catalog.clone(),
             None => Some(reference_catalog()),
