@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 use crate::collect::{Collected, Findings};
 use crate::diagnostic::Finding;
 use crate::error::{Error, FileError};
+use crate::json::writer::{write_json_at, ArrayWriter, ObjectWriter};
 
 pub const VERSION: u32 = 1;
 
@@ -119,39 +120,35 @@ pub fn write(file: &Path, findings: &dyn Findings, cwd: &Path) -> std::io::Resul
     })?;
     crate::atomic_write::write_atomically(file, |w| {
         let mut out = std::io::BufWriter::new(w);
-        write!(out, "{{\n  \"version\": {VERSION},\n  \"findings\": [")?;
-        let mut first = true;
-        let mut write_entries = |entries: &[Entry]| -> std::io::Result<()> {
-            for e in entries {
-                out.write_all(if first { b"\n" } else { b",\n" })?;
-                first = false;
-                let text = serde_json::to_string_pretty(e).map_err(std::io::Error::other)?;
-                for (i, line) in text.lines().enumerate() {
-                    if i > 0 {
-                        out.write_all(b"\n")?;
+        let mut doc = ObjectWriter::begin(&mut out, 0)?;
+        doc.value("version", &VERSION)?;
+        doc.field("findings", |out, level| {
+            let mut list = ArrayWriter::begin(out, level)?;
+            let mut write_entries = |entries: &[Entry]| {
+                entries
+                    .iter()
+                    .try_for_each(|e| list.element(|out, level| write_json_at(out, level, e)))
+            };
+            if in_order {
+                findings.each_batch(&mut |batch| {
+                    for group in batch.chunk_by(|a, b| a.path == b.path) {
+                        write_entries(&group_entries(group, &base, cwd))?;
                     }
-                    write!(out, "    {line}")?;
-                }
+                    Ok(())
+                })?;
+            } else {
+                let mut all = Vec::new();
+                findings.each_batch(&mut |batch| {
+                    all.extend(batch.iter().map(|f| entry(f, &base, cwd)));
+                    Ok(())
+                })?;
+                all.sort();
+                write_entries(&all)?;
             }
-            Ok(())
-        };
-        if in_order {
-            findings.each_batch(&mut |batch| {
-                for group in batch.chunk_by(|a, b| a.path == b.path) {
-                    write_entries(&group_entries(group, &base, cwd))?;
-                }
-                Ok(())
-            })?;
-        } else {
-            let mut all = Vec::new();
-            findings.each_batch(&mut |batch| {
-                all.extend(batch.iter().map(|f| entry(f, &base, cwd)));
-                Ok(())
-            })?;
-            all.sort();
-            write_entries(&all)?;
-        }
-        out.write_all(if first { b"]\n}\n" } else { b"\n  ]\n}\n" })?;
+            list.end()
+        })?;
+        doc.end()?;
+        writeln!(out)?;
         out.flush()
     })?;
     Ok(written)

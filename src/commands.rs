@@ -37,7 +37,7 @@ pub fn rules(args: RulesArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
                     })
                 })
                 .collect();
-            let text = serde_json::to_string_pretty(&list).unwrap_or_default();
+            let text = crate::json::writer::to_pretty_string(&list);
             writeln!(env.stdout, "{text}").map_err(io)?;
         }
         ListFormat::Human => {

@@ -422,27 +422,21 @@ impl<'s> ignore::ParallelVisitorBuilder<'s> for Batchers<'s, '_> {
     }
 }
 
-fn walk(
-    roots: &[PathBuf],
-    opts: &Options<'_>,
-    out: &mut Discovery,
-    visit: &(dyn Fn(Vec<Candidate>) + Sync),
-) {
-    let mut builder = ignore::WalkBuilder::new(&roots[0]);
-    for root in &roots[1..] {
-        builder.add(root);
-    }
+/// A walk of `root` as every walk of forgelint goes: hidden files seen, `.gitignore` obeyed
+/// (unless `no_ignore`; ripgrep's own `.ignore` files are not read), [`SKIPPED_DIRS`] never
+/// entered, links to folders not followed.
+pub(crate) fn walk_builder(root: &Path, no_ignore: bool) -> ignore::WalkBuilder {
+    let mut builder = ignore::WalkBuilder::new(root);
     builder
         .hidden(false)
         .parents(true)
         // `.gitignore` is the contract; ripgrep's own `.ignore` files are not read.
         .ignore(false)
-        .git_ignore(!opts.no_ignore)
-        .git_exclude(!opts.no_ignore)
-        .git_global(!opts.no_ignore)
+        .git_ignore(!no_ignore)
+        .git_exclude(!no_ignore)
+        .git_global(!no_ignore)
         .require_git(false)
         .follow_links(false)
-        .threads(opts.threads.max(1))
         .filter_entry(|entry| {
             !(entry.file_type().is_some_and(|t| t.is_dir())
                 && entry.depth() > 0
@@ -450,6 +444,20 @@ fn walk(
                     .iter()
                     .any(|d| entry.file_name() == std::ffi::OsStr::new(d)))
         });
+    builder
+}
+
+fn walk(
+    roots: &[PathBuf],
+    opts: &Options<'_>,
+    out: &mut Discovery,
+    visit: &(dyn Fn(Vec<Candidate>) + Sync),
+) {
+    let mut builder = walk_builder(&roots[0], opts.no_ignore);
+    for root in &roots[1..] {
+        builder.add(root);
+    }
+    builder.threads(opts.threads.max(1));
     let warnings = Mutex::new(Vec::new());
     if opts.threads <= 1 {
         // One walker thread: the sequential walker, which keeps a stack of open folders

@@ -61,6 +61,27 @@ fn without_leading_dot(path: &Path) -> &Path {
     }
 }
 
+/// A glob of a config or rule file, as both compile them: `*` never crosses a `/`. The error
+/// is what to tell the user, for the caller to place at the pattern's own span.
+pub fn glob(pattern: &str) -> Result<globset::Glob, String> {
+    globset::GlobBuilder::new(pattern)
+        .literal_separator(true)
+        .build()
+        .map_err(|e| format!("bad glob: {}", e.kind()))
+}
+
+/// The set of `patterns` (each with what places its errors, its span), compiled with [`glob`].
+/// An error names the pattern's place, or none when the set as a whole fails.
+pub fn glob_set<'a, P: Clone + 'a>(
+    patterns: impl IntoIterator<Item = (&'a str, P)>,
+) -> Result<globset::GlobSet, (Option<P>, String)> {
+    let mut builder = globset::GlobSetBuilder::new();
+    for (pattern, place) in patterns {
+        builder.add(glob(pattern).map_err(|message| (Some(place), message))?);
+    }
+    builder.build().map_err(|e| (None, e.to_string()))
+}
+
 #[cfg(test)]
 mod tests {
     use std::path::Path;

@@ -164,7 +164,7 @@ fn spec_text(case: &Case) -> String {
         CaseSource::Patch(patch) => {
             let pretty = serde_json::from_str::<serde_json::Value>(patch)
                 .ok()
-                .and_then(|v| serde_json::to_string_pretty(&v).ok())
+                .map(|v| crate::json::writer::to_pretty_string(&v))
                 .unwrap_or_else(|| patch.clone());
             let removes = patch.contains("null");
             format!(

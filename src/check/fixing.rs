@@ -5,9 +5,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use crate::diagnostic::Applicability;
-use crate::diagnostic::Severity;
-use crate::diagnostic::{Finding, INTERNAL_ERROR};
+use crate::diagnostic::{Applicability, Finding, Severity, INTERNAL_ERROR};
 use crate::fix::apply::fix_text;
 
 /// What `--fix`, `--unsafe-fixes` and `--diff` ask of every spec.

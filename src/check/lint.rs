@@ -11,12 +11,11 @@ use rayon::prelude::*;
 
 use super::plan::Plan;
 use super::profiles::Profile;
-use crate::diagnostic::Finding;
+use crate::diagnostic::{Finding, INVALID_JSON};
 use std::cell::RefCell;
 use std::collections::HashSet;
 use std::path::PathBuf;
 
-use crate::diagnostic::INVALID_JSON;
 use crate::discover::WalkMemo;
 use crate::discover::{self, Candidate, Kind};
 use crate::engine::{self, ExperimentToLint, FileName, LintInput, SpecExperiment, SpecInput};

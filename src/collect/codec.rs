@@ -5,11 +5,7 @@
 use std::io::{self, BufRead, Write};
 use std::sync::Arc;
 
-use crate::diagnostic::Position;
-use crate::diagnostic::Safety;
-use crate::diagnostic::Severity;
-use crate::diagnostic::Span;
-use crate::diagnostic::{Edit, Finding, Fix, Related};
+use crate::diagnostic::{Edit, Finding, Fix, Position, Related, Safety, Severity, Span};
 
 /// Writes one file's findings (all with the path of the first) as one record.
 pub fn write_group(out: &mut impl Write, findings: &[Finding]) -> io::Result<()> {

@@ -389,9 +389,7 @@ pub fn drop_elsewhere(findings: Vec<Finding>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diagnostic::Position;
-    use crate::diagnostic::Severity;
-    use crate::diagnostic::Span;
+    use crate::diagnostic::{Position, Severity, Span};
     use std::sync::Arc;
 
     fn finding(path: &Arc<str>, at: u32, rule: &str) -> Finding {
@@ -400,19 +398,15 @@ mod tests {
             column: at + 1,
         };
         Finding {
+            // Shared: the findings of one file share their path.
             path: path.clone(),
-            rule: Arc::from(rule),
             severity: Severity::Warning,
             message: format!("m{at}"),
-            help: None,
-            pointer: String::new(),
             span: Span::new(at as usize, at as usize + 1),
             start,
             end: start,
-            related: Vec::new(),
             value_hash: u64::from(at),
-            secret: false,
-            fix: None,
+            ..Finding::for_tests("", rule, 1)
         }
     }
 

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use globset::{Glob, GlobSet, GlobSetBuilder};
+use globset::{Glob, GlobSet};
 use serde::Deserialize;
 use toml::Spanned;
 
@@ -228,27 +228,13 @@ fn glob_set(
     text: &Arc<str>,
     patterns: &[Spanned<String>],
 ) -> Result<GlobSet, FileError> {
-    let mut builder = GlobSetBuilder::new();
-    for p in patterns {
-        builder.add(glob(name, text, p)?);
-    }
-    builder
-        .build()
-        .map_err(|e| FileError::new(name, text, None, e.to_string()))
+    crate::paths::glob_set(patterns.iter().map(|p| (p.get_ref().as_str(), p.span())))
+        .map_err(|(span, message)| FileError::new(name, text, span, message))
 }
 
 fn glob(name: &str, text: &Arc<str>, p: &Spanned<String>) -> Result<Glob, FileError> {
-    globset::GlobBuilder::new(p.get_ref())
-        .literal_separator(true)
-        .build()
-        .map_err(|e| {
-            FileError::new(
-                name,
-                text,
-                Some(p.span()),
-                format!("bad glob: {}", e.kind()),
-            )
-        })
+    crate::paths::glob(p.get_ref())
+        .map_err(|message| FileError::new(name, text, Some(p.span()), message))
 }
 
 /// What keeps `path`, named by the config, from being read as a file (or, `folder_ok`, walked

@@ -75,6 +75,29 @@ impl Finding {
     }
 }
 
+#[cfg(test)]
+impl Finding {
+    /// A finding for tests: an error of `rule` on `path`, message "m", over the first byte of
+    /// line `line`; a test sets what else it needs with `..Finding::for_tests(…)`.
+    pub(crate) fn for_tests(path: &str, rule: &str, line: u32) -> Finding {
+        Finding {
+            path: Arc::from(path),
+            rule: Arc::from(rule),
+            severity: Severity::Error,
+            message: "m".into(),
+            help: None,
+            pointer: String::new(),
+            span: Span::new(0, 1),
+            start: Position { line, column: 1 },
+            end: Position { line, column: 2 },
+            related: Vec::new(),
+            value_hash: 0,
+            secret: false,
+            fix: None,
+        }
+    }
+}
+
 /// Computes positions lazily: most files have no finding, so most never build a line index.
 pub struct Locator<'a> {
     text: &'a str,

@@ -131,21 +131,11 @@ mod tests {
     /// keep their order.
     #[test]
     fn findings_sort_stably_by_key() {
-        use crate::diagnostic::{Position, Severity, Span};
+        use crate::diagnostic::Span;
         let finding = |path: &str, start: usize, rule: &str, pointer: &str| Finding {
-            path: Arc::from(path),
-            rule: Arc::from(rule),
-            severity: Severity::Error,
-            message: "m".into(),
-            help: None,
             pointer: pointer.into(),
             span: Span::new(start, start + 1),
-            start: Position { line: 1, column: 1 },
-            end: Position { line: 1, column: 2 },
-            related: Vec::new(),
-            value_hash: 0,
-            secret: false,
-            fix: None,
+            ..Finding::for_tests(path, rule, 1)
         };
         let mut findings = Vec::new();
         for i in 0..300usize {

@@ -5,8 +5,7 @@
 use std::sync::Arc;
 
 use super::UNUSED_SUPPRESSION;
-use crate::diagnostic::Span;
-use crate::diagnostic::{Finding, Locator};
+use crate::diagnostic::{Finding, Locator, Span};
 use crate::engine::{Active, FileName};
 use crate::rules::ReportedBy;
 use crate::text::Region;

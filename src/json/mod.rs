@@ -1,4 +1,5 @@
-//! A strict, span-recording JSON parser.
+//! JSON in and out: a strict, span-recording parser, and the one JSON writer of everything
+//! forgelint prints or saves ([`writer`]).
 //!
 //! Every key and value keeps its byte range so a finding can point at the exact token. The
 //! parser is iterative (an explicit stack), so hostile nesting can never overflow the call stack;
@@ -8,6 +9,7 @@
 
 mod build;
 mod parser;
+pub mod writer;
 
 use std::borrow::Cow;
 

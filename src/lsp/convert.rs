@@ -10,8 +10,7 @@ use lsp_types::{
     NumberOrString, Position, Range, TextEdit, Uri,
 };
 
-use crate::diagnostic::LineIndex;
-use crate::diagnostic::{Finding, Severity};
+use crate::diagnostic::{Finding, LineIndex, Severity};
 use crate::error::{Error, FileError};
 use crate::rules::Rule;
 

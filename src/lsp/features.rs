@@ -11,9 +11,7 @@ use lsp_types::{
 use super::convert;
 use super::documents::OpenDocument;
 use super::workspace::Workspace;
-use crate::diagnostic::Finding;
-use crate::diagnostic::LineIndex;
-use crate::diagnostic::Safety;
+use crate::diagnostic::{Finding, LineIndex, Safety};
 use crate::rules::Rule;
 
 /// The protocol range of a finding.

@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 use super::scan::Scanner;
 use super::{merge_sorted, merge_summaries, read_error, Sorted};
 use crate::error::Error;
-use crate::report::jsonwriter::{write_json_at, write_json_compact, ArrayWriter, ObjectWriter};
+use crate::json::writer::{write_json_at, write_json_compact, ArrayWriter, ObjectWriter};
 
 /// A finding's place in a run's order: path, span, rule, message.
 fn key_of(f: &Value) -> Sorted {

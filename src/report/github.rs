@@ -8,8 +8,7 @@
 use std::io::Write;
 
 use super::ReportInput;
-use crate::diagnostic::Finding;
-use crate::diagnostic::Severity;
+use crate::diagnostic::{Finding, Severity};
 use crate::escape::visible;
 
 /// Annotations of one severity GitHub shows per step.

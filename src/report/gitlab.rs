@@ -15,12 +15,11 @@ use std::io::Write;
 use std::path::{Component, Path};
 use std::sync::Arc;
 
-use super::jsonwriter::{write_newline_indent, JsonWriter};
 use super::sarif::{fingerprint_text, identity};
 use super::{Findings, ReportInput};
-use crate::diagnostic::Severity;
-use crate::diagnostic::{Finding, Fnv};
+use crate::diagnostic::{Finding, Fnv, Severity};
 use crate::escape::visible;
+use crate::json::writer::{write_newline_indent, JsonWriter};
 
 /// Rendered issues are handed to the output about this many bytes at a time.
 const FLUSH_AT: usize = 64 * 1024;
@@ -186,27 +185,17 @@ fn relative<'a>(path: &'a str, cwd: &Path) -> Cow<'a, str> {
 mod tests {
     use super::*;
     use crate::diagnostic::Position;
-    use crate::diagnostic::Span;
     use crate::report::BatchedForTests;
 
     fn finding(path: &str, rule: &str, pointer: &str, line: u32) -> Finding {
         Finding {
-            path: Arc::from(path),
-            rule: Arc::from(rule),
             severity: Severity::Warning,
-            message: "m".into(),
-            help: None,
             pointer: pointer.into(),
-            span: Span::new(0, 1),
-            start: Position { line, column: 1 },
             end: Position {
                 line: line + 1,
                 column: 1,
             },
-            related: Vec::new(),
-            value_hash: 0,
-            secret: false,
-            fix: None,
+            ..Finding::for_tests(path, rule, line)
         }
     }
 

@@ -6,11 +6,9 @@ use std::io::Write;
 use serde::Serialize as DeriveSerialize;
 
 use super::chunked::write_findings_array;
-use super::jsonwriter::{write_number, write_string, JsonWriter, ObjectWriter, Skeleton};
 use super::{statistics, ReportInput};
-use crate::diagnostic::Finding;
-use crate::diagnostic::Position;
-use crate::diagnostic::Span;
+use crate::diagnostic::{Finding, Position, Span};
+use crate::json::writer::{write_number, write_string, JsonWriter, ObjectWriter, Skeleton};
 
 /// Version of the document's shape; bumped on any incompatible change.
 pub const FORMAT_VERSION: u32 = 1;
@@ -267,8 +265,7 @@ pub fn write(out: &mut dyn Write, input: &ReportInput<'_>) -> std::io::Result<()
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diagnostic::Related;
-    use crate::diagnostic::Severity;
+    use crate::diagnostic::{Related, Severity};
     use std::sync::Arc;
 
     #[derive(DeriveSerialize)]
@@ -424,7 +421,7 @@ mod tests {
                 let mut direct = Vec::new();
                 write_finding(&mut direct, &FindingShape::new(level), &f);
                 let mut serde = Vec::new();
-                crate::report::jsonwriter::write_json_at(&mut serde, level, &FindingOut::from(&f))
+                crate::json::writer::write_json_at(&mut serde, level, &FindingOut::from(&f))
                     .unwrap();
                 assert_eq!(
                     String::from_utf8(direct).unwrap(),
@@ -435,8 +432,7 @@ mod tests {
             let mut direct = Vec::new();
             write_finding(&mut direct, &FindingShape::compact(), &f);
             let mut serde = Vec::new();
-            crate::report::jsonwriter::write_json_compact(&mut serde, &FindingOut::from(&f))
-                .unwrap();
+            crate::json::writer::write_json_compact(&mut serde, &FindingOut::from(&f)).unwrap();
             assert_eq!(
                 String::from_utf8(direct).unwrap(),
                 String::from_utf8(serde).unwrap()

@@ -8,9 +8,9 @@ use serde::Serialize;
 
 use super::chunked::write_in_chunks;
 use super::json::{summary_out, write_finding, FindingShape, SummaryOut};
-use super::jsonwriter::write_json_compact;
 use super::statistics::Counts;
 use super::{Findings, ReportInput};
+use crate::json::writer::write_json_compact;
 
 /// The last line.
 #[derive(Serialize)]
@@ -62,17 +62,11 @@ fn write_lines<F: Findings + ?Sized>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diagnostic::Finding;
-    use crate::diagnostic::Position;
-    use crate::diagnostic::Severity;
-    use crate::diagnostic::Span;
+    use crate::diagnostic::{Finding, Position, Severity, Span};
     use crate::report::Format;
-    use std::sync::Arc;
 
     fn finding(path: &str, rule: &str, message: &str, line: u32) -> Finding {
         Finding {
-            path: Arc::from(path),
-            rule: Arc::from(rule),
             severity: Severity::Warning,
             message: message.to_string(),
             help: Some("a \u{2028} help".into()),
@@ -80,10 +74,8 @@ mod tests {
             span: Span::new(3, 9),
             start: Position { line, column: 2 },
             end: Position { line, column: 8 },
-            related: Vec::new(),
             value_hash: 1,
-            secret: false,
-            fix: None,
+            ..Finding::for_tests(path, rule, line)
         }
     }
 

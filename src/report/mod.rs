@@ -9,7 +9,6 @@ pub mod html;
 pub mod human;
 pub mod json;
 pub mod jsonl;
-pub(crate) mod jsonwriter;
 pub mod junit;
 pub mod sarif;
 pub mod statistics;
@@ -22,8 +21,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::collect::Findings;
-use crate::diagnostic::Finding;
-use crate::diagnostic::LineIndex;
+use crate::diagnostic::{Finding, LineIndex};
 use crate::rules::Rule;
 
 /// Findings read in batches of a given size, for the writers' tests: a file's findings, and

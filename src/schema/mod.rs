@@ -71,7 +71,7 @@ pub fn generate(kind: Kind) -> Result<Value, Error> {
 /// The schema of `kind` as printed: pretty JSON and a final newline.
 pub fn text(kind: Kind) -> Result<String, Error> {
     let value = generate(kind)?;
-    let mut text = serde_json::to_string_pretty(&value).map_err(|e| Error::usage(e.to_string()))?;
+    let mut text = crate::json::writer::to_pretty_string(&value);
     text.push('\n');
     Ok(text)
 }

@@ -8,9 +8,7 @@ use std::path::{Component, Path};
 use std::sync::Arc;
 
 use crate::collect::Findings;
-use crate::diagnostic::Finding;
-use crate::diagnostic::Position;
-use crate::diagnostic::Severity;
+use crate::diagnostic::{Finding, Position, Severity};
 
 /// How much of the findings the page shows, per rule and overall.
 #[derive(Debug, Clone, Copy)]
@@ -303,19 +301,10 @@ mod tests {
 
     fn finding(path: &str, rule: &str, severity: Severity, at: u32) -> Finding {
         Finding {
-            path: path.into(),
-            rule: rule.into(),
             severity,
             message: format!("message {at}"),
-            help: None,
-            pointer: String::new(),
             span: Span::new(at as usize, at as usize + 1),
-            start: Position { line: 1, column: 1 },
-            end: Position { line: 1, column: 2 },
-            related: Vec::new(),
-            value_hash: 0,
-            secret: false,
-            fix: None,
+            ..Finding::for_tests(path, rule, 1)
         }
     }
 

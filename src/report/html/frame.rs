@@ -9,9 +9,7 @@ use std::sync::Arc;
 use super::aggregate::RuleGroup;
 use super::text::escape_into;
 use crate::collect::Findings;
-use crate::diagnostic::LineIndex;
-use crate::diagnostic::Span;
-use crate::diagnostic::{Finding, Locator};
+use crate::diagnostic::{Finding, LineIndex, Locator, Span};
 use crate::escape::{is_invisible, picture};
 use crate::report::Sources;
 

@@ -5,10 +5,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::*;
-use crate::diagnostic::Finding;
-use crate::diagnostic::Position;
-use crate::diagnostic::Severity;
-use crate::diagnostic::Span;
+use crate::diagnostic::{Finding, Position, Severity, Span};
 use crate::report::Summary;
 use crate::rules::RuleSet;
 
@@ -37,9 +34,6 @@ impl Findings for Batched<'_> {
 
 fn finding(path: &str, rule: &str, message: &str, at: usize) -> Finding {
     Finding {
-        path: path.into(),
-        rule: rule.into(),
-        severity: Severity::Error,
         message: message.to_string(),
         help: Some("fix it".into()),
         pointer: "/a".into(),
@@ -49,10 +43,7 @@ fn finding(path: &str, rule: &str, message: &str, at: usize) -> Finding {
             line: 2,
             column: 11,
         },
-        related: Vec::new(),
-        value_hash: 0,
-        secret: false,
-        fix: None,
+        ..Finding::for_tests(path, rule, 2)
     }
 }
 
