@@ -3,7 +3,8 @@
 //! - no import cycle between the top-level modules (a `crate::x` path anywhere in a module's
 //!   files, doc links included, before its `#[cfg(test)]` part, is an edge to `x`);
 //! - `diagnostic` is a leaf: it names nothing else of the crate;
-//! - the command line's types (`crate::cli`) are read only where arguments become options.
+//! - the command line's types (`crate::cli`) are read only where arguments become options;
+//! - functions stay short: at most [`MAX_LONG`] over [`LONG`] lines, none over [`TOO_LONG`].
 //!
 //! A failure names the cycle and the lines that make each of its edges.
 
@@ -275,4 +276,171 @@ fn a_cycle_is_found_and_named() {
         text.contains("c -> a: src/x.rs:1: /// see [`crate::a`]"),
         "{text}"
     );
+}
+
+/// A function longer than this many lines (from `fn` to its closing brace) is long.
+const LONG: usize = 100;
+/// At most this many functions may be long: the JSON parser's hot loop (`value_on`) is one,
+/// kept whole as the parser's one dispatch on the next byte.
+const MAX_LONG: usize = 2;
+/// No function is longer than this.
+const TOO_LONG: usize = 150;
+
+/// `source` with comments, string and character literals blanked out (newlines kept), so
+/// that braces in them do not count.
+fn code_only(source: &str) -> String {
+    let bytes = source.as_bytes();
+    let mut out = String::with_capacity(source.len());
+    let blank = |out: &mut String, text: &str| {
+        out.extend(text.chars().map(|c| if c == '\n' { '\n' } else { ' ' }));
+    };
+    let mut i = 0;
+    while i < bytes.len() {
+        let rest = &source[i..];
+        let ident_before = i > 0 && (bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_');
+        let end = if rest.starts_with("//") {
+            rest.find('\n').unwrap_or(rest.len())
+        } else if rest.starts_with("/*") {
+            let mut depth = 0;
+            let mut j = 0;
+            loop {
+                if j >= rest.len() {
+                    break j;
+                }
+                if rest[j..].starts_with("/*") {
+                    depth += 1;
+                    j += 2;
+                } else if rest[j..].starts_with("*/") {
+                    depth -= 1;
+                    j += 2;
+                    if depth == 0 {
+                        break j;
+                    }
+                } else {
+                    j += rest[j..].chars().next().map_or(1, char::len_utf8);
+                }
+            }
+        } else if let Some(len) = raw_string_len(rest).filter(|_| !ident_before) {
+            len
+        } else if rest.starts_with('"') || (rest.starts_with("b\"") && !ident_before) {
+            let start = usize::from(rest.starts_with('b')) + 1;
+            let mut j = start;
+            while j < rest.len() && rest.as_bytes()[j] != b'"' {
+                j += if rest.as_bytes()[j] == b'\\' { 2 } else { 1 };
+            }
+            (j + 1).min(rest.len())
+        } else if let Some(len) = char_literal_len(rest) {
+            len
+        } else {
+            let c = rest.chars().next().unwrap_or(' ');
+            out.push(c);
+            i += c.len_utf8();
+            continue;
+        };
+        blank(&mut out, &rest[..end]);
+        i += end;
+    }
+    out
+}
+
+/// The length of a raw string literal (`r"…"`, `r#"…"#`, `br"…"`) at the start of `text`.
+fn raw_string_len(text: &str) -> Option<usize> {
+    let after_b = text.strip_prefix('b').unwrap_or(text);
+    let after_r = after_b.strip_prefix('r')?;
+    let hashes = after_r.len() - after_r.trim_start_matches('#').len();
+    let body = after_r[hashes..].strip_prefix('"')?;
+    let close = format!("\"{}", "#".repeat(hashes));
+    let end = body.find(&close)? + close.len();
+    Some(text.len() - body.len() + end)
+}
+
+/// The length of a character literal (`'x'`, `'\\n'`, `'\\u{…}'`) at the start of `text`; a
+/// lifetime is none.
+fn char_literal_len(text: &str) -> Option<usize> {
+    let body = text.strip_prefix('\'')?;
+    let mut chars = body.char_indices();
+    let (_, first) = chars.next()?;
+    if first == '\\' {
+        let close = body[1..].find('\'')? + 1;
+        return Some(close + 2);
+    }
+    let (at, next) = chars.next()?;
+    (next == '\'').then_some(at + 2)
+}
+
+/// Every function of `src/`: its length in lines, file, first line and name.
+fn functions() -> Vec<(usize, String, usize, String)> {
+    let mut files = Vec::new();
+    rust_files(&src(), &mut files);
+    let mut found = Vec::new();
+    for path in files {
+        let code = code_only(&std::fs::read_to_string(&path).unwrap());
+        let relative = path.strip_prefix(src()).unwrap().display().to_string();
+        let bytes = code.as_bytes();
+        for (at, _) in code.match_indices("fn ") {
+            if at > 0 && (bytes[at - 1].is_ascii_alphanumeric() || bytes[at - 1] == b'_') {
+                continue;
+            }
+            let name: String = code[at + 3..]
+                .trim_start()
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            // The body: the first `{` before any `;` (a declaration has none).
+            let Some(open) = code[at..].find(['{', ';']).map(|i| at + i) else {
+                continue;
+            };
+            if name.is_empty() || bytes[open] == b';' {
+                continue;
+            }
+            let mut depth = 0usize;
+            let mut close = open;
+            for (i, b) in bytes[open..].iter().enumerate() {
+                match b {
+                    b'{' => depth += 1,
+                    b'}' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            close = open + i;
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            let first = code[..at].matches('\n').count() + 1;
+            let last = code[..close].matches('\n').count() + 1;
+            found.push((last - first + 1, relative.clone(), first, name));
+        }
+    }
+    found.sort_by_key(|f| std::cmp::Reverse(f.0));
+    found
+}
+
+#[test]
+fn functions_stay_short() {
+    let all = functions();
+    assert!(all.len() > 500, "the functions of src/ were not found");
+    let long: Vec<String> = all
+        .iter()
+        .filter(|f| f.0 > LONG)
+        .map(|(lines, file, line, name)| format!("{name} ({lines} lines, src/{file}:{line})"))
+        .collect();
+    assert!(
+        long.len() <= MAX_LONG && all[0].0 <= TOO_LONG,
+        "at most {MAX_LONG} functions over {LONG} lines and none over {TOO_LONG}; split these \
+         into functions that name each step: {}",
+        long.join(", ")
+    );
+}
+
+/// The lexer blanks what would miscount: braces in strings, comments and characters.
+#[test]
+fn braces_in_literals_and_comments_do_not_count() {
+    let source = "fn a() { let s = \"}\"; let r = r#\"}\"#; let c = '}'; // }\n /* } */ }\n\
+                  fn b<'x>(v: &'x str) -> &'x str { v }\n";
+    let code = code_only(source);
+    assert_eq!(code.matches('{').count(), 2, "{code}");
+    assert_eq!(code.matches('}').count(), 2, "{code}");
+    assert_eq!(code.len(), source.len());
 }

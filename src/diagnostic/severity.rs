@@ -1,5 +1,6 @@
 //! How serious a finding is.
 
+/// How serious a finding is, the least first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Severity {
     Note,
@@ -8,6 +9,10 @@ pub enum Severity {
 }
 
 impl Severity {
+    /// Every severity, the least first (the order `--fail-on` compares them in).
+    pub const ALL: [Severity; 3] = [Severity::Note, Severity::Warning, Severity::Error];
+
+    /// The name rule files, configs and every output format use.
     pub fn as_str(self) -> &'static str {
         match self {
             Severity::Note => "note",
@@ -15,13 +20,9 @@ impl Severity {
             Severity::Error => "error",
         }
     }
-    pub fn parse(s: &str) -> Option<Severity> {
-        match s {
-            "note" => Some(Severity::Note),
-            "warning" => Some(Severity::Warning),
-            "error" => Some(Severity::Error),
-            _ => None,
-        }
+    /// The severity named `name` ([`Severity::as_str`]).
+    pub fn parse(name: &str) -> Option<Severity> {
+        Severity::ALL.into_iter().find(|s| s.as_str() == name)
     }
 }
 

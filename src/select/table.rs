@@ -304,6 +304,12 @@ impl Resolutions {
                 }
             }
         }
+        self.settle(table);
+    }
+
+    /// After the walk: each selector's node, whether each `keys` check found only allowed
+    /// keys, and each selector's missing keys gathered from the nodes it goes through.
+    fn settle(&mut self, table: &SelectorTable) {
         if self.nodes != table.node_of {
             self.nodes.clone_from(&table.node_of);
         }
