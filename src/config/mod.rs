@@ -5,12 +5,15 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use globset::{Glob, GlobSet};
-use serde::Deserialize;
 use toml::Spanned;
 
+mod raw;
 mod tree;
 
+pub(crate) use raw::RawConfig;
 pub use tree::{ConfigTree, RecentFolders};
+
+use raw::{RawExperiments, RawFiles, RawPlatform, StringOrList};
 
 use crate::catalog::Catalog;
 use crate::diagnostic::Severity;
@@ -21,61 +24,6 @@ use crate::rules::RuleSet;
 pub const CONFIG_NAMES: [&str; 2] = ["forgelint.toml", ".forgelint.toml"];
 pub const DEFAULT_INCLUDE: [&str; 2] = ["**/jobspec.json", "**/*.jobspec.json"];
 pub const DEFAULT_EXPERIMENTS: [&str; 1] = ["experiments/*"];
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
-struct RawConfig {
-    /// Another config this one is layered over (`extend = "../forgelint.toml"`).
-    extend: Option<Spanned<String>>,
-    #[serde(default)]
-    rules: Vec<Spanned<String>>,
-    #[serde(default)]
-    files: RawFiles,
-    #[serde(default)]
-    platform: RawPlatform,
-    #[serde(default)]
-    severity: BTreeMap<Spanned<String>, Spanned<String>>,
-    #[serde(default)]
-    per_file_ignores: BTreeMap<Spanned<String>, Spanned<Vec<Spanned<String>>>>,
-    #[serde(default)]
-    experiments: RawExperiments,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
-struct RawExperiments {
-    host_path_roots: Option<Vec<Spanned<String>>>,
-    config: Option<Spanned<StringOrList>>,
-    max_file_size: Option<Spanned<i64>>,
-}
-
-/// A key that takes one name or a list of names.
-#[derive(Debug, Deserialize)]
-#[serde(untagged)]
-enum StringOrList {
-    One(String),
-    Many(Vec<String>),
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
-struct RawFiles {
-    include: Option<Vec<Spanned<String>>>,
-    exclude: Option<Vec<Spanned<String>>>,
-    /// Globs of experiment directories (relative to the project root).
-    experiments: Option<Vec<Spanned<String>>>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
-struct RawPlatform {
-    kind: Option<String>,
-    catalog: Option<Spanned<String>>,
-    registries: Option<Vec<String>>,
-    gpu_quota: Option<u64>,
-    #[serde(default)]
-    project_quota: BTreeMap<String, u64>,
-}
 
 /// `[files]` compiled.
 #[derive(Debug, Clone)]

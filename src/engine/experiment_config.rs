@@ -9,7 +9,7 @@ use std::sync::Arc;
 use crate::formats::ConfigFormat;
 use crate::json::Document;
 use crate::rules::eval::ConfigDoc;
-use crate::rules::functions::Function;
+use crate::rules::functions::CONFIG_KEY;
 use crate::rules::{Assertion, Condition, OtherDoc, Rule};
 
 use super::Active;
@@ -167,7 +167,7 @@ pub fn spec_rule_reads_config(rule: &Rule) -> bool {
         || rule
             .checks
             .iter()
-            .any(|c| matches!(&c.assertion, Assertion::Function(Function::ConfigKey)))
+            .any(|c| matches!(&c.assertion, Assertion::Function(f) if f.is(CONFIG_KEY)))
 }
 
 /// Does `config` have every key the `config-key` checks of `rules` look up in `spec`, by the
@@ -187,7 +187,7 @@ pub fn config_keys_present(
             return false;
         }
         for check in &rule.checks {
-            if let Assertion::Function(Function::ConfigKey) = check.assertion {
+            if matches!(&check.assertion, Assertion::Function(f) if f.is(CONFIG_KEY)) {
                 for m in check.select.resolve(spec).found {
                     keys.push(crate::rules::eval::last_key(&m.pointer(spec)));
                 }

@@ -7,7 +7,7 @@ use crate::escape::quote;
 use crate::json::Document;
 use crate::platform_facts::Platform;
 use crate::rules::eval::{emit, holds, Context, Faults, Hits, Others, Vars, MAX_VALUE_CHARS};
-use crate::rules::functions::Function;
+use crate::rules::functions::HOST_PATH;
 use crate::rules::{Assertion, Check, Scope, Target};
 use crate::select::Resolutions;
 use crate::text::{kind_at, Region, RegionKind};
@@ -55,7 +55,7 @@ pub fn run<'r>(
                     mask,
                     &mut hits,
                 ),
-                Assertion::Function(Function::HostPath) => host_paths(
+                Assertion::Function(f) if f.is(HOST_PATH) => host_paths(
                     check,
                     text,
                     regions,

@@ -124,12 +124,9 @@ fn artifact_location_by_components(path: &str, cwd: &Path) -> ArtifactLocation {
     }
 }
 
+/// SARIF's `level` of a severity: SARIF names its levels as forgelint does.
 fn level_of(s: Severity) -> &'static str {
-    match s {
-        Severity::Error => "error",
-        Severity::Warning => "warning",
-        Severity::Note => "note",
-    }
+    s.as_str()
 }
 
 /// The rule's documentation: its page in the repository, or its own file for a user's rule.

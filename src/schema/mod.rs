@@ -89,25 +89,49 @@ pub fn print(kind: Kind, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
     Ok(ExitStatus::Success)
 }
 
-/// `{"type": "string"}` with a description.
-fn string(description: &str) -> Value {
-    json!({ "type": "string", "description": description })
+/// The schema schemars derives from `T`'s serde type (draft 2020-12): its top-level keys and
+/// its definitions. Optional keys are written absent in TOML, never null: `null` is dropped
+/// from their types.
+fn derived<T: schemars::JsonSchema>() -> (Map<String, Value>, Map<String, Value>) {
+    let generator = schemars::generate::SchemaSettings::draft2020_12().into_generator();
+    let mut root = generator.into_root_schema_for::<T>().to_value();
+    drop_null_types(&mut root);
+    let Value::Object(mut top) = root else {
+        unreachable!("a schema of a struct is an object")
+    };
+    top.shift_remove("$schema");
+    let defs = match top.shift_remove("$defs") {
+        Some(Value::Object(defs)) => defs,
+        _ => Map::new(),
+    };
+    (top, defs)
 }
 
-/// An array of strings with a description.
-fn strings(description: &str) -> Value {
-    json!({ "type": "array", "items": { "type": "string" }, "description": description })
-}
-
-/// A closed object of `properties`.
-fn object(description: &str, properties: Map<String, Value>) -> Value {
-    json!({
-        "type": "object",
-        "description": description,
-        "properties": properties,
-        "additionalProperties": false,
-    })
+/// Removes `"null"` from every `type` list (and a `null` default), and joins the lines of
+/// descriptions, recursively.
+fn drop_null_types(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            if let Some(Value::Array(types)) = map.get_mut("type") {
+                types.retain(|t| t != "null");
+                if types.len() == 1 {
+                    let only = types.remove(0);
+                    map.insert("type".into(), only);
+                }
+            }
+            if map.get("default") == Some(&Value::Null) {
+                map.shift_remove("default");
+            }
+            // A doc comment's lines are one paragraph.
+            if let Some(Value::String(text)) = map.get_mut("description") {
+                *text = text.replace('\n', " ");
+            }
+            map.values_mut().for_each(drop_null_types);
+        }
+        Value::Array(items) => items.iter_mut().for_each(drop_null_types),
+        _ => {}
+    }
 }
 
 /// A rule id, as the rule compiler accepts it.
-const RULE_ID: &str = "^[a-z][a-z0-9-]*$";
+use crate::rules::schema::RULE_ID;

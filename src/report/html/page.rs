@@ -55,12 +55,9 @@ fn head(out: &mut dyn Write) -> io::Result<()> {
     )
 }
 
+/// The class of a severity's badge: its name.
 fn severity_class(s: Severity) -> &'static str {
-    match s {
-        Severity::Error => "error",
-        Severity::Warning => "warning",
-        Severity::Note => "note",
-    }
+    s.as_str()
 }
 
 fn totals(out: &mut dyn Write, summary: &Summary) -> io::Result<()> {

@@ -266,10 +266,12 @@ impl Compiler<'_> {
                 let mut e = FileError::new(self.name, self.text, Some(span), message);
                 if !on_options {
                     e.help = Some(
-                        match crate::error::suggest(name.get_ref(), Function::NAMES.iter().copied())
-                        {
+                        match crate::error::suggest(name.get_ref(), Function::names()) {
                             Some(s) => format!("did you mean `{s}`?"),
-                            None => format!("built-in functions: {}", Function::NAMES.join(", ")),
+                            None => format!(
+                                "built-in functions: {}",
+                                Function::names().collect::<Vec<_>>().join(", ")
+                            ),
                         },
                     );
                 }
