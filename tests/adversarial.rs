@@ -12,7 +12,7 @@
 //! an unreadable file for non-root users) and `tests/formats.rs` (a hostile value in name, owner,
 //! corpus, a role key and a top-level key) are extended here, not repeated.
 
-mod common;
+use crate::common;
 
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};

@@ -27,6 +27,6 @@ fn rule_docs_are_in_sync_with_the_rule_files() {
     );
     assert!(
         stale.is_empty(),
-        "stale docs (run FORGELINT_UPDATE_DOCS=1 cargo test --test docs): {stale:?}"
+        "stale docs (run FORGELINT_UPDATE_DOCS=1 cargo test --test tests docs::): {stale:?}"
     );
 }

@@ -51,7 +51,7 @@ fn rule_file_cases_hold(test: &str, file: &str) {
     );
     // The findings of every failing case, as forgelint prints them: pinned here, and shown on
     // the rule's page in docs/rules/.
-    insta::assert_snapshot!(
+    assert_named_snapshot!(
         format!("findings__{id}"),
         forgelint::ruledoc::failing_cases_findings(rule)
     );

@@ -69,7 +69,7 @@ fn committed_schemas_match_the_command() {
     }
     assert!(
         stale.is_empty(),
-        "stale schemas (run FORGELINT_UPDATE_SCHEMAS=1 cargo test --test schemas): {stale:?}"
+        "stale schemas (run FORGELINT_UPDATE_SCHEMAS=1 cargo test --test tests schemas::): {stale:?}"
     );
 }
 
