@@ -10,7 +10,7 @@ use super::profiles::Profile;
 use super::profiles::RuleChoice;
 use crate::config::ConfigTree;
 use crate::diagnostic::Finding;
-use crate::engine::{self, FileName, LintInput, SpecExperiment, SpecInput};
+use crate::engine::{self, FileName};
 use crate::error::Error;
 use crate::project::{mentions_starforge, DirCache, RealProject};
 use crate::scratch::Scratch;
@@ -37,16 +37,8 @@ pub fn lint_spec_text(
             cwd_mentions_starforge: mentions_starforge(cwd),
             cache: &cache,
         };
-        let input = SpecInput {
-            lint: LintInput {
-                rules: &active,
-                table: &profile.table,
-                platform: &profile.settings.platform,
-                project: &project,
-            },
-            // Its config is read; its files are not the file at hand.
-            experiment: SpecExperiment::OnDisk(profile.experiment_site(&project, false)),
-        };
+        // Its experiment's config is read; its files are not the file at hand.
+        let input = profile.spec_input(&active, &project, false);
         engine::lint_spec(bytes, &name, &input, &mut scratch.lint).findings
     })
 }

@@ -265,15 +265,7 @@ impl<'s> LintRun<'_, 's> {
         let linted = reader.with_file_bytes(&candidate.path, |read| {
             let bytes = read.map_err(|e| file_problem(format!("cannot read the file: {e}")))?;
             let project = self.project(&candidate.path, profile, dirs);
-            let input = |lint_files: bool| SpecInput {
-                lint: LintInput {
-                    rules: &active,
-                    table: &profile.table,
-                    platform: &profile.settings.platform,
-                    project: &project,
-                },
-                experiment: SpecExperiment::OnDisk(profile.experiment_site(&project, lint_files)),
-            };
+            let input = |lint_files: bool| profile.spec_input(&active, &project, lint_files);
             let lint_spec = |bytes: &[u8], lint_files: bool| {
                 engine::lint_spec(bytes, &display, &input(lint_files), &mut lint.borrow_mut())
             };

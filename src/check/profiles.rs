@@ -12,7 +12,7 @@ use std::sync::{Arc, RwLock};
 use crate::config::Settings;
 use crate::config::{ConfigTree, RecentFolders};
 use crate::diagnostic::INVALID_JSON;
-use crate::engine::{Active, ExperimentSite};
+use crate::engine::{Active, ExperimentSite, LintInput, SpecExperiment, SpecInput};
 use crate::experiment;
 use crate::paths::relative_to;
 use crate::project::RealProject;
@@ -110,9 +110,28 @@ impl<'s> Profile<'s> {
         )
     }
 
+    /// What linting a spec of `project` with `rules` (this profile's for it) reads: its
+    /// experiment on disk, whose files the run may lint when `lint_files`.
+    pub fn spec_input<'a>(
+        &'a self,
+        rules: &'a [Active<'s>],
+        project: &'a RealProject<'a>,
+        lint_files: bool,
+    ) -> SpecInput<'a> {
+        SpecInput {
+            lint: LintInput {
+                rules,
+                table: &self.table,
+                platform: &self.settings.platform,
+                project,
+            },
+            experiment: SpecExperiment::OnDisk(self.experiment_site(project, lint_files)),
+        }
+    }
+
     /// The experiment a spec at `project` names, as this profile reads it; `lint_files`: the
     /// run may lint its files.
-    pub fn experiment_site<'a>(
+    fn experiment_site<'a>(
         &'a self,
         project: &'a RealProject<'a>,
         lint_files: bool,
