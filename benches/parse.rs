@@ -12,7 +12,7 @@ use divan::{black_box, Bencher};
 use forgelint::case_runner::{REFERENCE_DIRS, REFERENCE_GPU_QUOTA, REFERENCE_REGISTRIES};
 use forgelint::catalog::Catalog;
 use forgelint::engine::{
-    lint_bytes, lint_spec, Active, FileName, LintInput, SpecExperiment, SpecInput,
+    lint_bytes, lint_spec, Active, ExperimentLookup, FileName, LintInput, SpecInput,
 };
 use forgelint::platform_facts::Platform;
 use forgelint::project::VirtualProject;
@@ -109,7 +109,7 @@ fn parse_and_lint_all_builtin_rules(bencher: Bencher) {
             platform: &platform,
             project: &project,
         },
-        experiment: SpecExperiment::None,
+        experiment: ExperimentLookup::None,
     };
     let name = FileName::ready(path.clone());
     let mut scratch = LintScratch::default();

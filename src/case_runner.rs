@@ -11,7 +11,7 @@ use crate::diagnostic::Finding;
 use std::path::Path;
 
 use crate::engine::{
-    lint_spec, Active, FileName, LintInput, LoadedConfig, SpecExperiment, SpecInput,
+    lint_spec, Active, ExperimentLookup, FileName, LintInput, LoadedConfig, SpecInput,
 };
 use crate::formats::ConfigFormat;
 use crate::platform_facts::Platform;
@@ -110,8 +110,8 @@ fn run_case_on(case: &Case, document: &str, rules: &[&Rule]) -> Result<Vec<Findi
                     project: &project,
                 },
                 experiment: match &loaded {
-                    Some(config) => SpecExperiment::Config(config),
-                    None => SpecExperiment::None,
+                    Some(config) => ExperimentLookup::Config(config),
+                    None => ExperimentLookup::None,
                 },
             };
             let mut scratch = LintScratch::default();

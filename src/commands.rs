@@ -11,7 +11,6 @@ use crate::error::Error;
 use crate::escape::visible;
 
 use crate::ruledoc::needs_text;
-pub use crate::ruledoc::rule_doc;
 
 pub fn rules(args: RulesArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
     let settings = load_settings(&args.config.source(), &env.cwd)?;

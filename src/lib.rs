@@ -18,7 +18,7 @@ pub mod catalog;
 pub(crate) mod check;
 pub mod cli;
 pub(crate) mod collect;
-pub mod commands;
+pub(crate) mod commands;
 pub mod config;
 pub mod diagnostic;
 pub mod discover;

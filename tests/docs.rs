@@ -1,7 +1,7 @@
 //! `docs/rules/<id>.md` (what SARIF's helpUri points at) is generated from the rule files and kept
 //! in sync here. Run with `FORGELINT_UPDATE_DOCS=1` to regenerate.
 
-use forgelint::commands::rule_doc;
+use forgelint::ruledoc::rule_doc;
 use forgelint::rules::RuleSet;
 
 #[test]

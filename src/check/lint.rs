@@ -18,7 +18,7 @@ use std::path::PathBuf;
 
 use crate::discover::WalkMemo;
 use crate::discover::{self, Candidate, Kind};
-use crate::engine::{self, ExperimentToLint, FileName, LintInput, SpecExperiment, SpecInput};
+use crate::engine::{self, ExperimentLookup, ExperimentToLint, FileName, LintInput, SpecInput};
 use crate::env::Env;
 use crate::error::Error;
 use crate::project::{mentions_starforge, DirCache, DirMemo, RealProject};
@@ -500,7 +500,7 @@ fn lint_stdin(
             platform: &profile.settings.platform,
             project: &project,
         },
-        experiment: SpecExperiment::None,
+        experiment: ExperimentLookup::None,
     };
     let lint_scratch = RefCell::new(LintScratch::default());
     let name = FileName::ready(display.clone());

@@ -12,7 +12,7 @@ use std::sync::{Arc, RwLock};
 use crate::config::Settings;
 use crate::config::{ConfigTree, RecentFolders};
 use crate::diagnostic::INVALID_JSON;
-use crate::engine::{Active, ExperimentSite, LintInput, SpecExperiment, SpecInput};
+use crate::engine::{Active, ExperimentLookup, ExperimentSite, LintInput, SpecInput};
 use crate::experiment;
 use crate::paths::relative_to;
 use crate::project::RealProject;
@@ -125,7 +125,7 @@ impl<'s> Profile<'s> {
                 platform: &self.settings.platform,
                 project,
             },
-            experiment: SpecExperiment::OnDisk(self.experiment_site(project, lint_files)),
+            experiment: ExperimentLookup::OnDisk(self.experiment_site(project, lint_files)),
         }
     }
 

@@ -16,8 +16,8 @@ use super::Active;
 use crate::project::{ExperimentDir, RealProject};
 use crate::scratch::RecentConfigFiles;
 
-/// Where the config of the experiment a spec names comes from, for the spec's rules.
-pub enum SpecExperiment<'a> {
+/// How the experiment a spec names is looked up, for the config its rules read.
+pub enum ExperimentLookup<'a> {
     /// Nowhere: the spec is linted on its own.
     None,
     /// This config, whatever the spec names (a rule file's case).
@@ -69,7 +69,7 @@ impl Opened<'_> {
     }
 }
 
-impl<'a> SpecExperiment<'a> {
+impl<'a> ExperimentLookup<'a> {
     /// Finds the experiment the spec `doc` names and reads its config, as far as `rules` (the
     /// spec's) and the run need them.
     pub(super) fn open(
@@ -84,15 +84,15 @@ impl<'a> SpecExperiment<'a> {
             dir: None,
         };
         let site = match self {
-            SpecExperiment::None => return nothing,
-            SpecExperiment::Config(config) => {
+            ExperimentLookup::None => return nothing,
+            ExperimentLookup::Config(config) => {
                 return Opened {
                     config: Some(Cow::Borrowed(*config)),
                     for_spec: true,
                     dir: None,
                 }
             }
-            SpecExperiment::OnDisk(site) => site,
+            ExperimentLookup::OnDisk(site) => site,
         };
         if !site.wanted && !site.spec_reads_config {
             return nothing;

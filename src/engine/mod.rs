@@ -9,8 +9,8 @@ mod findings;
 use std::sync::Arc;
 
 pub use experiment_config::{
-    config_keys_present, load_config, reads, spec_rule_reads_config, ExperimentSite,
-    ExperimentToLint, LoadedConfig, SpecExperiment,
+    config_keys_present, load_config, reads, spec_rule_reads_config, ExperimentLookup,
+    ExperimentSite, ExperimentToLint, LoadedConfig,
 };
 pub use findings::{
     at_file_start, contain, file_finding, internal_error, locate, panic_for_tests, FileName, Fixer,
@@ -50,7 +50,7 @@ pub struct LintInput<'a> {
 /// experiment it names comes from.
 pub struct SpecInput<'a> {
     pub lint: LintInput<'a>,
-    pub experiment: SpecExperiment<'a>,
+    pub experiment: ExperimentLookup<'a>,
 }
 
 /// A spec's lint: its findings, and the experiment it names when the run asked for it (the
@@ -77,7 +77,7 @@ pub fn lint_bytes(
             platform,
             project,
         },
-        experiment: SpecExperiment::None,
+        experiment: ExperimentLookup::None,
     };
     let mut scratch = LintScratch::default();
     lint_spec(bytes, &FileName::ready(path.clone()), &input, &mut scratch).findings
@@ -298,7 +298,7 @@ mod tests {
                     platform: &Platform::default(),
                     project: &project,
                 },
-                experiment: SpecExperiment::None,
+                experiment: ExperimentLookup::None,
             };
             lint_spec(bytes, &name, &input, &mut LintScratch::default()).findings
         };
