@@ -100,6 +100,40 @@ fn slashed(text: &str, windows: bool) -> std::borrow::Cow<'_, str> {
     plain.replace('\\', "/").into()
 }
 
+/// The `file:` URI of an absolute path, every byte outside RFC 3986's unreserved set (and `/`)
+/// percent-encoded: on Windows with `/` for `\` and a drive after a `/`, its `:` kept
+/// (`file:///C:/x`), as editors write it.
+pub fn file_uri(path: &Path) -> String {
+    if cfg!(windows) {
+        file_uri_of(slashed(&path.to_string_lossy(), true).as_bytes(), true)
+    } else {
+        file_uri_of(path.as_os_str().as_encoded_bytes(), false)
+    }
+}
+
+/// [`file_uri`] of a path's bytes, `/`-separated; `windows`: it may start with a drive.
+fn file_uri_of(mut bytes: &[u8], windows: bool) -> String {
+    let mut out = String::from("file:");
+    match bytes {
+        [letter, b':', rest @ ..] if windows && letter.is_ascii_alphabetic() => {
+            out.extend(['/', '/', '/', char::from(*letter), ':']);
+            bytes = rest;
+        }
+        // `//server/share/x` (UNC) is `file://server/share/x`.
+        [b'/', b'/', ..] if windows => {}
+        [b'/', ..] => out.push_str("//"),
+        _ => out.push_str("///"),
+    }
+    for &b in bytes {
+        if b.is_ascii_alphanumeric() || b"-._~/".contains(&b) {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
 /// Whether `text` starts with a drive, `C:\`.
 fn has_drive(text: &str) -> bool {
     matches!(text.as_bytes(), [letter, b':', b'\\', ..] if letter.is_ascii_alphabetic())
@@ -138,6 +172,33 @@ mod tests {
         assert_eq!(&*super::shown(Path::new(r"exp\name.json")), "exp/name.json");
     }
 
+    /// Windows paths make the URIs editors send: the drive after a `/`, `:` kept, a UNC
+    /// path's server as the authority. Elsewhere a `\` and a `:` are bytes of a name.
+    #[test]
+    fn file_uris_of_windows_and_unix_paths() {
+        for (path, uri) in [
+            (
+                r"C:\work\exp one\jobspec.json",
+                "file:///C:/work/exp%20one/jobspec.json",
+            ),
+            (r"\\?\d:\work\x.json", "file:///d:/work/x.json"),
+            (r"\\server\share\x.json", "file://server/share/x.json"),
+            ("/work/x.json", "file:///work/x.json"),
+        ] {
+            let slashed = super::slashed(path, true);
+            assert_eq!(super::file_uri_of(slashed.as_bytes(), true), uri, "{path}");
+        }
+        for (path, uri) in [
+            (&b"/a\\b:c/\xff%"[..], "file:///a%5Cb%3Ac/%FF%25"),
+            (b"/", "file:///"),
+            (b"c:/x", "file:///c%3A/x"),
+        ] {
+            assert_eq!(super::file_uri_of(path, false), uri);
+        }
+        #[cfg(unix)]
+        assert_eq!(super::file_uri(Path::new("/a b")), "file:///a%20b");
+    }
+
     #[test]
     fn leading_dots_are_dropped_like_strip_prefix() {
         for raw in [
@@ -165,6 +226,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(unix)] // Unix absolute paths: on Windows they name no drive.
     fn relative_paths_against_the_current_folder() {
         let cwd = Path::new("/w/repo");
         for (path, base, expected) in [

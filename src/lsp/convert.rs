@@ -75,36 +75,9 @@ fn percent_decode(bytes: &[u8]) -> Option<Vec<u8>> {
     Some(out)
 }
 
-/// The `file:` URI of an absolute path.
+/// The `file:` URI of an absolute path ([`crate::paths::file_uri`]).
 pub fn path_to_uri(path: &Path) -> Option<Uri> {
-    Uri::from_str(&file_uri(
-        path.as_os_str().as_encoded_bytes(),
-        cfg!(windows),
-    ))
-    .ok()
-}
-
-/// The `file:` URI of an absolute path's encoded bytes, every byte outside RFC 3986's
-/// unreserved set (and `/`) percent-encoded. When `windows`, a `\` separates like `/`, and a
-/// drive comes after a `/` with its `:` kept (`file:///C:/x`), as editors write it.
-fn file_uri(mut bytes: &[u8], windows: bool) -> String {
-    let mut out = String::from("file://");
-    if let (true, [letter, b':', rest @ ..]) = (windows, bytes) {
-        if letter.is_ascii_alphabetic() {
-            out.extend(['/', char::from(*letter), ':']);
-            bytes = rest;
-        }
-    }
-    for &b in bytes {
-        if b.is_ascii_alphanumeric() || b"-._~/".contains(&b) {
-            out.push(char::from(b));
-        } else if windows && b == b'\\' {
-            out.push('/');
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
+    Uri::from_str(&crate::paths::file_uri(path)).ok()
 }
 
 /// A forgelint position (1-based line, 1-based UTF-16 column) in the protocol's terms.
@@ -333,26 +306,9 @@ mod tests {
         assert_eq!(uri_to_path("file:///bad%zz"), None);
     }
 
-    /// Windows paths become the URIs editors send, and back: the drive after a `/`, `\` as
-    /// `/`. Elsewhere a `\` and a `:` are bytes of a name, encoded.
+    /// A Windows URI's path is the drive's, without the `/` before it.
     #[test]
-    fn windows_paths_make_drive_uris() {
-        for (path, uri) in [
-            (
-                r"C:\work\exp one\jobspec.json",
-                "file:///C:/work/exp%20one/jobspec.json",
-            ),
-            ("d:/work/x.json", "file:///d:/work/x.json"),
-            (r"\\server\share\x.json", "file:////server/share/x.json"),
-        ] {
-            assert_eq!(file_uri(path.as_bytes(), true), uri);
-            assert!(Uri::from_str(uri).is_ok(), "{uri}");
-        }
-        assert_eq!(
-            file_uri(br"/a\b:c", false),
-            "file:///a%5Cb%3Ac",
-            "a Unix name"
-        );
+    fn windows_uris_name_the_drive() {
         for (decoded, path) in [
             ("/C:/work/x.json", "C:/work/x.json"),
             ("/c:", "c:"),
