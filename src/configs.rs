@@ -143,7 +143,6 @@ impl Configs {
     /// directory) are linted with; `None` when it cannot be loaded (the error is kept for
     /// [`Configs::take_errors`]).
     pub fn for_dir(&self, dir: &Path) -> Option<usize> {
-        use std::os::unix::ffi::OsStrExt;
         if !self.nearest {
             return Some(self.first);
         }
@@ -153,11 +152,11 @@ impl Configs {
                 recent.id = self.id;
                 recent.answers.clear();
             }
-            let bytes = dir.as_os_str().as_bytes();
+            let bytes = dir.as_os_str().as_encoded_bytes();
             let at = recent
                 .answers
                 .iter()
-                .position(|(known, _)| known.as_os_str().as_bytes() == bytes)?;
+                .position(|(known, _)| known.as_os_str().as_encoded_bytes() == bytes)?;
             recent.answers[..=at].rotate_right(1);
             Some(recent.answers[0].1)
         });

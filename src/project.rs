@@ -57,10 +57,9 @@ thread_local! {
 
 impl LocalDirs {
     fn recent(&mut self, root: &[u8], relative: &str) -> Option<bool> {
-        use std::os::unix::ffi::OsStrExt;
         let at = self.recent.iter().position(|r| {
             crate::json::same_key(r.relative.as_bytes(), relative.as_bytes())
-                && crate::json::same_key(r.root.as_bytes(), root)
+                && crate::json::same_key(r.root.as_encoded_bytes(), root)
         })?;
         let is_dir = self.recent[at].is_dir;
         // Move to front, so the commonest answers are found first.
@@ -86,7 +85,6 @@ impl LocalDirs {
 impl DirCache {
     /// Is `relative` (below `root`) a directory?
     pub fn is_dir(&self, root: &Path, relative: &str) -> bool {
-        use std::os::unix::ffi::OsStrExt;
         LOCAL_DIRS.with(|cell| {
             let Ok(mut local) = cell.try_borrow_mut() else {
                 return self.shared_is_dir(root, relative);
@@ -97,7 +95,7 @@ impl DirCache {
                     ..LocalDirs::default()
                 };
             }
-            if let Some(known) = local.recent(root.as_os_str().as_bytes(), relative) {
+            if let Some(known) = local.recent(root.as_os_str().as_encoded_bytes(), relative) {
                 return known;
             }
             let known = match local
@@ -265,8 +263,7 @@ fn in_starforge(path: &Path, cwd: &Path) -> bool {
 /// the working directory, the spec is not in a `.starforge` folder: the folder's name would be
 /// part of one or the other. Cheaper than [`in_starforge`], which parses components.
 pub fn mentions_starforge(path: &Path) -> bool {
-    use std::os::unix::ffi::OsStrExt;
-    let bytes = path.as_os_str().as_bytes();
+    let bytes = path.as_os_str().as_encoded_bytes();
     memchr::memchr_iter(b'.', bytes).any(|at| bytes[at..].starts_with(b".starforge"))
 }
 

@@ -271,7 +271,7 @@ fn contained<T: Send>(
     lint: impl FnOnce() -> Result<T, Error> + Send,
 ) -> Result<T, Contained> {
     let crashed = |payload: &(dyn std::any::Any + Send)| {
-        let shown: Arc<str> = Arc::from(path.to_string_lossy().as_ref());
+        let shown: Arc<str> = crate::paths::shown(path);
         Contained::Crashed(Box::new(crate::engine::internal_error(&shown, payload)))
     };
     std::thread::scope(|scope| {

@@ -49,13 +49,7 @@ fn push_encoded(out: &mut String, text: &str) {
     }
 }
 
-fn file_uri(abs: &Path) -> String {
-    let mut s = encode_path(&abs.to_string_lossy().replace('\\', "/"));
-    if !s.starts_with('/') {
-        s.insert(0, '/');
-    }
-    format!("file://{s}")
-}
+use crate::paths::file_uri;
 
 /// An artifact location: a URI relative to `%SRCROOT%`, or an absolute `file:` URI.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -1061,6 +1055,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(unix)] // Unix absolute paths: on Windows they name no drive.
     fn uris_are_relative_and_percent_encoded() {
         let cwd = Path::new("/work/repo");
         assert_eq!(
