@@ -86,15 +86,9 @@ pub struct Options<'a> {
 
 /// Why a path that is not a regular file is not opened.
 pub(crate) fn not_regular(ft: &std::fs::FileType) -> String {
-    use std::os::unix::fs::FileTypeExt;
-    let kind = if ft.is_fifo() {
-        "a FIFO"
-    } else if ft.is_socket() {
-        "a socket"
-    } else if ft.is_block_device() || ft.is_char_device() {
-        "a device"
-    } else {
-        "a special file"
+    let kind = match crate::paths::special_kind(ft) {
+        "a character device" | "a block device" => "a device",
+        kind => kind,
     };
     format!("not a regular file ({kind}); it was not opened")
 }
@@ -208,15 +202,12 @@ pub fn discover(paths: &[PathBuf], opts: &Options<'_>) -> Discovery {
     });
     out.files
         .extend(walked.into_inner().unwrap_or_else(|e| e.into_inner()));
-    {
-        use std::os::unix::ffi::OsStrExt;
-        out.files.sort_unstable_by(|a, b| {
-            a.path
-                .as_os_str()
-                .as_bytes()
-                .cmp(b.path.as_os_str().as_bytes())
-        });
-    }
+    out.files.sort_unstable_by(|a, b| {
+        a.path
+            .as_os_str()
+            .as_encoded_bytes()
+            .cmp(b.path.as_os_str().as_encoded_bytes())
+    });
     out
 }
 
@@ -351,15 +342,17 @@ fn candidate(
 
 /// `path` without a leading `./` (and the slashes after it), unless nothing would be left.
 fn without_dot_prefix(path: PathBuf) -> PathBuf {
-    use std::os::unix::ffi::OsStringExt;
-    let mut bytes = path.into_os_string().into_vec();
-    if bytes.starts_with(b"./") {
-        let slashes = bytes[1..].iter().take_while(|&&b| b == b'/').count();
+    use crate::paths::is_separator;
+    let mut bytes = path.into_os_string().into_encoded_bytes();
+    if bytes.first() == Some(&b'.') && bytes.get(1).is_some_and(|&b| is_separator(b)) {
+        let slashes = bytes[1..].iter().take_while(|&&b| is_separator(b)).count();
         if bytes.len() > 1 + slashes {
             bytes.drain(..1 + slashes);
         }
     }
-    PathBuf::from(std::ffi::OsString::from_vec(bytes))
+    // SAFETY: the encoded bytes of a path less ASCII characters (`.` and separators) at the
+    // start, a split `OsString::from_encoded_bytes_unchecked` allows.
+    PathBuf::from(unsafe { std::ffi::OsString::from_encoded_bytes_unchecked(bytes) })
 }
 
 /// One walker thread's visitor: collects candidates into batches, and hands over the last,

@@ -248,8 +248,7 @@ fn in_starforge(path: &Path, cwd: &Path) -> bool {
 /// the working directory, the spec is not in a `.starforge` folder: the folder's name would be
 /// part of one or the other. Cheaper than [`in_starforge`], which parses components.
 pub fn mentions_starforge(path: &Path) -> bool {
-    use std::os::unix::ffi::OsStrExt;
-    let bytes = path.as_os_str().as_bytes();
+    let bytes = path.as_os_str().as_encoded_bytes();
     memchr::memchr_iter(b'.', bytes).any(|at| bytes[at..].starts_with(b".starforge"))
 }
 

@@ -998,6 +998,7 @@ fn escapes_in_keys_are_decoded_before_keys_are_compared() {
 // ---------------------------------------------------------------------------------------------
 
 #[test]
+#[cfg(unix)]
 fn special_files_are_findings_and_the_other_files_are_still_linted() {
     use std::os::unix::fs::PermissionsExt;
     let tree = Tree::with_companion();
@@ -1375,7 +1376,11 @@ fn a_panic_on_one_file_is_an_internal_error_finding_and_the_run_goes_on() {
 
 /// Every file under `root`: its bytes, modification time and mode.
 fn snapshot(root: &Path) -> Vec<(PathBuf, Vec<u8>, SystemTime, u32)> {
-    use std::os::unix::fs::PermissionsExt;
+    #[cfg(unix)]
+    let mode =
+        |meta: &std::fs::Metadata| std::os::unix::fs::PermissionsExt::mode(&meta.permissions());
+    #[cfg(not(unix))]
+    let mode = |meta: &std::fs::Metadata| u32::from(meta.permissions().readonly());
     let mut out = Vec::new();
     let mut stack = vec![root.to_path_buf()];
     while let Some(dir) = stack.pop() {
@@ -1389,7 +1394,7 @@ fn snapshot(root: &Path) -> Vec<(PathBuf, Vec<u8>, SystemTime, u32)> {
                     entry.path().strip_prefix(root).unwrap().to_path_buf(),
                     std::fs::read(entry.path()).unwrap(),
                     meta.modified().unwrap(),
-                    meta.permissions().mode(),
+                    mode(&meta),
                 ));
             }
         }
@@ -1785,6 +1790,7 @@ fn no_value_or_file_name_injects_a_command_or_an_escape_in_any_format() {
 }
 
 #[test]
+#[cfg(unix)]
 fn a_file_name_that_is_not_utf8_is_shown_lossily() {
     use std::os::unix::ffi::OsStrExt;
     let tree = Tree::with_companion();

@@ -25,7 +25,7 @@ pub fn lint_spec_text(
     scratch: &mut Scratch,
 ) -> Result<Vec<Finding>, Error> {
     with_profile(configs, path, cwd, scratch, |profile, scratch| {
-        let name = || -> Arc<str> { Arc::from(path.to_string_lossy().as_ref()) };
+        let name = || -> Arc<str> { crate::paths::shown(path) };
         let name = FileName::lazy(&name);
         let active = profile.rules_for(path, cwd);
         let cache = DirCache::default();

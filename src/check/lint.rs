@@ -239,7 +239,7 @@ impl<'s> LintRun<'_, 's> {
         profile: &Profile<'s>,
         scratch: &mut Scratch,
     ) -> FileOutcome {
-        let display = || -> Arc<str> { Arc::from(candidate.path.to_string_lossy().as_ref()) };
+        let display = || -> Arc<str> { crate::paths::shown(&candidate.path) };
         let display = FileName::lazy(&display);
         let active = profile.rules_for(&candidate.path, self.cwd);
         let file_problem = |message: String| FileOutcome {
@@ -477,7 +477,7 @@ fn lint_stdin(
         writeln!(env.stderr, "error: cannot read standard input: {e}").ok();
         return Ok(Stdin::default());
     }
-    let display: Arc<str> = Arc::from(name.to_string_lossy().as_ref());
+    let display: Arc<str> = crate::paths::shown(name);
     let options = walk_options(linter.plan, linter.cwd, 1);
     // Named as a file of an experiment: linted as that file would be.
     if let Kind::ExperimentFile { root } = options.explicit_kind(name, &mut scratch.walk) {

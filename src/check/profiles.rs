@@ -61,7 +61,7 @@ impl<'s> Profile<'s> {
         };
         let display = move |path: &Path| -> Arc<str> {
             let shown = path.strip_prefix(cwd).unwrap_or(path);
-            Arc::from(shown.to_string_lossy().as_ref())
+            crate::paths::shown(shown)
         };
         let mut experiments = experiment::ExperimentLinter::new(
             &settings.platform,

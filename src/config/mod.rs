@@ -91,14 +91,19 @@ impl Files {
     /// Whether `include` takes `path`, told from its file name alone; `None` when only the
     /// globs can tell.
     pub fn included_by_name(&self, path: &Path) -> Option<bool> {
-        use std::os::unix::ffi::OsStrExt;
+        use crate::paths::is_separator;
         let tests = self.include_names.as_ref()?;
-        let bytes = path.as_os_str().as_bytes();
+        let bytes = path.as_os_str().as_encoded_bytes();
         // globset finds no file name in a path that ends with `.` (or `/`): left to it.
-        if matches!(bytes.last(), None | Some(b'.' | b'/')) {
+        if matches!(bytes.last(), None | Some(b'.'))
+            || bytes.last().is_some_and(|&b| is_separator(b))
+        {
             return None;
         }
-        let name = &bytes[bytes.iter().rposition(|&b| b == b'/').map_or(0, |i| i + 1)..];
+        let name = &bytes[bytes
+            .iter()
+            .rposition(|&b| is_separator(b))
+            .map_or(0, |i| i + 1)..];
         Some(tests.iter().any(|t| match t {
             NameTest::Is(n) => name == n.as_bytes(),
             NameTest::EndsWith(suffix) => name.ends_with(suffix.as_bytes()),
@@ -190,7 +195,6 @@ fn glob(name: &str, text: &Arc<str>, p: &Spanned<String>) -> Result<Glob, FileEr
 /// not a regular file". A device or a FIFO is refused before it is opened: reading one would
 /// never end or never start.
 pub(crate) fn not_readable(path: &Path, folder_ok: bool) -> Option<String> {
-    use std::os::unix::fs::FileTypeExt;
     let kind = match std::fs::metadata(path) {
         Ok(meta) => meta.file_type(),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -202,21 +206,12 @@ pub(crate) fn not_readable(path: &Path, folder_ok: bool) -> Option<String> {
         }
         Err(e) => return Some(format!("cannot be read: {e}")),
     };
-    let what = if kind.is_file() || (folder_ok && kind.is_dir()) {
+    if kind.is_file() || (folder_ok && kind.is_dir()) {
         return None;
     } else if kind.is_dir() {
         return Some("is a directory".to_string());
-    } else if kind.is_fifo() {
-        "a FIFO"
-    } else if kind.is_socket() {
-        "a socket"
-    } else if kind.is_char_device() {
-        "a character device"
-    } else if kind.is_block_device() {
-        "a block device"
-    } else {
-        "a special file"
-    };
+    }
+    let what = crate::paths::special_kind(&kind);
     let or_folder = if folder_ok { " or folder" } else { "" };
     Some(format!("is {what}, not a regular file{or_folder}"))
 }

@@ -36,7 +36,7 @@ pub fn contain<T>(path: &Path, lint: impl FnOnce() -> T) -> Result<T, Finding> {
         lint()
     }))
     .map_err(|payload| {
-        let shown: Arc<str> = Arc::from(path.to_string_lossy().as_ref());
+        let shown: Arc<str> = crate::paths::shown(path);
         internal_error(&shown, payload.as_ref())
     })
 }

@@ -254,7 +254,7 @@ pub fn lint_in_memory(
         .filter(|a| a.rule.target.is_experiment() && a.rule.applies_to(path))
         .copied()
         .collect();
-    let display = |p: &Path| -> Arc<str> { Arc::from(p.to_string_lossy().as_ref()) };
+    let display = |p: &Path| -> Arc<str> { crate::paths::shown(p) };
     // The rules given, and every built-in rule (named after its file), running or not.
     let known = rules
         .iter()

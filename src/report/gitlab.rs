@@ -199,6 +199,7 @@ mod tests {
         }
     }
 
+    #[cfg(unix)] // Its tests name Unix absolute paths.
     fn issues(findings: &[Finding]) -> Vec<serde_json::Value> {
         let summary = crate::report::Summary::default();
         let findings = findings.to_vec();
@@ -218,6 +219,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(unix)] // Unix absolute paths: on Windows they name no drive.
     fn paths_are_relative_to_the_project() {
         let cwd = Path::new("/work/project");
         for (path, expected) in [
@@ -235,6 +237,7 @@ mod tests {
     /// Identical findings are told apart by their occurrence in the file, next to each other
     /// or not; a moved line keeps the fingerprint; every issue has the fields GitLab reads.
     #[test]
+    #[cfg(unix)] // Unix absolute paths: on Windows they name no drive.
     fn fingerprints_are_unique_and_ignore_lines() {
         let findings = [
             finding("/work/project/a.json", "r", "/x", 1),

@@ -25,14 +25,8 @@ use crate::rules::Rule;
 
 pub const SCHEMA_URI: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 
-/// Percent-encodes a path for a URI, keeping `/` between segments (RFC 3986 unreserved kept).
-pub fn encode_path(path: &str) -> String {
-    let mut out = String::with_capacity(path.len());
-    push_encoded(&mut out, path);
-    out
-}
-
-/// Appends `text` percent-encoded, as [`encode_path`] does.
+/// Appends `text` percent-encoded for a URI, keeping `/` between segments (RFC 3986
+/// unreserved kept).
 fn push_encoded(out: &mut String, text: &str) {
     const HEX: &[u8; 16] = b"0123456789ABCDEF";
     for b in text.bytes() {
@@ -49,13 +43,7 @@ fn push_encoded(out: &mut String, text: &str) {
     }
 }
 
-fn file_uri(abs: &Path) -> String {
-    let mut s = encode_path(&abs.to_string_lossy().replace('\\', "/"));
-    if !s.starts_with('/') {
-        s.insert(0, '/');
-    }
-    format!("file://{s}")
-}
+use crate::paths::file_uri;
 
 /// An artifact location: a URI relative to `%SRCROOT%`, or an absolute `file:` URI.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -1096,6 +1084,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(unix)] // Unix absolute paths: on Windows they name no drive.
     fn uris_are_relative_and_percent_encoded() {
         let cwd = Path::new("/work/repo");
         assert_eq!(
@@ -1110,7 +1099,9 @@ mod tests {
             serde_json::to_value(artifact_location("../x/jobspec.json", cwd)).unwrap(),
             json!({"uri": "file:///work/repo/../x/jobspec.json"})
         );
-        assert_eq!(encode_path("a#b/%c/名"), "a%23b/%25c/%E5%90%8D");
+        let mut encoded = String::new();
+        push_encoded(&mut encoded, "a#b/%c/名");
+        assert_eq!(encoded, "a%23b/%25c/%E5%90%8D");
     }
 
     #[test]

@@ -228,6 +228,7 @@ fn a_bad_rule_file_listed_by_the_config() {
 /// A catalog or rule path in the config that is not a file to read says what it is, at once
 /// (reading a device or a FIFO would never end or never start).
 #[test]
+#[cfg(unix)]
 fn a_config_path_that_is_not_a_regular_file_says_what_it_is() {
     let tree = Tree::new();
     tree.valid_project("jobspec.json")
