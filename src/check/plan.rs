@@ -267,14 +267,17 @@ fn paths_to_lint(args: &CheckArgs, cwd: &Path) -> Result<(Vec<PathBuf>, Option<P
 }
 
 /// The commands a first argument could be a misspelling of.
-const COMMANDS: [&str; 7] = [
+const COMMANDS: [&str; 10] = [
     "check",
+    "lint",
     "rules",
     "explain",
     "test-rules",
     "init",
     "completions",
     "schema",
+    "merge",
+    "lsp",
 ];
 
 /// A first path that does not exist and is close to a command's name (`explian`) is taken
