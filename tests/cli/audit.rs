@@ -129,7 +129,12 @@ fn reports_that_would_share_an_output_or_name_no_format_are_refused() {
     run.expect_code(2);
     assert!(
         run.stderr
-            .contains("`jsn` is not a format; the formats are human, concise, json"),
+            .contains("invalid value 'jsn' for '--format <FMT[=FILE]>'"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("a similar value exists: 'json'"),
         "{}",
         run.stderr
     );
