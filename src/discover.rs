@@ -75,6 +75,8 @@ fn settings_of<'s>(
 pub struct WalkMemo {
     pub folders: RecentFolders,
     experiment_of: Recent<PathBuf, Option<Arc<Path>>, 1>,
+    /// The experiment the working folder is in, by the settings (their address) that told.
+    cwd_experiment: Recent<usize, Option<Arc<Path>>, 1>,
 }
 
 pub struct Options<'a> {
@@ -142,13 +144,33 @@ impl Options<'_> {
         }
         // The config of the file's folder tells which of its parents are experiments.
         let settings = self.settings.settings_at(parent, &mut memo.folders)?;
-        let root = parent
+        let mut root = parent
             .ancestors()
             .take_while(|d| !d.as_os_str().is_empty() && *d != Path::new("."))
             .find(|d| self.is_experiment_dir_in(settings, d))
             .map(Arc::from);
+        if root.is_none() && parent.is_relative() && !has_parent_dir(parent) {
+            // A walk from inside an experiment (`forgelint` in `experiments/x`): the folders
+            // the relative path does not name are the working folder and those above it.
+            root = self.cwd_experiment(settings, memo);
+        }
         memo.experiment_of.put(parent.to_path_buf(), root.clone());
         root
+    }
+
+    /// The experiment directory the working folder is in (or is), absolute, if any.
+    fn cwd_experiment(&self, settings: &Settings, memo: &mut WalkMemo) -> Option<Arc<Path>> {
+        let key = settings as *const Settings as usize;
+        if let Some(known) = memo.cwd_experiment.get(|k| *k == key) {
+            return known;
+        }
+        let found = self
+            .cwd
+            .ancestors()
+            .find(|d| self.is_experiment_dir_in(settings, d))
+            .map(Arc::from);
+        memo.cwd_experiment.put(key, found.clone());
+        found
     }
 
     /// A file named on the command line: a spec, unless its name is not a spec's and it lies
@@ -245,12 +267,19 @@ pub fn discover_each(
                 problem: Some(format!("cannot read: {e}")),
             }),
             Ok(meta) if meta.is_dir() => roots.push(path.clone()),
-            Ok(meta) if meta.is_file() => out.files.push(Candidate {
-                path: path.clone(),
-                kind: opts.explicit_kind(path, &mut memo),
-                explicit: true,
-                problem: None,
-            }),
+            Ok(meta) if meta.is_file() => {
+                let kind = opts.explicit_kind(path, &mut memo);
+                let path = match &kind {
+                    Kind::ExperimentFile { root } => spelt_like(path.clone(), root, opts.cwd),
+                    Kind::Spec => path.clone(),
+                };
+                out.files.push(Candidate {
+                    path,
+                    kind,
+                    explicit: true,
+                    problem: None,
+                })
+            }
             Ok(meta) => out.files.push(Candidate {
                 path: path.clone(),
                 kind: Kind::Spec,
@@ -324,13 +353,14 @@ fn candidate(
     let problem = why_not_opened(&ft, entry.path())?;
     // `./x` is shown as `x`, as every other linter does (in place: this runs for every file).
     let path = without_dot_prefix(entry.into_path());
-    let kind = if spec {
-        Kind::Spec
+    let (path, kind) = if spec {
+        (path, Kind::Spec)
     } else {
-        // Spelt like `path`, so the path in the experiment is `path` less `root`.
-        Kind::ExperimentFile {
-            root: opts.experiment_of(&path, memo)?,
-        }
+        let root = opts.experiment_of(&path, memo)?;
+        (
+            spelt_like(path, &root, opts.cwd),
+            Kind::ExperimentFile { root },
+        )
     };
     Some(Candidate {
         path,
@@ -338,6 +368,23 @@ fn candidate(
         explicit: false,
         problem,
     })
+}
+
+/// `path`, a file of the experiment `root`, spelt like `root` so that the path in the
+/// experiment is `path` less `root`: made absolute when only `root` is (a walk from inside
+/// the experiment).
+fn spelt_like(path: PathBuf, root: &Path, cwd: &Path) -> PathBuf {
+    if root.is_absolute() && path.is_relative() {
+        crate::paths::normalize(&path, cwd)
+    } else {
+        path
+    }
+}
+
+/// Whether `path` has a `..` component.
+fn has_parent_dir(path: &Path) -> bool {
+    path.components()
+        .any(|c| matches!(c, std::path::Component::ParentDir))
 }
 
 /// `path` without a leading `./` (and the slashes after it), unless nothing would be left.

@@ -49,18 +49,47 @@ pub fn finish(
     } else if write_report(&plan, &linted, &summary, &sources, env, false)? == Written::PipeClosed {
         return Ok(ExitStatus::Success);
     }
-    if !plan.options.quiet {
+    let nothing = nothing_checked(&plan, &summary);
+    if !plan.options.quiet && nothing.is_none() {
         for skipped in &summary.skipped {
             writeln!(env.stderr, "note: {}", skipped.text()).ok();
         }
     }
     if !plan.options.quiet && plan.options.write_baseline.is_none() {
-        writeln!(env.stderr, "{}", summary.line()).ok();
+        let line = nothing.unwrap_or_else(|| summary.line());
+        writeln!(env.stderr, "{line}").ok();
         if let Some(line) = summary.fixes.line(plan.options.fix.is_some()) {
             writeln!(env.stderr, "{line}").ok();
         }
     }
     Ok(exit_status(&plan, &linted, &tally))
+}
+
+/// What a run that linted no file says instead of "All clear": that nothing was found to
+/// lint. The exit status is 0, as ruff's for "No Python files found under the given path(s)":
+/// a tree with no spec yet, or a pre-commit batch without one, is nothing wrong; a path that
+/// does not exist has already made the run exit 2.
+fn nothing_checked(plan: &Plan<'_>, summary: &report::Summary) -> Option<String> {
+    if summary.files > 0 || summary.incomplete {
+        return None;
+    }
+    const NAMED: usize = 3;
+    let paths = &plan.options.paths;
+    let mut names: Vec<String> = paths
+        .iter()
+        .take(NAMED)
+        .map(|p| escape::visible(&p.display().to_string()).into_owned())
+        .collect();
+    if paths.len() > NAMED {
+        names.push(format!("{} more paths", paths.len() - NAMED));
+    }
+    let under = match names.split_last() {
+        Some((last, first)) if !first.is_empty() => format!("{} or {last}", first.join(", ")),
+        _ => names.concat(),
+    };
+    Some(format!(
+        "warning: no job specs or experiment files under {under}; nothing was checked"
+    ))
 }
 
 /// A failure to read back the findings spilled to a temporary file.
@@ -254,11 +283,13 @@ fn write_report(
 ) -> Result<Written, Error> {
     let ran = rules_run(plan);
     let cwd = env.cwd.clone();
+    let root = report_root(&cwd, plan.options.workspace.as_deref());
     let input = report::ReportInput {
         findings: &linted.findings,
         summary,
         rules: &ran,
         cwd: &cwd,
+        root: &root,
         statistics: plan.options.statistics,
         tool_error: linted.tool_error,
         threads: plan.options.threads,
@@ -270,6 +301,11 @@ fn write_report(
             color: plan.options.color,
             width: env.width,
             group_depth: plan.options.group_depth,
+            dir: target
+                .file
+                .as_deref()
+                .and_then(std::path::Path::parent)
+                .map(|folder| crate::paths::normalize(folder, &cwd)),
         };
         match &target.file {
             Some(path) => write_report_file(path, &input, sources, opts)?,
@@ -277,6 +313,18 @@ fn write_report(
         }
     }
     Ok(written)
+}
+
+/// The folder GitHub annotations and SARIF name files from: `workspace` (`GITHUB_WORKSPACE`)
+/// when `cwd` is in it, else the git work tree `cwd` is in, else `cwd`.
+fn report_root(cwd: &std::path::Path, workspace: Option<&std::path::Path>) -> std::path::PathBuf {
+    if let Some(workspace) = workspace.filter(|w| w.is_absolute() && cwd.starts_with(w)) {
+        return workspace.to_path_buf();
+    }
+    cwd.ancestors()
+        .find(|folder| folder.join(".git").exists())
+        .unwrap_or(cwd)
+        .to_path_buf()
 }
 
 /// A report written atomically to `path`, without colour.

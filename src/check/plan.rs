@@ -55,6 +55,9 @@ pub struct Options {
     pub fix: Option<FixMode>,
     /// `--shard K/N`: the part of the files this run lints.
     pub shard: Option<Shard>,
+    /// `GITHUB_WORKSPACE`, the repository's checkout on a GitHub runner: GitHub annotations
+    /// and SARIF name files from it when the run's folder is in it.
+    pub workspace: Option<PathBuf>,
 }
 
 /// One report of a run: its format and its file; `None` for standard output.
@@ -108,6 +111,9 @@ impl Options {
             quiet: args.quiet,
             fix: fix_mode(args.fix, args.unsafe_fixes, args.diff),
             shard: args.shard,
+            workspace: std::env::var_os("GITHUB_WORKSPACE")
+                .filter(|w| !w.is_empty())
+                .map(PathBuf::from),
         })
     }
 

@@ -255,7 +255,8 @@ pub fn lint_in_memory(
         .filter(|a| a.rule.target.is_experiment() && a.rule.applies_to(path))
         .copied()
         .collect();
-    let display = |p: &Path| -> Arc<str> { crate::paths::shown(p) };
+    let display =
+        |p: &Path| -> Arc<str> { crate::paths::shown(p, crate::paths::ShownFrom::as_given()) };
     // The rules given, and every built-in rule (named after its file), running or not.
     let known = rules
         .iter()

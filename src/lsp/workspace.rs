@@ -81,10 +81,14 @@ impl Workspace {
             ..Linted::default()
         };
         if is_config(path) {
-            return first_error(contain(path, || lint_config(path, text)));
+            return first_error(contain(path, crate::paths::ShownFrom::as_given(), || {
+                lint_config(path, text)
+            }));
         }
         if path.extension().is_some_and(|e| e == "toml") && self.is_rule_file(path, text) {
-            return first_error(contain(path, || lint_rule_file(path, text)));
+            return first_error(contain(path, crate::paths::ShownFrom::as_given(), || {
+                lint_rule_file(path, text)
+            }));
         }
         let shown = self.shown(path);
         match self.lint_file(&shown, text) {
@@ -116,13 +120,19 @@ impl Workspace {
         let mut scratch = Scratch::default();
         let scratch = &mut scratch;
         let bytes = text.as_bytes();
-        let found = contain(shown, || match kind_of(configs, shown, &root, scratch)? {
-            Some(Kind::Spec) => crate::check::lint_spec_text(configs, shown, bytes, &root, scratch),
-            Some(Kind::ExperimentFile { root: exp }) => {
-                crate::check::lint_experiment_text(configs, shown, &exp, bytes, &root, scratch)
-            }
-            None => Ok(Vec::new()),
-        });
+        let found = contain(
+            shown,
+            crate::paths::ShownFrom::as_given(),
+            || match kind_of(configs, shown, &root, scratch)? {
+                Some(Kind::Spec) => {
+                    crate::check::lint_spec_text(configs, shown, bytes, &root, scratch)
+                }
+                Some(Kind::ExperimentFile { root: exp }) => {
+                    crate::check::lint_experiment_text(configs, shown, &exp, bytes, &root, scratch)
+                }
+                None => Ok(Vec::new()),
+            },
+        );
         found.unwrap_or_else(|crashed| Ok(vec![crashed]))
     }
 

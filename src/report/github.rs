@@ -32,8 +32,9 @@ fn command(severity: Severity) -> &'static str {
     }
 }
 
-fn annotation(f: &Finding) -> String {
-    let path = visible(&f.path);
+/// The annotation of `f`, whose file GitHub knows by `path`: relative to the repository.
+fn annotation(f: &Finding, path: &str) -> String {
+    let path = visible(path);
     let mut props = format!(
         "file={},line={},endLine={}",
         escape_property(&path),
@@ -72,7 +73,7 @@ pub fn write(out: &mut dyn Write, input: &ReportInput<'_>) -> std::io::Result<()
             let slot = &mut shown[f.severity as usize];
             if *slot < ANNOTATIONS_PER_SEVERITY {
                 *slot += 1;
-                writeln!(out, "{}", annotation(f))?;
+                writeln!(out, "{}", annotation(f, &input.path_from_root(&f.path)))?;
             } else {
                 overflow += 1;
             }

@@ -243,6 +243,9 @@ pub struct ReportOptions {
     pub width: usize,
     /// `--group-depth`: the folders of the HTML report's breakdown.
     pub group_depth: usize,
+    /// The folder the report is written to (its file's); `None` for standard output, taken
+    /// to be the working folder. The HTML report's links to policy files are relative to it.
+    pub dir: Option<std::path::PathBuf>,
 }
 
 /// Everything a reporter may need; `findings` are sorted.
@@ -251,14 +254,37 @@ pub struct ReportInput<'a> {
     pub summary: &'a Summary,
     /// The rules that ran, by id.
     pub rules: &'a [&'a Rule],
-    /// `%SRCROOT%` for SARIF: paths are relative to it.
+    /// The working folder: findings name their files from it.
     pub cwd: &'a Path,
+    /// The folder GitHub annotations and SARIF name files from (SARIF's `%SRCROOT%`):
+    /// `GITHUB_WORKSPACE` when the working folder is in it, else the git work tree's root,
+    /// else the working folder. GitHub attaches an annotation or a result only to a path
+    /// relative to the repository.
+    pub root: &'a Path,
     /// `--statistics`: counts per rule instead of (human, concise) or beside (json) findings.
     pub statistics: bool,
     /// The run could not do its whole job (exit 2).
     pub tool_error: bool,
     /// Threads that may render a long report (`-j`).
     pub threads: usize,
+}
+
+impl ReportInput<'_> {
+    /// A finding's `path` (named from the working folder, or absolute) from [`Self::root`]
+    /// when it lies under it, with `/` between its folders; as it is otherwise.
+    pub fn path_from_root<'p>(&self, path: &'p str) -> std::borrow::Cow<'p, str> {
+        if self.root == self.cwd && !path.starts_with("..") && !Path::new(path).is_absolute() {
+            return path.into();
+        }
+        let absolute = crate::paths::normalize(Path::new(path), self.cwd);
+        match absolute.strip_prefix(self.root) {
+            Ok(inside) if !inside.as_os_str().is_empty() => {
+                let from = crate::paths::ShownFrom::as_given();
+                String::from(&*crate::paths::shown(inside, from)).into()
+            }
+            _ => path.into(),
+        }
+    }
 }
 
 /// The one dispatch point over output formats.
@@ -276,7 +302,10 @@ pub fn write(
         Format::Json => json::write(out, input),
         Format::Sarif => sarif::write(out, input),
         Format::Github => github::write(out, input),
-        Format::Html => html::write(out, input, sources, opts.group_depth),
+        Format::Html => {
+            let links_from = opts.dir.as_deref().unwrap_or(input.cwd);
+            html::write(out, input, sources, opts.group_depth, links_from)
+        }
         Format::Jsonl => jsonl::write(out, input),
         Format::Junit => junit::write(out, input),
         Format::Gitlab => gitlab::write(out, input),
