@@ -320,6 +320,12 @@ pub struct CheckArgs {
     /// Lint files that .gitignore and .ignore files exclude
     #[arg(long)]
     pub no_ignore: bool,
+    /// Of the files named, lint only those a walk of the project would: a spec's name
+    /// ([files] include, exclude), a file of an experiment folder ([files] experiments), not
+    /// ignored by .gitignore, each by its nearest config; the others are left out, not
+    /// reported (what the pre-commit hook passes: every staged file)
+    #[arg(long)]
+    pub discovered_only: bool,
     /// Print findings only: no summary
     #[arg(short, long)]
     pub quiet: bool,

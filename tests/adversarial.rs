@@ -1134,6 +1134,7 @@ fn a_file_that_vanishes_after_discovery_cannot_be_read() {
             no_ignore: false,
             threads: 1,
             cwd: tree.root(),
+            discovered_only: false,
         },
     );
     assert_eq!(found.files.len(), 2);

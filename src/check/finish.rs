@@ -49,7 +49,7 @@ pub fn finish(
     } else if write_report(&plan, &linted, &summary, &sources, env, false)? == Written::PipeClosed {
         return Ok(ExitStatus::Success);
     }
-    let nothing = nothing_checked(&plan, &summary);
+    let nothing = nothing_checked(&plan, &summary, &env.cwd);
     if !plan.options.quiet && nothing.is_none() {
         for skipped in &summary.skipped {
             writeln!(env.stderr, "note: {}", skipped.text()).ok();
@@ -69,7 +69,11 @@ pub fn finish(
 /// lint. The exit status is 0, as ruff's for "No Python files found under the given path(s)":
 /// a tree with no spec yet, or a pre-commit batch without one, is nothing wrong; a path that
 /// does not exist has already made the run exit 2.
-fn nothing_checked(plan: &Plan<'_>, summary: &report::Summary) -> Option<String> {
+fn nothing_checked(
+    plan: &Plan<'_>,
+    summary: &report::Summary,
+    cwd: &std::path::Path,
+) -> Option<String> {
     if summary.files > 0 || summary.incomplete {
         return None;
     }
@@ -83,12 +87,15 @@ fn nothing_checked(plan: &Plan<'_>, summary: &report::Summary) -> Option<String>
     if paths.len() > NAMED {
         names.push(format!("{} more paths", paths.len() - NAMED));
     }
-    let under = match names.split_last() {
+    let listed = match names.split_last() {
         Some((last, first)) if !first.is_empty() => format!("{} or {last}", first.join(", ")),
         _ => names.concat(),
     };
+    // Files named (a pre-commit batch, with --discovered-only) are among, folders under.
+    let files_only = !paths.is_empty() && paths.iter().all(|p| !cwd.join(p).is_dir());
+    let place = if files_only { "among" } else { "under" };
     Some(format!(
-        "warning: no job specs or experiment files under {under}; nothing was checked"
+        "warning: no job specs or experiment files {place} {listed}; nothing was checked"
     ))
 }
 

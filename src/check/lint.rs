@@ -145,6 +145,7 @@ fn walk_options<'a>(plan: &'a Plan<'_>, cwd: &'a Path, threads: usize) -> discov
         no_ignore: plan.options.no_ignore,
         threads,
         cwd,
+        discovered_only: plan.options.discovered_only,
     }
 }
 

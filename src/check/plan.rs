@@ -49,6 +49,8 @@ pub struct Options {
     pub threads: usize,
     /// `--no-ignore`: `.gitignore` and `.ignore` are not read.
     pub no_ignore: bool,
+    /// `--discovered-only`: of the files named, only those a walk would find are linted.
+    pub discovered_only: bool,
     /// `--quiet`: no summary.
     pub quiet: bool,
     /// `--fix` or `--diff`: the fixes applied to each spec, and whether they are written.
@@ -108,6 +110,7 @@ impl Options {
                 .filter(|&j| j > 0)
                 .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
             no_ignore: args.no_ignore,
+            discovered_only: args.discovered_only,
             quiet: args.quiet,
             fix: fix_mode(args.fix, args.unsafe_fixes, args.diff),
             shard: args.shard,

@@ -196,6 +196,7 @@ fn kind_of(
         no_ignore: false,
         threads: 1,
         cwd,
+        discovered_only: false,
     };
     let dir = shown.parent().unwrap_or(Path::new(""));
     let memo = &mut scratch.walk;

@@ -70,7 +70,7 @@ problems = []
 for hook_id in ("forgelint", "forgelint-fix"):
     source, mirror = hook(sys.argv[1], hook_id), hook(sys.argv[2], hook_id)
     problems += [f"{hook_id}: {k} is {mirror.get(k)!r}, not {source.get(k)!r} as in .pre-commit-hooks.yaml"
-                 for k in ("name", "entry", "files", "types", "require_serial") if mirror.get(k) != source.get(k)]
+                 for k in ("name", "description", "entry", "files", "types", "require_serial") if mirror.get(k) != source.get(k)]
     if mirror.get("language") != "python":
         problems.append(f"{hook_id}: language is {mirror.get('language')!r}, not 'python'")
 # The pins of the dependencies array (tomllib is not in every Python 3 that CI may have).

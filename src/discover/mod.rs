@@ -1,5 +1,7 @@
 //! Paths → the sorted list of files to lint. The only module that walks the file system.
 
+mod ignored;
+
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -84,6 +86,8 @@ pub struct Options<'a> {
     pub no_ignore: bool,
     pub threads: usize,
     pub cwd: &'a Path,
+    /// `--discovered-only`: of the files named, only those a walk would find are linted.
+    pub discovered_only: bool,
 }
 
 /// Why a path that is not a regular file is not opened.
@@ -194,6 +198,24 @@ impl Options<'_> {
         }
     }
 
+    /// `--discovered-only`: would a walk of the project find the file `path` (named on the
+    /// command line, not a folder), as a spec or as a file of an experiment? Not when its name
+    /// is not a spec's (`[files] include`, `exclude`) and no experiment folder holds it
+    /// (`[files] experiments`), when a folder it is in is one the walk never enters (`.git`,
+    /// `target`, `node_modules`), or when `.gitignore` ignores it (unless `--no-ignore`). As
+    /// ruff's `--force-exclude`, but for what the walk takes as well as what it leaves.
+    fn discovers(&self, path: &Path, memo: &mut WalkMemo, ignores: &mut ignored::Ignores) -> bool {
+        let absolute = crate::paths::normalize(path, self.cwd);
+        let walked = absolute.strip_prefix(self.cwd).unwrap_or(Path::new(""));
+        let in_skipped = walked
+            .parent()
+            .is_some_and(|p| p.iter().any(|c| SKIPPED_DIRS.iter().any(|d| c == *d)));
+        if in_skipped || (!self.no_ignore && ignores.ignored(&absolute)) {
+            return false;
+        }
+        self.wanted(path, memo) || self.experiment_of(&absolute, memo).is_some()
+    }
+
     /// Is the file at `path` a spec by `[files] include` and `exclude`?
     pub fn wanted(&self, path: &Path, memo: &mut WalkMemo) -> bool {
         let Some(settings) = settings_of(self.settings, path, &mut memo.folders) else {
@@ -243,6 +265,7 @@ pub fn discover_each(
 ) -> Discovery {
     let mut out = Discovery::default();
     let mut memo = WalkMemo::default();
+    let mut ignores = ignored::Ignores::default();
     let mut roots = Vec::new();
     for path in paths {
         match std::fs::metadata(path) {
@@ -267,6 +290,9 @@ pub fn discover_each(
                 problem: Some(format!("cannot read: {e}")),
             }),
             Ok(meta) if meta.is_dir() => roots.push(path.clone()),
+            Ok(_) if opts.discovered_only && !opts.discovers(path, &mut memo, &mut ignores) => {
+                // Not a file the walk would find: not linted, and not counted.
+            }
             Ok(meta) if meta.is_file() => {
                 let kind = opts.explicit_kind(path, &mut memo);
                 let path = match &kind {
