@@ -302,6 +302,11 @@ pub struct CheckArgs {
     /// Record today's findings in this baseline file (written atomically) and exit 0
     #[arg(long, value_name = "FILE")]
     pub write_baseline: Option<PathBuf>,
+    /// Report at most N findings, the most severe first (errors, then warnings, then notes; in
+    /// path order within a severity); the rest are counted in the summary (GitHub code
+    /// scanning refuses a SARIF run of more than 25000 results). The exit code counts them all
+    #[arg(long, value_name = "N")]
+    pub max_results: Option<usize>,
     /// Lowest severity that makes the exit code 1
     #[arg(long, value_enum, default_value_t)]
     pub fail_on: FailOn,

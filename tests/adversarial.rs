@@ -866,6 +866,14 @@ fn spilled_findings_are_reported_as_held_ones() {
             format,
             ".",
         ]);
+        // `--max-results` keeps the same findings of spilled runs, alone and after a
+        // baseline (whose filter the cut's comes after).
+        for baseline in [&[][..], &["--baseline", "held.json"]] {
+            let mut args = vec!["--no-config", "--max-results", "7", "--format", format];
+            args.extend(baseline);
+            args.push(".");
+            compare(&args);
+        }
     }
     let doc = tree
         .run_with(

@@ -32,7 +32,12 @@ pub fn finish(
         None => None,
     };
     let tally = Tally::of(&plan, &linted).map_err(temporary_error)?;
+    let left_out = match plan.options.max_results {
+        Some(n) => keep_most_severe(&mut linted.findings, n, &tally).map_err(temporary_error)?,
+        None => None,
+    };
     let mut summary = summarize(&linted, &tally, applied, started);
+    summary.left_out = left_out;
     summary.incomplete = linted.tool_error;
     summary.skipped = skipped(&plan);
     summary.fixes = tally.fixes;
@@ -130,6 +135,50 @@ fn write_baseline(
         .ok();
     }
     Ok(())
+}
+
+/// `--max-results n`: hides all but the `n` most severe findings — every error before any
+/// warning, every warning before any note, and within the severity that does not fit whole,
+/// its first ones in the report's order (path, position, rule). Deterministic whatever the
+/// thread count, and in bounded memory: the findings are read in order, spilled or not, and
+/// only counts are kept. The tally of all of them (`tally`) stays the summary's and the exit
+/// status's.
+fn keep_most_severe(
+    findings: &mut crate::collect::Collected,
+    n: usize,
+    tally: &Tally,
+) -> std::io::Result<Option<report::LeftOut>> {
+    let total: usize = tally.severities.iter().sum();
+    if total <= n {
+        return Ok(None);
+    }
+    // Severities above the cut are kept whole; `room` findings of the cut's own.
+    let mut room = n;
+    let mut cut = Severity::Error;
+    for severity in [Severity::Error, Severity::Warning, Severity::Note] {
+        let count = tally.severities[severity as usize];
+        cut = severity;
+        if count > room {
+            break;
+        }
+        room -= count;
+    }
+    let hide = move || -> crate::collect::Filter<'static> {
+        let mut seen = 0;
+        Box::new(move |f: &crate::diagnostic::Finding| {
+            if f.severity != cut {
+                return f.severity < cut;
+            }
+            seen += 1;
+            seen > room
+        })
+    };
+    let mut first = hide();
+    findings.hide(&mut *first, Box::new(hide))?;
+    Ok(Some(report::LeftOut {
+        max_results: n,
+        findings: total - n,
+    }))
 }
 
 /// What one pass over the findings counts: by severity, files, fixes offered, and whether any

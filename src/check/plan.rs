@@ -41,6 +41,8 @@ pub struct Options {
     pub write_baseline: Option<PathBuf>,
     /// The lowest severity that fails the run.
     pub threshold: Severity,
+    /// `--max-results N`: the reports hold the N most severe findings.
+    pub max_results: Option<usize>,
     /// `--exit-zero`.
     pub exit_zero: bool,
     /// Whether the report on standard output is coloured.
@@ -100,6 +102,7 @@ impl Options {
                 FailOn::Note => Severity::Note,
             },
             exit_zero: args.exit_zero,
+            max_results: args.max_results,
             color: match args.color {
                 ColorChoice::Always => true,
                 ColorChoice::Never => false,

@@ -66,6 +66,18 @@ fn annotation(f: &Finding, path: &str) -> String {
 /// Annotations for the first findings of each severity; the rest as plain log lines after
 /// them (a second pass), then a notice of how many.
 pub fn write(out: &mut dyn Write, input: &ReportInput<'_>) -> std::io::Result<()> {
+    write_findings(out, input)?;
+    match input.summary.left_out {
+        Some(left) => writeln!(
+            out,
+            "::warning title=forgelint::{}",
+            escape_data(&format!("{}.", left.text()))
+        ),
+        None => Ok(()),
+    }
+}
+
+fn write_findings(out: &mut dyn Write, input: &ReportInput<'_>) -> std::io::Result<()> {
     let mut shown = [0usize; 3];
     let mut overflow = 0;
     input.findings.each_batch(&mut |batch| {

@@ -81,6 +81,31 @@ pub struct Summary {
     /// Rules that ran on nothing for want of context, one group per reason.
     pub skipped: Vec<Skipped>,
     pub fixes: Fixes,
+    /// `--max-results`: the findings it left out of the reports, when it left some.
+    pub left_out: Option<LeftOut>,
+}
+
+/// What `--max-results N` left out: the findings past the N most severe. The counts of the
+/// summary (errors, warnings, notes, files) are of every finding; the reports list the N.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct LeftOut {
+    /// N.
+    pub max_results: usize,
+    /// Findings not in the reports.
+    pub findings: usize,
+}
+
+impl LeftOut {
+    /// "120 findings are left out of the report: --max-results 25000 keeps the most severe"
+    /// (no full stop).
+    pub fn text(&self) -> String {
+        let verb = if self.findings == 1 { "is" } else { "are" };
+        format!(
+            "{} {verb} left out of the report: --max-results {} keeps the most severe",
+            plural(self.findings, "finding"),
+            self.max_results
+        )
+    }
 }
 
 /// Fixes applied by the run (`--fix`), and those its findings offer that it did not apply.
@@ -197,6 +222,10 @@ impl Summary {
         if self.errors + self.warnings + self.notes == 0 {
             return format!("All clear: {files} checked, no findings ({time}).{baseline}");
         }
+        let left_out = match self.left_out {
+            Some(left) => format!(" {}.", left.text()),
+            None => String::new(),
+        };
         let mut parts = vec![
             plural(self.errors, "error"),
             plural(self.warnings, "warning"),
@@ -205,7 +234,7 @@ impl Summary {
             parts.push(plural(self.notes, "note"));
         }
         format!(
-            "Found {} in {} of {files} checked ({time}).{baseline}",
+            "Found {} in {} of {files} checked ({time}).{baseline}{left_out}",
             parts.join(", "),
             self.files_with_findings,
         )

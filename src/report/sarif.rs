@@ -563,6 +563,17 @@ fn write_invocations(
         }
         Ok(())
     })?;
+    // GitHub code scanning refuses a run of more than 25,000 results: what `--max-results`
+    // left out is said, so that a partial log does not read as a whole one.
+    if let Some(left) = input.summary.left_out {
+        w.item();
+        w.begin_object();
+        w.key("level");
+        w.string("warning");
+        w.key("message");
+        write_text(&mut w, &format!("{}.", left.text()));
+        w.end_object();
+    }
     // Rules that could not run for want of context: a clean log must not read as a full check.
     for skipped in &input.summary.skipped {
         w.item();

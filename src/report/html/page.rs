@@ -112,6 +112,9 @@ fn totals(out: &mut dyn Write, summary: &Summary) -> io::Result<()> {
             count(b.hidden, "finding")
         ));
     }
+    if let Some(left) = summary.left_out {
+        notes.push(format!("{}.", left.text()));
+    }
     for skipped in &summary.skipped {
         notes.push(format!("{}.", skipped.text()));
     }
