@@ -21,6 +21,11 @@
 #    first one. The first try-repo's wall time is the hook's installation: printed as
 #    "hook install (wheel)", beside the build-from-source hook's when tests/integration/precommit.sh
 #    recorded one in $FORGELINT_HOOK_TIMES (.ci/run sets it).
+# 5. The README's install routes of today, its first two `sh` blocks under "## Install", run as
+#    they are written, line by line in bash, in a fresh copy of the repository: `cargo install
+#    --locked --path .` (into CARGO_INSTALL_ROOT, a folder of this run, not ~/.cargo) and the
+#    wheel built with maturin from PyPI into `.venv` (cargo's target folder is this checkout's,
+#    so the dependencies are not compiled again).
 #
 # Needs git, python3 with venv, cargo, and PyPI + crates.io. KEEP_WORK=1 keeps the temporary folder.
 # Prints PASS/FAIL per check and ends with "N passed, M failed"; exits 1 on any failure.
@@ -164,6 +169,51 @@ if [ "$rc" -eq 0 ]; then
     pass "pip install: forgelint --no-config rules/reference/jobspec.json exits 0"
 else
     fail "pip install: forgelint --no-config on the reference spec (exit $rc, expected 0)" "$WORK/clean.log"
+fi
+
+# --- the README's install routes, as written ------------------------------------------------------
+echo "== the README's install commands, in a fresh copy of the repository"
+CLONE="$WORK/readme-clone"
+mkdir -p "$CLONE"
+(
+    cd "$ROOT" || exit 1
+    git ls-files -z --cached --others --exclude-standard |
+        while IFS= read -r -d '' f; do
+            if [ -e "$f" ] || [ -L "$f" ]; then printf '%s\0' "$f"; fi
+        done |
+        tar --null -T - -cf -
+) | tar -C "$CLONE" -xf - || die "setup: copy the work tree of $ROOT"
+TARGET_DIR="$(cargo metadata --no-deps --format-version 1 --manifest-path "$ROOT/Cargo.toml" |
+    "$PY" -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')"
+# The blocks: the `sh` blocks of "## Install" before "What the first release adds".
+"$PY" - "$ROOT/README.md" "$WORK/readme-install" <<'PY' || die "setup: find the README's install blocks"
+import re, sys
+text = open(sys.argv[1], encoding="utf-8").read()
+section = text.split("\n## Install\n", 1)[1].split("**What the first release adds**", 1)[0]
+blocks = re.findall(r"^```sh\n(.*?)^```", section, re.S | re.M)
+assert len(blocks) == 2, blocks
+for i, block in enumerate(blocks):
+    open(f"{sys.argv[2]}-{i}.sh", "w").write(block)
+PY
+for i in 0 1; do
+    start="$(now)"
+    (cd "$CLONE" && CARGO_TARGET_DIR="$TARGET_DIR" CARGO_INSTALL_ROOT="$WORK/cargo-root" \
+        PIP_DISABLE_PIP_VERSION_CHECK=1 bash -euo pipefail "$WORK/readme-install-$i.sh") \
+        >"$WORK/readme-install-$i.log" 2>&1
+    rc=$?
+    echo "   README install block $((i + 1)): exit $rc after $(since "$start") s"
+    if [ "$rc" -ne 0 ]; then fail "README install block $((i + 1)) (exit $rc)" "$WORK/readme-install-$i.log"; fi
+done
+if [ "$("$WORK/cargo-root/bin/forgelint" --version 2>&1)" = "forgelint $VERSION" ]; then
+    pass "README: cargo install --locked --path . installs forgelint $VERSION"
+else
+    fail "README: cargo install --locked --path . did not install forgelint $VERSION" "$WORK/readme-install-0.log"
+fi
+if [ "$(tail -n 1 "$WORK/readme-install-1.log")" = "forgelint $VERSION" ] &&
+    [ -n "$(find "$CLONE/dist" -name "forgelint-$VERSION-*.whl" 2>/dev/null)" ]; then
+    pass "README: the wheel built with maturin from PyPI installs and runs (forgelint $VERSION)"
+else
+    fail "README: the maturin wheel route" "$WORK/readme-install-1.log"
 fi
 
 # --- the setuptools wheel that builds the mirror's metadata-only package --------------------------
