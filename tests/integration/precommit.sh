@@ -44,15 +44,7 @@ echo "   $("$PRE_COMMIT" --version), $(cargo --version), $(git --version)"
 # --- snapshot of the forgelint work tree (before git is isolated from the user's config) ----------
 echo "== snapshotting $ROOT"
 HOOK_REPO="$WORK/forgelint-repo"
-mkdir -p "$HOOK_REPO"
-(
-    cd "$ROOT" || exit 1
-    git ls-files -z --cached --others --exclude-standard |
-        while IFS= read -r -d '' f; do
-            if [ -e "$f" ] || [ -L "$f" ]; then printf '%s\0' "$f"; fi
-        done |
-        tar --null -T - -cf -
-) | tar -C "$HOOK_REPO" -xf - || die "setup: copy the work tree of $ROOT (is it a git repository?)"
+copy_work_tree "$HOOK_REPO" || die "setup: copy the work tree of $ROOT (is it a git repository?)"
 
 # From here on git sees only this script's settings: no signing, hooksPath or templates of the user.
 export GIT_CONFIG_NOSYSTEM=1

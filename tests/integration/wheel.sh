@@ -174,15 +174,7 @@ fi
 # --- the README's install routes, as written ------------------------------------------------------
 echo "== the README's install commands, in a fresh copy of the repository"
 CLONE="$WORK/readme-clone"
-mkdir -p "$CLONE"
-(
-    cd "$ROOT" || exit 1
-    git ls-files -z --cached --others --exclude-standard |
-        while IFS= read -r -d '' f; do
-            if [ -e "$f" ] || [ -L "$f" ]; then printf '%s\0' "$f"; fi
-        done |
-        tar --null -T - -cf -
-) | tar -C "$CLONE" -xf - || die "setup: copy the work tree of $ROOT"
+copy_work_tree "$CLONE" || die "setup: copy the work tree of $ROOT"
 TARGET_DIR="$(cargo metadata --no-deps --format-version 1 --manifest-path "$ROOT/Cargo.toml" |
     "$PY" -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')"
 # The blocks: the `sh` blocks of "## Install" before "What the first release adds".
@@ -225,15 +217,9 @@ BACKEND="$WORK/backend"
 # --- snapshot of packaging/pre-commit (before git is isolated from the user's config) -------------
 echo "== snapshotting packaging/pre-commit as the mirror repository"
 MIRROR="$WORK/mirror"
-mkdir -p "$MIRROR"
-(
-    cd "$MIRROR_SRC" || exit 1
-    git ls-files -z --cached --others --exclude-standard -- . |
-        while IFS= read -r -d '' f; do
-            if [ -e "$f" ] || [ -L "$f" ]; then printf '%s\0' "$f"; fi
-        done |
-        tar --null -T - -cf -
-) | tar -C "$MIRROR" -xf - || die "setup: copy packaging/pre-commit (is $ROOT a git repository?)"
+copy_work_tree "$WORK/mirror-tree" packaging/pre-commit &&
+    mv "$WORK/mirror-tree/packaging/pre-commit" "$MIRROR" ||
+    die "setup: copy packaging/pre-commit (is $ROOT a git repository?)"
 
 # From here on git sees only this script's settings: no signing, hooksPath or templates of the user.
 export GIT_CONFIG_NOSYSTEM=1
