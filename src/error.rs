@@ -25,10 +25,12 @@ impl FileError {
     ) -> FileError {
         // A span must lie inside the text and on char boundaries for miette to render it.
         let span = span.map(|r| clamp_span(text, r));
+        // A parser's message can quote the file.
+        let message: String = message.into();
         FileError {
             source: NamedSource::new(name, framed_text(text)),
             span,
-            message: message.into(),
+            message: crate::secrets::mask(&message).into_owned(),
             label: None,
             help: None,
         }
@@ -90,10 +92,18 @@ impl FileError {
     }
 }
 
-/// `text` for a code frame: every character that must not reach a terminal raw (an escape, a
-/// bidi control) replaced by a visible one of the same UTF-8 length, so spans into the text stay
-/// where they were. Line breaks and tabs are kept.
+/// `text` for a code frame: every secret masked and every character that must not reach a
+/// terminal raw (an escape, a bidi control) replaced by a visible one, each of the same UTF-8
+/// length, so spans into the text stay where they were. Line breaks and tabs are kept.
 fn framed_text(text: &Arc<str>) -> Arc<str> {
+    let secrets = crate::secrets::builtin().find(text);
+    let masked: Arc<str>;
+    let text = if secrets.is_empty() {
+        text
+    } else {
+        masked = Arc::from(secrets.masked_in_place(text));
+        &masked
+    };
     let raw = |at: usize, c: char| {
         crate::escape::is_dangerous(c)
             && !matches!(c, '\n' | '\t')
@@ -357,6 +367,28 @@ mod tests {
         assert_eq!(&framed[at..at + 1], "b");
         let plain: Arc<str> = "a = 1\r\n".into();
         assert!(Arc::ptr_eq(&framed_text(&plain), &plain));
+    }
+
+    /// A config or rule file quoted in an error (its frame, a parser's message) shows no
+    /// secret: masked in place, so the span still points at the same text.
+    #[test]
+    fn an_error_frame_and_message_mask_secrets() {
+        let token = "ghp_ABCDEFGHIJKLMNOPQRSTUVWXYZabcdef0123";
+        let text: Arc<str> =
+            format!("[platform]\ntoken = \"{token}\"\nkey = \"-----BEGIN RSA PRIVATE KEY-----\nMIIEbody\n-----END RSA PRIVATE KEY-----\"\n").into();
+        let at = text.find("token").unwrap();
+        let error = FileError::new(
+            "forgelint.toml",
+            &text,
+            Some(at..at + 5),
+            format!("unknown field `{token}`"),
+        );
+        let framed = error.source.inner();
+        assert_eq!(framed.len(), text.len());
+        assert_eq!(&framed[at..at + 5], "token");
+        assert!(!framed.contains("EFGHIJ"), "{framed}");
+        assert!(!framed.contains("MIIEbody"), "{framed}");
+        assert_eq!(error.message, "unknown field `ghp_…`");
     }
 
     #[test]

@@ -42,6 +42,7 @@ pub mod report;
 pub mod ruledoc;
 pub mod rules;
 pub mod schema;
+pub mod secrets;
 pub mod select;
 pub mod shard;
 pub mod source;

@@ -374,6 +374,37 @@ fn a_quick_fix_removes_the_owner_and_hover_explains_the_rule() {
     assert_eq!(client.shutdown(), 0);
 }
 
+/// A secret `exp-secret` does not report (in a spec's field, beside a suppressed one in an
+/// experiment file) is masked in the diagnostics that quote it and in the hover.
+#[test]
+fn diagnostics_and_hovers_show_no_secret() {
+    let (tree, text) = demo();
+    let secret = "ghp_ABCDEFGHIJKLMNOPQRSTUVWXYZabcdef0123";
+    let text = text.replacen("\"alice\"", &format!("\"{secret}\""), 1);
+    let uri = uri(&tree.path("specs/bad.jobspec.json"));
+    let mut client = start(tree.root(), &[]);
+    client.open(&uri, &text);
+    let diagnostics = client.diagnostics(&uri, 1);
+    let all = serde_json::to_string(&diagnostics).unwrap();
+    assert!(all.contains("ghp_…"), "{all}");
+    assert!(!all.contains("EFGHIJKLMN"), "a secret leaked: {all}");
+    let (line, character) = position_of(&text, secret);
+    let hover = client.hover(&uri, line, character + 1);
+    let value = hover["result"]["contents"]["value"].as_str().unwrap();
+    assert!(value.contains("owner-ignored"), "{value}");
+    assert!(!value.contains("EFGHIJKLMN"), "a secret leaked: {value}");
+    let train = "experiments/my-grpo/train.py";
+    let code = format!(
+        "TOKEN = \"hf_SuppressedTokenAbCdEfGhIjKlMnOpQrStUv\"  # forgelint: ignore[exp-secret] revoked\nCORPUS = \"/mnt/shared/{secret}\"\n"
+    );
+    let train_uri = lsp_client::uri(&tree.path(train));
+    client.open(&train_uri, &code);
+    let all = serde_json::to_string(&client.diagnostics(&train_uri, 1)).unwrap();
+    assert!(all.contains("exp-host-path"), "{all}");
+    assert!(!all.contains("EFGHIJKLMN"), "a secret leaked: {all}");
+    assert_eq!(client.shutdown(), 0);
+}
+
 #[test]
 fn hostile_documents_do_not_crash_the_server() {
     let (tree, _) = demo();

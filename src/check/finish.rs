@@ -40,6 +40,7 @@ pub fn finish(
     summary.fixes = tally.fixes;
     let sources = FileSources {
         stdin: linted.stdin_source.take(),
+        detector: linted.detector.clone(),
     };
     // Writing a baseline reports what it wrote; reports go only to the files asked for.
     let to_stdout = plan.args.write_baseline.is_none() || plan.args.output.is_some();
@@ -348,19 +349,22 @@ fn exit_status(plan: &Plan<'_>, linted: &Linted, tally: &Tally) -> ExitStatus {
     }
 }
 
-/// Re-reads files for code frames; the spec read from stdin is kept in memory.
+/// Re-reads files for code frames; the spec read from stdin is kept in memory. Every text is
+/// read with its secrets, which the frames mask.
 struct FileSources {
     stdin: Option<(Arc<str>, Arc<str>)>,
+    detector: crate::secrets::Detector,
 }
 
 impl report::Sources for FileSources {
-    fn text(&self, path: &str) -> Option<Arc<str>> {
+    fn source(&self, path: &str) -> Option<report::Source> {
         if let Some((name, text)) = &self.stdin {
             if **name == *path {
-                return Some(text.clone());
+                return Some(report::Source::new(text.clone(), &self.detector));
             }
         }
         let bytes = crate::engine::read_bounded(std::path::Path::new(path)).ok()?;
-        String::from_utf8(bytes).ok().map(Arc::from)
+        let text = String::from_utf8(bytes).ok().map(Arc::from)?;
+        Some(report::Source::new(text, &self.detector))
     }
 }

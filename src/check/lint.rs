@@ -21,6 +21,7 @@ use crate::error::Error;
 use crate::json::Document;
 use crate::process::Env;
 use crate::rules::eval::ConfigDoc;
+use crate::secrets::Detector;
 use crate::{escape, handoff};
 
 /// What the lint run found.
@@ -40,6 +41,8 @@ pub struct Linted {
     pub diffs: Vec<(Arc<str>, String)>,
     /// `--fix` on standard input: the fixed spec (the spec as read when nothing applied).
     pub stdin_fixed: Option<String>,
+    /// The secret detector of the run's rules: code frames mask what it finds.
+    pub detector: Detector,
 }
 
 #[derive(Default)]
@@ -87,7 +90,13 @@ pub fn run(plan: &Plan<'_>, env: &mut Env<'_>) -> Result<Linted, Error> {
             .collect(),
         named: named_experiment_files(plan, &cwd),
     };
-    let collector = Collector::new();
+    // Built from every rule of the run's configs with `mask = true`, selected or not.
+    let detector = Detector::of_rules(
+        plan.profiles
+            .iter()
+            .flat_map(|p| p.settings.rules.rules.iter()),
+    );
+    let collector = Collector::new(detector);
     let discovery = walk_and_lint(&linter, &collector)?;
     // Files named on the command line (a pre-commit batch): in parallel too.
     plan.pool.install(|| {
@@ -442,9 +451,7 @@ fn lint_stdin(
     let options = walk_options(linter.plan, linter.cwd, 1);
     // Named as a file of an experiment: linted as that file would be.
     if let Kind::ExperimentFile { root } = options.explicit_kind(name) {
-        collector
-            .findings
-            .keep(profile.experiments.lint_given(name, &root, &bytes));
+        collector.keep_findings(profile.experiments.lint_given(name, &root, &bytes));
         return Ok(Stdin {
             source: Some((display, Arc::from(String::from_utf8_lossy(&bytes).as_ref()))),
             fixed: None,
@@ -468,7 +475,7 @@ fn lint_stdin(
         (Some(mode), Ok(original)) => {
             let relint = |text: &str| lint(text.as_bytes());
             let fixed = super::fixing::fix_spec(None, &display, original, findings, mode, &relint);
-            collector.findings.keep(fixed.findings);
+            collector.keep_findings(fixed.findings);
             if fixed.tool_error {
                 collector.failed.store(true, Ordering::Relaxed);
             }
@@ -482,7 +489,7 @@ fn lint_stdin(
             })
         }
         _ => {
-            collector.findings.keep(findings);
+            collector.keep_findings(findings);
             Ok(Stdin {
                 source: Some((display, Arc::from(text.as_str()))),
                 fixed: None,
@@ -507,17 +514,27 @@ struct Collector {
     findings: crate::collect::Spool,
     fixed: AtomicUsize,
     diffs: Mutex<Vec<(Arc<str>, String)>>,
+    /// Masks the secrets in what findings quote of the files.
+    detector: Detector,
 }
 
 impl Collector {
-    fn new() -> Collector {
+    fn new(detector: Detector) -> Collector {
         Collector {
             files: AtomicUsize::new(0),
             failed: AtomicBool::new(false),
             findings: crate::collect::Spool::new(),
             fixed: AtomicUsize::new(0),
             diffs: Mutex::new(Vec::new()),
+            detector,
         }
+    }
+
+    /// Keeps findings, their messages, help and labels masked: every output (reports, the
+    /// baseline) is written from what is kept here.
+    fn keep_findings(&self, mut findings: Vec<Finding>) {
+        self.detector.mask_findings(&mut findings);
+        self.findings.keep(findings);
     }
 
     /// Keeps a file's `--diff`, to be printed in path order.
@@ -535,7 +552,7 @@ impl Collector {
             self.fixed.fetch_add(outcome.fixed, Ordering::Relaxed);
         }
         self.keep_diff(outcome.diff);
-        self.findings.keep(outcome.findings);
+        self.keep_findings(outcome.findings);
     }
 
     fn finish(self, paths_missing: bool) -> Result<Linted, Error> {
@@ -552,6 +569,7 @@ impl Collector {
             fixes_applied: self.fixed.into_inner(),
             diffs: self.diffs.into_inner().unwrap_or_else(|e| e.into_inner()),
             stdin_fixed: None,
+            detector: self.detector,
         })
     }
 }

@@ -14,6 +14,7 @@ use crate::diagnostic::Finding;
 use crate::discover::{Kind, Options};
 use crate::error::Error;
 use crate::rules::Rule;
+use crate::secrets::Detector;
 
 /// A document's lint: the findings (for code actions and hover) and what is published.
 #[derive(Default)]
@@ -26,6 +27,8 @@ pub struct Workspace {
     pub root: PathBuf,
     /// Compiled on the first lint; `None` again after a config or rule file changed.
     configs: Option<Configs>,
+    /// The secret detector of the configs' rules, made with them.
+    detector: Option<Detector>,
 }
 
 impl Workspace {
@@ -33,12 +36,27 @@ impl Workspace {
         Workspace {
             root,
             configs: None,
+            detector: None,
         }
     }
 
     /// Forgets the compiled configs: the next lint reads them again.
     pub fn reload(&mut self) {
         self.configs = None;
+        self.detector = None;
+    }
+
+    /// What masks the secrets a diagnostic or hover would quote: the rules with `mask = true`
+    /// of the configs (the built-in ones when they cannot be loaded).
+    fn detector(&mut self) -> &Detector {
+        if self.detector.is_none() {
+            let detector = match self.configs() {
+                Ok(configs) => Detector::of_rules(configs.first().rules.rules.iter()),
+                Err(_) => Detector::of_rules([]),
+            };
+            self.detector = Some(detector);
+        }
+        self.detector.get_or_insert_with(|| Detector::of_rules([]))
     }
 
     fn configs(&mut self) -> Result<&Configs, Error> {
@@ -87,7 +105,7 @@ impl Workspace {
             Ok(findings) => self.published(&shown, findings, uri),
             Err(error) => {
                 // A broken config is read again on the next lint, which reports it again.
-                self.configs = None;
+                self.reload();
                 let default_spec = path
                     .file_name()
                     .and_then(|n| n.to_str())
@@ -126,6 +144,8 @@ impl Workspace {
 
     /// The diagnostics of a file's findings, each with its rule's documentation link.
     fn published(&mut self, shown: &Path, mut findings: Vec<Finding>, uri: &Uri) -> Linted {
+        // Diagnostics, hovers and code actions quote the findings' messages: masked once here.
+        self.detector().mask_findings(&mut findings);
         findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
         let root = self.root.clone();
         let diagnostics = findings

@@ -1,8 +1,9 @@
 //! miette graphical reports: a code frame with a label on the exact span.
 //!
 //! The frame is never the raw file: it is an excerpt in which every control, escape or bidi
-//! character is replaced by a visible picture (so a hostile value cannot steer the terminal), and
-//! on a very long line (a minified spec) only a window around the span is shown.
+//! character is replaced by a visible picture (so a hostile value cannot steer the terminal),
+//! every secret of the file is masked, and on a very long line (a minified spec) only a window
+//! around the span is shown.
 
 use std::fmt;
 use std::io::Write;
@@ -15,7 +16,9 @@ use miette::{
 use crate::diagnostic::Finding;
 use crate::escape::{picture, visible};
 use crate::json::Span;
+use crate::report::Source;
 use crate::rules::Severity;
+use crate::secrets::{Secrets, Shown};
 use crate::source::LineIndex;
 
 /// Lines longer than this (in bytes) are shown as a window around the span.
@@ -121,20 +124,19 @@ impl Diagnostic for Report<'_> {
 }
 
 /// Copies `text[range]` into a printable string; returns it with the new offsets of `marks`
-/// (byte offsets into `text`, each inside `range`). A secret (`masks`) is shown as its first
-/// four characters and `…`.
+/// (byte offsets into `text`, each inside `range`). Every secret of the text is masked: its
+/// first characters and `…` (see [`crate::secrets`]).
 fn sanitize(
     text: &str,
     range: std::ops::Range<usize>,
     marks: &[usize],
-    masks: &[Span],
+    secrets: &Secrets,
 ) -> (String, Vec<usize>) {
     let mut out = String::with_capacity(range.len() + 16);
     let mut mapped = vec![usize::MAX; marks.len()];
     let segment = &text[range.clone()];
     let mut chars = segment.char_indices().peekable();
-    // The end of the secret being skipped, and how many of its characters were shown.
-    let mut masking: Option<(usize, usize)> = None;
+    let mut masker = secrets.masker();
     while let Some((i, c)) = chars.next() {
         let at = range.start + i;
         for (m, slot) in marks.iter().zip(mapped.iter_mut()) {
@@ -142,28 +144,13 @@ fn sanitize(
                 *slot = out.len();
             }
         }
-        if masking.is_some_and(|(end, _)| at >= end) {
-            masking = None;
-        }
-        if masking.is_none() {
-            if let Some(mask) = masks
-                .iter()
-                .find(|m| m.start as usize <= at && at < m.end as usize)
-            {
-                masking = Some((mask.end as usize, 0));
+        match masker.at(text, at, c) {
+            Shown::Char => {}
+            Shown::Ellipsis => {
+                out.push('…');
+                continue;
             }
-        }
-        if let Some((end, shown)) = masking.as_mut() {
-            match *shown {
-                0..=3 => *shown += 1,
-                4 => {
-                    out.push('…');
-                    *shown += 1;
-                    continue;
-                }
-                _ => continue,
-            }
-            let _ = end;
+            Shown::Nothing => continue,
         }
         match c {
             '\r' if chars.peek().map(|p| p.1) == Some('\n') => out.push('\r'),
@@ -202,7 +189,7 @@ fn excerpt(
     finding: &Finding,
     text: &str,
     index: &LineIndex,
-    masks: &[Span],
+    secrets: &Secrets,
 ) -> Option<(Excerpt, Vec<LabeledSpan>, Vec<String>)> {
     let valid = |s: Span| {
         (s.end as usize) <= text.len()
@@ -255,7 +242,7 @@ fn excerpt(
                 ));
             }
         }
-        let (body, mapped) = sanitize(text, from..to, &marks, masks);
+        let (body, mapped) = sanitize(text, from..to, &marks, secrets);
         let prefix = if from > line_range.start { "…" } else { "" };
         let suffix = if to < line_range.end { "…" } else { "" };
         let shift = prefix.len();
@@ -298,7 +285,7 @@ fn excerpt(
         .iter()
         .flat_map(|s| [s.start as usize, s.end as usize])
         .collect();
-    let (body, mapped) = sanitize(text, from..to.max(from), &marks, masks);
+    let (body, mapped) = sanitize(text, from..to.max(from), &marks, secrets);
     let mut labels = vec![LabeledSpan::new_primary_with_span(
         None,
         mapped[0]..mapped[1],
@@ -347,14 +334,13 @@ impl HumanRenderer {
         HumanRenderer { handler }
     }
 
-    /// Renders one finding; `source` is the file's text, when it could be read again, and
-    /// the spans of the secrets found in it, which the frame masks.
+    /// Renders one finding; `source` is the file's text (with its secrets, which the frame
+    /// masks) and line index, when it could be read again.
     pub fn render(
         &self,
         out: &mut dyn Write,
         finding: &Finding,
-        source: Option<(&str, &LineIndex)>,
-        masks: &[Span],
+        source: Option<(&Source, &LineIndex)>,
     ) -> std::io::Result<()> {
         let location = format!(
             "{}:{}:{}",
@@ -362,7 +348,7 @@ impl HumanRenderer {
             finding.start.line,
             finding.start.column
         );
-        let parts = source.and_then(|(text, index)| excerpt(finding, text, index, masks));
+        let parts = source.and_then(|(s, index)| excerpt(finding, &s.text, index, &s.secrets));
         // The rule id leads the message, as in the concise format: `error[rule-id]: …`.
         let message = format!(
             "{}[{}]: {}",

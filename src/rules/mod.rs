@@ -12,7 +12,7 @@ pub mod faults;
 pub mod fix;
 pub mod functions;
 mod hits;
-mod pattern;
+pub mod pattern;
 pub mod plan;
 mod predicate;
 pub(crate) use predicate::string_passes;
@@ -29,7 +29,7 @@ use crate::select::{Selector, SelectorTable};
 pub use cases::{apply_patch, Case, CaseContext, CaseSource, Fixed};
 pub use compile::compile_rule;
 pub use eval::{Hit, Lit};
-pub use pattern::Pattern;
+pub use pattern::{Pattern, TextMatch};
 use template::Template;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -276,7 +276,8 @@ pub enum Assertion {
     Keys(Vec<String>),
     Function(functions::Function),
     /// A text rule's regex, matched in the regions of `scope`; the named group `at`, when the
-    /// pattern has one, is the span reported.
+    /// pattern has one, is the span reported, and the group `secret` the span a rule with
+    /// `mask = true` hides (see [`Pattern::text_matches`]).
     Text {
         pattern: Pattern,
         scope: Scope,

@@ -57,7 +57,7 @@ pub fn schema() -> Value {
     );
     top.insert(
         "mask".into(),
-        json!({ "type": "boolean", "description": "(target = \"text\") The matched text is a secret: every output shows its first four characters and `…`." }),
+        json!({ "type": "boolean", "description": "(target = \"text\") The matched text is a secret: every output shows its first four characters and `…`, and every excerpt of any linted file is masked wherever the pattern matches, whatever rules run." }),
     );
     top.insert(
         "fix".into(),
@@ -338,7 +338,7 @@ fn text_check() -> Value {
     m.insert(
         "pattern".into(),
         string(
-            "The regex (Rust regex syntax); its named group `at`, if any, is the span reported.",
+            "The regex (Rust regex syntax); its named group `at`, if any, is the span reported, and with `mask = true` its group `secret`, if any, the span masked (a whole private key block).",
         ),
     );
     m.insert(

@@ -21,6 +21,7 @@ mod fixing;
 mod forgiving;
 mod hostile;
 mod in_process;
+mod masking;
 mod one_fault;
 mod positions;
 mod project_root;

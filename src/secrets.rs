@@ -1,0 +1,391 @@
+//! The secret detector. Every excerpt of a linted file forgelint shows — a code frame (human,
+//! HTML), a message or label quoting a value (every format, the language server's diagnostics
+//! and hovers), a rule case (`explain`), an error quoting a file — passes through it, whatever
+//! rules are selected, suppressed or baselined: what it masks is computed from the text alone,
+//! not from the findings that were reported.
+//!
+//! It is made of the rules' own data: the compiled text patterns of every rule with
+//! `mask = true` (the built-in `exp-secret`, and any a team adds). A pattern's named group
+//! `secret` is the span masked (a private key block, from its header to its END line); without
+//! one, its `at` group, else the whole match. A secret is shown as its first [`SHOWN`]
+//! characters and `…`; its line breaks are kept, so a frame keeps its lines.
+
+use std::borrow::Cow;
+use std::ops::Range;
+use std::sync::OnceLock;
+
+use crate::rules::{Assertion, Pattern, Rule};
+
+/// Characters of a secret shown before `…`.
+pub const SHOWN: usize = 4;
+
+/// The patterns that find secrets.
+#[derive(Debug, Clone, Default)]
+pub struct Detector {
+    patterns: Vec<Pattern>,
+    /// Every pattern at once: one pass tells which of them can match (usually none).
+    any: Option<regex::RegexSet>,
+    /// The fewest bytes a match of any pattern takes: a shorter text holds no secret.
+    min_len: usize,
+}
+
+impl Detector {
+    /// The detector of the rules with `mask = true` among `rules` (each pattern once), and of
+    /// the built-in ones whatever `rules` holds.
+    pub fn of_rules<'r>(rules: impl IntoIterator<Item = &'r Rule>) -> Detector {
+        let mut patterns: Vec<Pattern> = Vec::new();
+        let mut has_builtin = false;
+        for rule in rules.into_iter().filter(|r| r.mask) {
+            // The built-in rules are loaded together: one of them stands for all.
+            has_builtin |= rule.origin.builtin;
+            for check in &rule.checks {
+                if let Assertion::Text { pattern, .. } = &check.assertion {
+                    if !patterns.iter().any(|p| p.as_str() == pattern.as_str()) {
+                        patterns.push(pattern.clone());
+                    }
+                }
+            }
+        }
+        if !has_builtin {
+            for pattern in &builtin().patterns {
+                if !patterns.iter().any(|p| p.as_str() == pattern.as_str()) {
+                    patterns.push(pattern.clone());
+                }
+            }
+        }
+        Detector::new(patterns)
+    }
+
+    /// The messages, help and labels of `findings` with their secrets masked: they quote
+    /// values of the linted files.
+    pub fn mask_findings(&self, findings: &mut [crate::diagnostic::Finding]) {
+        let mask = |text: &mut String| {
+            if let Cow::Owned(masked) = self.mask(text) {
+                *text = masked;
+            }
+        };
+        for f in findings {
+            mask(&mut f.message);
+            if let Some(help) = &mut f.help {
+                mask(help);
+            }
+            for related in &mut f.related {
+                mask(&mut related.label);
+            }
+        }
+    }
+
+    fn new(patterns: Vec<Pattern>) -> Detector {
+        let any = regex::RegexSetBuilder::new(patterns.iter().map(Pattern::as_str))
+            .size_limit(crate::rules::pattern::SIZE_LIMIT * patterns.len().max(1))
+            .build()
+            .ok();
+        let min_len = patterns
+            .iter()
+            .map(|p| {
+                regex_syntax::Parser::new()
+                    .parse(p.as_str())
+                    .ok()
+                    .and_then(|hir| hir.properties().minimum_len())
+                    .unwrap_or(0)
+            })
+            .min()
+            .unwrap_or(0);
+        Detector {
+            patterns,
+            any,
+            min_len,
+        }
+    }
+
+    /// The secrets in `text`. Linear in the text: each pattern that can match is run once over it.
+    pub fn find(&self, text: &str) -> Secrets {
+        if self.patterns.is_empty() || text.len() < self.min_len {
+            return Secrets::default();
+        }
+        let candidates: Vec<usize> = match &self.any {
+            Some(set) => set.matches(text).into_iter().collect(),
+            None => (0..self.patterns.len()).collect(),
+        };
+        let mut spans = Vec::new();
+        for i in candidates {
+            spans.extend(self.patterns[i].text_matches(text).map(|m| m.secret));
+        }
+        Secrets::from_spans(spans)
+    }
+
+    /// `text` with its secrets masked: each shown as its first characters and `…`. Borrowed
+    /// when it holds none (nearly always).
+    pub fn mask<'t>(&self, text: &'t str) -> Cow<'t, str> {
+        let secrets = self.find(text);
+        if secrets.is_empty() {
+            return Cow::Borrowed(text);
+        }
+        Cow::Owned(secrets.masked(text))
+    }
+}
+
+/// The detector of the built-in rules with `mask = true`, compiled from their rule files on
+/// first use.
+pub fn builtin() -> &'static Detector {
+    static BUILTIN: OnceLock<Detector> = OnceLock::new();
+    static EMPTY: Detector = Detector {
+        patterns: Vec::new(),
+        any: None,
+        min_len: 0,
+    };
+    thread_local! {
+        static BUILDING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    }
+    if let Some(detector) = BUILTIN.get() {
+        return detector;
+    }
+    // A built-in rule that failed to compile would report its error through a code frame,
+    // which asks for this detector: that frame goes unmasked rather than deadlock. (Every
+    // built-in rule compiles: the rule-case tests compile them all.)
+    if BUILDING.get() {
+        return &EMPTY;
+    }
+    BUILDING.set(true);
+    let detector = BUILTIN.get_or_init(|| {
+        let mut patterns = Vec::new();
+        for (name, text) in crate::rules::BUILTIN {
+            // Only a rule file that says `mask = true` is compiled here (the rest cannot
+            // add a pattern); the rule itself decides.
+            if !text.lines().any(|l| l.trim_start().starts_with("mask")) {
+                continue;
+            }
+            let compiled = crate::rules::compile_rule(
+                &format!("rules/{name}"),
+                std::sync::Arc::from(*text),
+                true,
+            );
+            let Ok(rule) = compiled else { continue };
+            if !rule.mask {
+                continue;
+            }
+            for check in &rule.checks {
+                if let Assertion::Text { pattern, .. } = &check.assertion {
+                    patterns.push(pattern.clone());
+                }
+            }
+        }
+        Detector::new(patterns)
+    });
+    BUILDING.set(false);
+    detector
+}
+
+/// `text` with every secret the built-in detector sees masked: for a message or a label that
+/// quotes a linted file.
+pub fn mask(text: &str) -> Cow<'_, str> {
+    builtin().mask(text)
+}
+
+/// The secrets of one text: byte ranges, sorted, apart from each other.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Secrets {
+    spans: Vec<Range<usize>>,
+}
+
+impl Secrets {
+    /// The secrets at `spans` (any order, overlapping or not).
+    pub fn from_spans(mut spans: Vec<Range<usize>>) -> Secrets {
+        spans.retain(|s| s.start < s.end);
+        spans.sort_by_key(|s| (s.start, s.end));
+        let mut merged: Vec<Range<usize>> = Vec::with_capacity(spans.len());
+        for span in spans {
+            match merged.last_mut() {
+                Some(last) if span.start <= last.end => last.end = last.end.max(span.end),
+                _ => merged.push(span),
+            }
+        }
+        Secrets { spans: merged }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.spans.is_empty()
+    }
+
+    pub fn spans(&self) -> &[Range<usize>] {
+        &self.spans
+    }
+
+    /// A reader of `text` (whose secrets these are) a character at a time.
+    pub fn masker(&self) -> Masker<'_> {
+        Masker {
+            spans: &self.spans,
+            next: 0,
+            hidden_from: None,
+            hidden_end: usize::MAX,
+        }
+    }
+
+    /// `text` with these secrets masked.
+    pub fn masked(&self, text: &str) -> String {
+        let mut out = String::with_capacity(text.len());
+        let mut masker = self.masker();
+        for (at, c) in text.char_indices() {
+            match masker.at(text, at, c) {
+                Shown::Char => out.push(c),
+                Shown::Ellipsis => out.push('…'),
+                Shown::Nothing => {}
+            }
+        }
+        out
+    }
+
+    /// `text` with these secrets masked, every byte in place: each hidden character becomes
+    /// as many `*`, so byte offsets into the text stay valid (for a frame whose spans were
+    /// computed on the original).
+    pub fn masked_in_place(&self, text: &str) -> String {
+        let mut out = String::with_capacity(text.len());
+        let mut masker = self.masker();
+        for (at, c) in text.char_indices() {
+            match masker.at(text, at, c) {
+                Shown::Char => out.push(c),
+                Shown::Ellipsis | Shown::Nothing => {
+                    out.extend(std::iter::repeat_n('*', c.len_utf8()));
+                }
+            }
+        }
+        out
+    }
+}
+
+/// How one character of a text shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shown {
+    /// As itself (or its picture).
+    Char,
+    /// The first hidden character of a run: shown as `…`.
+    Ellipsis,
+    /// A hidden character after the first of its run: not shown.
+    Nothing,
+}
+
+/// Tells, character by character in increasing order of offset, how a text shows: a secret's
+/// first [`SHOWN`] characters and its line breaks as themselves, each run of its other
+/// characters on one line as one `…`. The same masking for every excerpt, in time linear in
+/// what is read.
+pub struct Masker<'s> {
+    spans: &'s [Range<usize>],
+    /// The secret the last character was in or before.
+    next: usize,
+    /// Where the hidden part of the secret `next` begins, once known.
+    hidden_from: Option<usize>,
+    /// Just past the last hidden character: the next one there continues its run.
+    hidden_end: usize,
+}
+
+impl Masker<'_> {
+    /// How the character `c` at byte `at` of `text` shows; `at` never decreases from one call
+    /// to the next.
+    pub fn at(&mut self, text: &str, at: usize, c: char) -> Shown {
+        while self.spans.get(self.next).is_some_and(|s| s.end <= at) {
+            self.next += 1;
+            self.hidden_from = None;
+        }
+        let Some(span) = self.spans.get(self.next) else {
+            return Shown::Char;
+        };
+        if at < span.start {
+            return Shown::Char;
+        }
+        let hidden_from = *self.hidden_from.get_or_insert_with(|| {
+            text.get(span.start..)
+                .and_then(|rest| rest.char_indices().nth(SHOWN))
+                .map_or(span.end, |(i, _)| span.start + i)
+                .min(span.end)
+        });
+        let line_break = c == '\n' || (c == '\r' && text.as_bytes().get(at + 1) == Some(&b'\n'));
+        if at < hidden_from || line_break {
+            return Shown::Char;
+        }
+        let continues = at == self.hidden_end;
+        self.hidden_end = at + c.len_utf8();
+        if continues {
+            Shown::Nothing
+        } else {
+            Shown::Ellipsis
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const KEY: &str = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\nQUJDREVGR0hJSktMTU5PUFFS\n-----END OPENSSH PRIVATE KEY-----";
+
+    #[test]
+    fn the_builtin_detector_is_the_mask_rules_patterns() {
+        let set = crate::rules::RuleSet::builtin().unwrap();
+        let mut expected: Vec<String> = set
+            .rules
+            .iter()
+            .filter(|r| r.mask)
+            .flat_map(|r| r.checks.iter())
+            .filter_map(|c| match &c.assertion {
+                Assertion::Text { pattern, .. } => Some(pattern.as_str().to_string()),
+                _ => None,
+            })
+            .collect();
+        let mut got: Vec<String> = builtin()
+            .patterns
+            .iter()
+            .map(|p| p.as_str().to_string())
+            .collect();
+        expected.sort();
+        got.sort();
+        assert!(!got.is_empty());
+        assert_eq!(got, expected);
+    }
+
+    #[test]
+    fn a_private_key_is_masked_from_its_header_to_its_end_line() {
+        let text = format!("before\n{KEY}\nafter\n");
+        let masked = builtin().mask(&text);
+        assert_eq!(masked, "before\n----…\n…\n…\n…\nafter\n");
+        // Without an END line, to the end of the text.
+        let open = "x = 1\n-----BEGIN RSA PRIVATE KEY-----\nMIIEow\nAAAA";
+        assert_eq!(builtin().mask(open), "x = 1\n----…\n…\n…");
+    }
+
+    #[test]
+    fn secrets_show_four_characters_and_an_ellipsis() {
+        let text = "token: hf_AbCdEfGhIjKlMnOpQrStUvWxYzAbCdEfGhIj and AKIAIOSFODNN7EXAMPLE.";
+        assert_eq!(builtin().mask(text), "token: hf_A… and AKIA….");
+        assert_eq!(builtin().mask("nothing here"), "nothing here");
+        assert!(matches!(builtin().mask("short"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn a_masker_read_from_inside_a_secret_hides_it_and_keeps_offsets_in_place() {
+        let text = format!("a\n{KEY}\n");
+        let secrets = builtin().find(&text);
+        assert_eq!(secrets.spans().to_vec(), vec![2..2 + KEY.len()]);
+        // A frame that starts on the key's body line: no character of it shows.
+        let body = text.find("b3Bl").unwrap();
+        let mut masker = secrets.masker();
+        let shown: String = text[body..]
+            .char_indices()
+            .filter_map(|(i, c)| match masker.at(&text, body + i, c) {
+                Shown::Char => Some(c),
+                Shown::Ellipsis => Some('…'),
+                Shown::Nothing => None,
+            })
+            .collect();
+        assert_eq!(shown, "…\n…\n…\n");
+        let in_place = secrets.masked_in_place(&text);
+        assert_eq!(in_place.len(), text.len());
+        assert!(!in_place.contains("b3Bl"), "{in_place}");
+        assert!(in_place.starts_with("a\n----*"), "{in_place}");
+    }
+
+    #[test]
+    fn overlapping_spans_merge() {
+        let s = Secrets::from_spans(vec![5..9, 0..3, 2..4, 9..9, 8..12]);
+        assert_eq!(s.spans(), &[0..4, 5..12]);
+    }
+}
