@@ -1,5 +1,6 @@
 //! Files forgelint writes (`--output`): written to a temporary file in the same folder, then
-//! renamed over the target, so a failure leaves any old file intact.
+//! renamed over the target, so a failure leaves any old file intact. (A fixed spec is written
+//! with the same temporaries by [`crate::fix::write`], which checks more.)
 //!
 //! A run killed mid-write (SIGKILL, a power cut) leaves its temporary behind; the next write to
 //! the folder removes the temporaries of processes that are gone, so they cannot pile up.
@@ -15,7 +16,7 @@ const TEMP_SUFFIX: &str = ".forgelint-tmp";
 /// see, and its temporary is written to from the moment it is made until it is renamed.
 const STALE_AFTER: Duration = Duration::from_secs(60);
 
-fn temp_path(target: &Path) -> PathBuf {
+pub(crate) fn temp_path(target: &Path) -> PathBuf {
     let name = target
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -31,7 +32,7 @@ fn temp_path(target: &Path) -> PathBuf {
 /// Removes from `dir` the temporaries (`.NAME.PID.forgelint-tmp`, regular files) of processes
 /// that are gone and that have not been written to for [`STALE_AFTER`]. Best effort: what
 /// cannot be read or removed is left.
-fn remove_stale_temps(dir: &Path) {
+pub(crate) fn remove_stale_temps(dir: &Path) {
     use std::os::unix::ffi::OsStrExt;
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
@@ -122,41 +123,9 @@ pub fn write_atomically(
     result
 }
 
-/// Replaces the file at `target` with `bytes`, atomically, keeping its permissions: `--fix`
-/// writing a linted file. A link is followed: the file it points to is replaced, the link
-/// stays.
-pub fn replace_keeping_mode(target: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let real = target.canonicalize()?;
-    let permissions = std::fs::metadata(&real)?.permissions();
-    let temp = temp_path(&real);
-    let dir = temp
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    // Once per folder and run: a folder of a thousand specs with fifty to fix is read once,
-    // not fifty times.
-    if first_write_in(dir) {
-        remove_stale_temps(dir);
-    }
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&temp)?;
-    let result = (|| {
-        file.write_all(bytes)?;
-        file.set_permissions(permissions)?;
-        drop(file);
-        replace(&temp, &real)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&temp);
-    }
-    result
-}
-
 /// Whether this run has not written to `dir` yet (as far as it remembers: a run over a million
 /// folders forgets the oldest, and may look at one twice).
-fn first_write_in(dir: &Path) -> bool {
+pub(crate) fn first_write_in(dir: &Path) -> bool {
     use std::collections::HashSet;
     use std::sync::Mutex;
     static SEEN: Mutex<Option<HashSet<PathBuf>>> = Mutex::new(None);
@@ -195,7 +164,7 @@ fn replace(temp: &Path, target: &Path) -> std::io::Result<()> {
 
 /// Swaps the names `a` and `b` atomically (`renameat2` with `RENAME_EXCHANGE`).
 #[cfg(target_os = "linux")]
-fn exchange(a: &Path, b: &Path) -> std::io::Result<()> {
+pub(crate) fn exchange(a: &Path, b: &Path) -> std::io::Result<()> {
     use std::ffi::CString;
     use std::os::unix::ffi::OsStrExt;
     let a = CString::new(a.as_os_str().as_bytes())?;

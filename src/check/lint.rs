@@ -18,6 +18,7 @@ use std::path::PathBuf;
 use crate::discover::{self, Candidate, Kind};
 use crate::engine::{self, DirCache, FileName, OpenedExperiment, RealProject, SpecExperiment};
 use crate::error::Error;
+use crate::fix::write::{file_key, FileKey, ReadState};
 use crate::json::Document;
 use crate::process::Env;
 use crate::rules::eval::ConfigDoc;
@@ -70,6 +71,8 @@ struct Linter<'p, 's> {
     /// The experiment files named on the command line, absolute: linted as named, never again
     /// as part of an experiment a spec names.
     named: HashSet<PathBuf>,
+    /// `--fix`: the files being fixed, each once whatever the paths that name it.
+    fixing: Mutex<HashSet<FileKey>>,
 }
 
 /// Lints everything the plan names: the walked folders and named files in parallel, then the
@@ -89,6 +92,7 @@ pub fn run(plan: &Plan<'_>, env: &mut Env<'_>) -> Result<Linted, Error> {
             .map(|p| crate::paths::normalize(p, &cwd))
             .collect(),
         named: named_experiment_files(plan, &cwd),
+        fixing: Mutex::new(HashSet::new()),
     };
     // Built from every rule of the run's configs with `mask = true`, selected or not.
     let detector = Detector::of_rules(
@@ -98,16 +102,21 @@ pub fn run(plan: &Plan<'_>, env: &mut Env<'_>) -> Result<Linted, Error> {
     );
     let collector = Collector::new(detector);
     let discovery = walk_and_lint(&linter, &collector)?;
-    // Files named on the command line (a pre-commit batch): in parallel too.
-    plan.pool.install(|| {
+    // Files named on the command line (a pre-commit batch): in parallel too. A file named
+    // twice (a link and its target) is fixed once, as the first name names it.
+    let named = once_per_file(
         discovery
             .files
-            .par_iter()
+            .iter()
             .filter(|candidate| linter.owns(&candidate.path))
-            .for_each(|candidate| {
-                collector.files.fetch_add(1, Ordering::Relaxed);
-                collector.keep(linter.contained(candidate))
-            })
+            .collect(),
+        plan.fix_mode.is_some_and(|m| m.write),
+    );
+    plan.pool.install(|| {
+        named.par_iter().for_each(|candidate| {
+            collector.files.fetch_add(1, Ordering::Relaxed);
+            collector.keep(linter.contained(candidate))
+        })
     });
     if let Some(error) = plan.profiles.configs().take_errors().into_iter().next() {
         return Err(error);
@@ -133,6 +142,18 @@ pub fn run(plan: &Plan<'_>, env: &mut Env<'_>) -> Result<Linted, Error> {
     linted.stdin_source = stdin.source;
     linted.stdin_fixed = stdin.fixed;
     Ok(linted)
+}
+
+/// `candidates` with each file once, by the first path that names it, when `fixing`.
+fn once_per_file(candidates: Vec<&Candidate>, fixing: bool) -> Vec<&Candidate> {
+    if !fixing || candidates.len() < 2 {
+        return candidates;
+    }
+    let mut seen = HashSet::new();
+    candidates
+        .into_iter()
+        .filter(|c| file_key(&c.path).map_or(true, |key| seen.insert(key)))
+        .collect()
 }
 
 /// Experiment files skipped as binary, over every config.
@@ -255,6 +276,20 @@ impl<'s> Linter<'_, 's> {
         if let Some(problem) = &candidate.problem {
             return file_problem(problem.clone());
         }
+        // `--fix`: what the path names, taken before the file is read, so that the fixed copy
+        // replaces that file only, as it was read.
+        let fixes = self.plan.fix_mode.is_some_and(|m| m.write);
+        let read_state = fixes.then(|| ReadState::of(&candidate.path).ok()).flatten();
+        if let Some(state) = &read_state {
+            let claimed = self
+                .fixing
+                .lock()
+                .map_or(true, |mut fixing| fixing.insert(state.file_key()));
+            if !claimed {
+                // Reached by another path (a link and its target): linted and fixed once.
+                return FileOutcome::default();
+            }
+        }
         engine::with_file_bytes(&candidate.path, |read| match read {
             Ok(bytes) => {
                 let lint = |bytes: &[u8], lint_files: bool| {
@@ -279,7 +314,7 @@ impl<'s> Linter<'_, 's> {
                         let relint = |text: &str| lint(text.as_bytes(), false);
                         let shown = display.get();
                         let fixed = super::fixing::fix_spec(
-                            Some(&candidate.path),
+                            Some((&candidate.path, read_state.as_ref())),
                             shown,
                             text,
                             findings,

@@ -6,6 +6,7 @@
 pub mod apply;
 pub mod diff;
 mod edits;
+pub mod write;
 
 pub use crate::rules::fix::Safety;
 pub use edits::fix_for;

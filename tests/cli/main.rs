@@ -17,6 +17,7 @@ mod demo;
 mod discovery;
 mod exit_codes;
 mod experiments;
+mod fix_safety;
 mod fixing;
 mod forgiving;
 mod hostile;
