@@ -57,14 +57,25 @@ pub use process::{Env, ExitStatus};
 pub fn run(cli: Cli, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
     match cli.command {
         Some(Command::Check(args)) => check(*args, env),
-        Some(Command::Rules(args)) => commands::rules(args, env),
-        Some(Command::Explain(args)) => commands::explain(args, env),
+        Some(Command::Rules(args)) => quiet_on_closed_pipe(commands::rules(args, env)),
+        Some(Command::Explain(args)) => quiet_on_closed_pipe(commands::explain(args, env)),
         Some(Command::TestRules(args)) => commands::test_rules(args, env),
         Some(Command::Init) => commands::init(env),
-        Some(Command::Completions(args)) => commands::completions(args, env),
-        Some(Command::Schema(args)) => schema::command(args, env),
+        Some(Command::Completions(args)) => quiet_on_closed_pipe(commands::completions(args, env)),
+        Some(Command::Schema(args)) => quiet_on_closed_pipe(schema::command(args, env)),
         Some(Command::Lsp(args)) => lsp::run(args, env),
         Some(Command::Merge(args)) => merge::merge(args, env),
         None => check(cli.check, env),
+    }
+}
+
+/// A listing whose reader closed standard output early (`forgelint rules | head`) ends quietly:
+/// it was read as far as it was wanted.
+fn quiet_on_closed_pipe(result: Result<ExitStatus, Error>) -> Result<ExitStatus, Error> {
+    match result {
+        Err(Error::Write { source, .. }) if source.kind() == std::io::ErrorKind::BrokenPipe => {
+            Ok(ExitStatus::Success)
+        }
+        other => other,
     }
 }

@@ -45,16 +45,18 @@ pub fn finish(
     // Writing a baseline reports what it wrote; reports go only to the files asked for.
     let to_stdout = plan.args.write_baseline.is_none() || plan.args.output.is_some();
     // `--fix -`: the fixed spec is the output; the report goes to standard error.
+    // A reader that closed standard output early (`forgelint . | head`) ends the output quietly,
+    // not the verdict: the exit code still says what was found (`set -o pipefail`).
     if let Some(fixed) = &linted.stdin_fixed {
         let written = env.stdout.write_all(fixed.as_bytes());
         if written.and_then(|_| env.stdout.flush()).is_err() {
-            return Ok(ExitStatus::Success);
+            return Ok(exit_status(&plan, &linted, &tally));
         }
         write_report(&plan, &linted, &summary, &sources, env, true, true)?;
     } else if write_report(&plan, &linted, &summary, &sources, env, to_stdout, false)?
         == Written::PipeClosed
     {
-        return Ok(ExitStatus::Success);
+        return Ok(exit_status(&plan, &linted, &tally));
     }
     if !plan.args.quiet {
         for skipped in &summary.skipped {
@@ -159,6 +161,13 @@ fn finish_diff(
     env: &mut Env<'_>,
 ) -> Result<ExitStatus, Error> {
     linted.diffs.sort_by(|a, b| a.0.cmp(&b.0));
+    let status = if linted.tool_error {
+        ExitStatus::Error
+    } else if linted.diffs.is_empty() {
+        ExitStatus::Success
+    } else {
+        ExitStatus::Failure
+    };
     for (_, diff) in &linted.diffs {
         for line in diff.split_inclusive('\n') {
             let (body, end) = match line.strip_suffix('\n') {
@@ -166,7 +175,8 @@ fn finish_diff(
                 None => (line, "\n"),
             };
             if write!(env.stdout, "{}{end}", escape::visible(body)).is_err() {
-                return Ok(ExitStatus::Success);
+                // Standard output closed early: quiet, with the verdict.
+                return Ok(status);
             }
         }
     }
@@ -183,13 +193,7 @@ fn finish_diff(
         };
         writeln!(env.stderr, "{line}").ok();
     }
-    Ok(if linted.tool_error {
-        ExitStatus::Error
-    } else if linted.diffs.is_empty() {
-        ExitStatus::Success
-    } else {
-        ExitStatus::Failure
-    })
+    Ok(status)
 }
 
 /// The rules that could not run under the configs files were linted with, merged by what is
@@ -245,7 +249,8 @@ fn summarize(
 #[derive(PartialEq)]
 enum Written {
     Whole,
-    /// Standard output was closed by its reader (`forgelint | head`): a quiet success.
+    /// Standard output was closed by its reader (`forgelint | head`): nothing more is said,
+    /// and the exit code is the findings'.
     PipeClosed,
 }
 
