@@ -637,3 +637,68 @@ fn a_spec_under_a_broken_nested_config_says_why_it_is_not_linted() {
     }
     assert_eq!(client.shutdown(), 0);
 }
+
+/// A body that is not JSON, or JSON that is no message, is answered (`-32700`, `-32600`, id
+/// `null` when it has none) and the session goes on.
+#[test]
+fn malformed_messages_are_answered_and_the_server_goes_on() {
+    let (tree, text) = demo();
+    let mut client = start(tree.root(), &[]);
+    let error_of = |client: &mut lsp_client::Client, code: i64| {
+        client.wait_for(&format!("error {code}"), |m| m["error"]["code"] == code)
+    };
+    client.send_raw(b"Content-Length: 9\r\n\r\n{\"id\": 3,");
+    let answer = error_of(&mut client, -32700);
+    assert_eq!(answer["id"], Value::Null, "{answer}");
+    client.send_raw(b"Content-Length: 16\r\n\r\n{\"id\":42,\"x\":[]}");
+    let answer = error_of(&mut client, -32600);
+    assert_eq!(answer["id"], 42, "{answer}");
+    // A header that is no length, then junk up to the next frame.
+    client.send_raw(b"Content-Length: twelve\r\n\r\ngarbage without a header");
+    let answer = error_of(&mut client, -32700);
+    assert!(
+        answer["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("not a number"),
+        "{answer}"
+    );
+    let spec = uri(&tree.path("specs/bad.jobspec.json"));
+    client.open(&spec, &text);
+    assert!(!client.diagnostics(&spec, 1).is_empty());
+    assert_eq!(client.hover(&spec, 0, 0)["result"], Value::Null);
+    assert_eq!(client.shutdown(), 0);
+}
+
+/// A `Content-Length` past any spec is answered, not believed: no allocation of its size, no
+/// abort; its bytes are skipped as they come, in bounded memory.
+#[test]
+fn a_huge_content_length_is_refused_in_bounded_memory() {
+    let (tree, _) = demo();
+    for length in ["1000000000000", "9223372036854775808", "4000000000"] {
+        let mut client = start(tree.root(), &[]);
+        client.send_raw(format!("Content-Length: {length}\r\n\r\n").as_bytes());
+        let answer = client.wait_for("the refusal", |m| m["error"]["code"] == -32700);
+        assert_eq!(answer["id"], Value::Null);
+        assert!(
+            answer["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("over the limit"),
+            "{answer}"
+        );
+        // 256 MiB of the promised body: skipped as it comes.
+        let chunk = vec![b'x'; 1 << 20];
+        for _ in 0..256 {
+            client.send_raw(&chunk);
+        }
+        let peak = client.peak_rss_kb().expect("the server's memory");
+        assert!(peak < 200 * 1024, "{length}: peak RSS {peak} KiB");
+        client.close_input();
+        assert_eq!(
+            client.wait_exit(),
+            1,
+            "{length}: the end of the input, no abort"
+        );
+    }
+}

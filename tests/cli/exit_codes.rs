@@ -234,11 +234,7 @@ fn piped_into(cwd: &std::path::Path, reader: &str, args: &[&str]) -> Run {
 /// lint still fails a `set -o pipefail` script.
 #[test]
 fn a_closed_pipe_is_quiet_and_keeps_the_exit_code() {
-    let demo = [
-        "--config",
-        "fixtures/demo/forgelint.toml",
-        "fixtures/demo",
-    ];
+    let demo = ["--config", "fixtures/demo/forgelint.toml", "fixtures/demo"];
     let run = piped_into(manifest_dir(), "true", &demo);
     run.expect_code(1);
     assert_eq!(run.stderr, "", "quiet: not even the summary");
