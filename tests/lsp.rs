@@ -532,6 +532,34 @@ fn rule_file_and_config_errors_are_reported_at_their_spans() {
     assert_eq!(client.shutdown(), 0);
 }
 
+/// A config that extends one outside the workspace gets the error `check` gives from the
+/// root: the place, never the outside file's text or the parser's words about it.
+#[test]
+fn a_config_outside_the_project_is_not_quoted() {
+    let (tree, _) = demo();
+    let outside = tempfile::tempdir().unwrap();
+    let base = outside.path().join("base.toml");
+    std::fs::write(&base, "[platform]\nwandb-key-of-the-runner = 1\n").unwrap();
+    let config = format!("extend = \"{}\"\n", base.display());
+    let config_path = tree.path("forgelint.toml");
+    std::fs::write(&config_path, &config).unwrap();
+    let run = run_in(tree.root(), &["check"]);
+    run.expect_code(2);
+    assert!(!run.stderr.contains("wandb-key"), "{}", run.stderr);
+    let mut client = start(tree.root(), &[]);
+    let uri_config = uri(&config_path);
+    client.open(&uri_config, &config);
+    let diagnostics = client.diagnostics(&uri_config, 1);
+    let all = serde_json::to_string(&diagnostics).unwrap();
+    assert_eq!(diagnostics.len(), 1, "{all}");
+    assert!(all.contains("not a valid configuration"), "{all}");
+    assert!(
+        !all.contains("wandb-key"),
+        "the outside config is quoted: {all}"
+    );
+    assert_eq!(client.shutdown(), 0);
+}
+
 #[test]
 fn a_saved_config_is_read_again() {
     let (tree, text) = demo();

@@ -308,10 +308,18 @@ fn write_report_file(
         source,
     };
     // `--format sarif=reports/forgelint.sarif` in a fresh checkout: the folder is made. When
-    // it cannot be, the write below says why (a parent that is a file: "Not a directory").
+    // it cannot be, that is the error (the write would only say "No such file or directory").
     if let Some(folder) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
         if std::fs::symlink_metadata(folder).is_err() {
-            let _ = std::fs::create_dir_all(folder);
+            std::fs::create_dir_all(folder).map_err(|e| {
+                error(std::io::Error::new(
+                    e.kind(),
+                    format!(
+                        "cannot make the folder {}: {e}",
+                        escape::visible(&folder.display().to_string())
+                    ),
+                ))
+            })?;
         }
     }
     atomic_write::write_atomically(path, |w| report::write(w, input, sources, &opts)).map_err(error)

@@ -95,7 +95,7 @@ impl Workspace {
             ..Linted::default()
         };
         if is_config(path) {
-            return first_error(contained(path, || lint_config(path, text)));
+            return first_error(contained(path, || lint_config(path, text, &root)));
         }
         if path.extension().is_some_and(|e| e == "toml") && self.is_rule_file(path, text) {
             return first_error(contained(path, || lint_rule_file(path, text)));
@@ -249,15 +249,16 @@ fn looks_like_rule(text: &str) -> bool {
 }
 
 /// The config `text` of the file at `path` compiled over the configs it extends (read from
-/// disk): its first error.
-fn lint_config(path: &Path, text: &str) -> Result<(), Error> {
+/// disk): its first error. An error in a config outside the workspace `root` is shown without
+/// that config's text, as `check` run from the root shows it.
+fn lint_config(path: &Path, text: &str, root: &Path) -> Result<(), Error> {
     let base_dir = path
         .parent()
         .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
     let file = ConfigFile::parse(Some(path), base_dir, text)?;
     let chain = [path.canonicalize().unwrap_or_else(|_| path.to_path_buf())];
     let base = match file.extends(&chain)? {
-        Some(base) => Some(Settings::load(&base, &[])?),
+        Some(base) => Some(Settings::load_within(&base, &[], root)?),
         None => None,
     };
     file.compile(base.as_ref(), &[]).map(drop)

@@ -576,6 +576,19 @@ fn rule_files(path: &Path) -> Result<Vec<PathBuf>, Error> {
     if meta.is_file() {
         return Ok(vec![path.to_path_buf()]);
     }
+    if !meta.is_dir() {
+        // A FIFO or a device is refused by what it is, before it is opened (reading one may
+        // never end), not with "Not a directory" from listing it.
+        let why = crate::config::not_readable(path, true)
+            .unwrap_or_else(|| "is not a regular file or folder".into());
+        return Err(Error::Usage {
+            message: format!(
+                "rule path {} {why}",
+                crate::escape::visible(&path.display().to_string())
+            ),
+            help: Some("--rules and `rules` name rule files (TOML) or folders of them".into()),
+        });
+    }
     let mut out = Vec::new();
     let mut stack = vec![path.to_path_buf()];
     while let Some(dir) = stack.pop() {
