@@ -169,6 +169,8 @@ fn finish_diff(
         ExitStatus::Failure
     };
     for (_, diff) in &linted.diffs {
+        // Its context lines are an excerpt of the file: its secrets are masked.
+        let diff = linted.detector.mask(diff);
         for line in diff.split_inclusive('\n') {
             let (body, end) = match line.strip_suffix('\n') {
                 Some(body) => (body, "\n"),

@@ -113,6 +113,15 @@ fn no_secret_shows_in_any_output_whatever_is_reported() {
     }
     let html = tree.run(&["--baseline", baseline, "--format", "html"]);
     assert!(html.stdout.contains("hf_S<span class=\"secret\">…</span>"));
+    // A diff's lines are an excerpt too: the owner (a secret) goes, and shows masked.
+    let diff = tree.run(&["--diff"]);
+    diff.expect_code(1);
+    assert!(
+        diff.stdout.contains("-    \"owner\": \"sk-p…\","),
+        "{}",
+        diff.stdout
+    );
+    assert_masked("--diff", &diff.stdout);
     // A spec on standard input.
     let spec = std::fs::read_to_string(tree.path("jobspec.json")).unwrap();
     let run = tree.run_stdin(&["--format", "human", "-"], &spec);
