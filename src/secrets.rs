@@ -223,31 +223,29 @@ impl Secrets {
 
     /// `text` with these secrets masked.
     pub fn masked(&self, text: &str) -> String {
-        let mut out = String::with_capacity(text.len());
-        let mut masker = self.masker();
-        for (at, c) in text.char_indices() {
-            match masker.at(text, at, c) {
-                Shown::Char => out.push(c),
-                Shown::Ellipsis => out.push('…'),
-                Shown::Nothing => {}
-            }
-        }
-        out
+        self.copy(text, |out, c, shown| match shown {
+            Shown::Char => out.push(c),
+            Shown::Ellipsis => out.push('…'),
+            Shown::Nothing => {}
+        })
     }
 
     /// `text` with these secrets masked, every byte in place: each hidden character becomes
     /// as many `*`, so byte offsets into the text stay valid (for a frame whose spans were
     /// computed on the original).
     pub fn masked_in_place(&self, text: &str) -> String {
+        self.copy(text, |out, c, shown| match shown {
+            Shown::Char => out.push(c),
+            Shown::Ellipsis | Shown::Nothing => out.extend(std::iter::repeat_n('*', c.len_utf8())),
+        })
+    }
+
+    /// `text` copied a character at a time through `push`, told how each shows.
+    fn copy(&self, text: &str, mut push: impl FnMut(&mut String, char, Shown)) -> String {
         let mut out = String::with_capacity(text.len());
         let mut masker = self.masker();
         for (at, c) in text.char_indices() {
-            match masker.at(text, at, c) {
-                Shown::Char => out.push(c),
-                Shown::Ellipsis | Shown::Nothing => {
-                    out.extend(std::iter::repeat_n('*', c.len_utf8()));
-                }
-            }
+            push(&mut out, c, masker.at(text, at, c));
         }
         out
     }
