@@ -23,6 +23,13 @@ pub const SHOWN: usize = 4;
 #[derive(Debug, Clone, Default)]
 pub struct Detector {
     patterns: Vec<Pattern>,
+    /// Made on first use: a run with nothing to show never pays for it.
+    prefilter: OnceLock<Prefilter>,
+}
+
+/// What tells most texts apart from those that may hold a secret, cheaply.
+#[derive(Debug, Clone)]
+struct Prefilter {
     /// Every pattern at once: one pass tells which of them can match (usually none).
     any: Option<regex::RegexSet>,
     /// The fewest bytes a match of any pattern takes: a shorter text holds no secret.
@@ -76,34 +83,46 @@ impl Detector {
     }
 
     fn new(patterns: Vec<Pattern>) -> Detector {
-        let any = regex::RegexSetBuilder::new(patterns.iter().map(Pattern::as_str))
-            .size_limit(crate::rules::pattern::SIZE_LIMIT * patterns.len().max(1))
-            .build()
-            .ok();
-        let min_len = patterns
-            .iter()
-            .map(|p| {
-                regex_syntax::Parser::new()
-                    .parse(p.as_str())
-                    .ok()
-                    .and_then(|hir| hir.properties().minimum_len())
-                    .unwrap_or(0)
-            })
-            .min()
-            .unwrap_or(0);
         Detector {
             patterns,
-            any,
-            min_len,
+            prefilter: OnceLock::new(),
         }
+    }
+
+    fn prefilter(&self) -> &Prefilter {
+        self.prefilter.get_or_init(|| {
+            let patterns = &self.patterns;
+            let any = regex::RegexSetBuilder::new(patterns.iter().map(Pattern::as_str))
+                .size_limit(crate::rules::pattern::SIZE_LIMIT * patterns.len().max(1))
+                .build()
+                .ok();
+            let min_len = patterns
+                .iter()
+                .map(|p| {
+                    regex_syntax::Parser::new()
+                        .parse(p.as_str())
+                        .ok()
+                        .and_then(|hir| hir.properties().minimum_len())
+                        .unwrap_or(0)
+                })
+                .min()
+                .unwrap_or(0);
+            Prefilter { any, min_len }
+        })
     }
 
     /// The secrets in `text`. Linear in the text: each pattern that can match is run once over it.
     pub fn find(&self, text: &str) -> Secrets {
-        if self.patterns.is_empty() || text.len() < self.min_len {
+        if self.patterns.is_empty() {
             return Secrets::default();
         }
-        let candidates: Vec<usize> = match &self.any {
+        let prefilter = self.prefilter();
+        if text.len() < prefilter.min_len {
+            return Secrets::default();
+        }
+        let candidates: Vec<usize> = match &prefilter.any {
+            // Most texts: one pass, no allocation.
+            Some(set) if !set.is_match(text) => return Secrets::default(),
             Some(set) => set.matches(text).into_iter().collect(),
             None => (0..self.patterns.len()).collect(),
         };
@@ -131,8 +150,7 @@ pub fn builtin() -> &'static Detector {
     static BUILTIN: OnceLock<Detector> = OnceLock::new();
     static EMPTY: Detector = Detector {
         patterns: Vec::new(),
-        any: None,
-        min_len: 0,
+        prefilter: OnceLock::new(),
     };
     thread_local! {
         static BUILDING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
