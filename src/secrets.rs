@@ -12,6 +12,7 @@
 
 use std::borrow::Cow;
 use std::ops::Range;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
 use regex_syntax::hir::{Hir, HirKind};
@@ -22,12 +23,28 @@ use crate::rules::{Assertion, Pattern, Rule};
 pub const SHOWN: usize = 4;
 
 /// The patterns that find secrets.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Default)]
 pub struct Detector {
     patterns: Vec<Pattern>,
-    /// Made on first use: a run with nothing to show never pays for it.
+    /// Made once [`EAGER_TEXTS`] texts were read: compiling it (half a millisecond) would be
+    /// most of what a one-file run spends on secrets, and pays only over many texts.
     prefilter: OnceLock<Prefilter>,
+    /// Texts read so far.
+    texts: AtomicUsize,
 }
+
+impl Clone for Detector {
+    fn clone(&self) -> Detector {
+        Detector {
+            patterns: self.patterns.clone(),
+            prefilter: self.prefilter.clone(),
+            texts: AtomicUsize::new(self.texts.load(Ordering::Relaxed)),
+        }
+    }
+}
+
+/// Texts read by the patterns themselves before the prefilter is made.
+const EAGER_TEXTS: usize = 256;
 
 /// What tells most texts apart from those that may hold a secret, cheaply.
 #[derive(Debug, Clone)]
@@ -90,6 +107,7 @@ impl Detector {
         Detector {
             patterns,
             prefilter: OnceLock::new(),
+            texts: AtomicUsize::new(0),
         }
     }
 
@@ -125,13 +143,22 @@ impl Detector {
         if self.patterns.is_empty() {
             return Secrets::default();
         }
-        let prefilter = self.prefilter();
-        if text.len() < prefilter.min_len {
-            return Secrets::default();
-        }
-        // Most texts: one pass, no allocation.
-        if prefilter.any.as_ref().is_some_and(|any| !any.is_match(text)) {
-            return Secrets::default();
+        let eager = self.prefilter.get().is_none()
+            && self.texts.fetch_add(1, Ordering::Relaxed) < EAGER_TEXTS;
+        if eager {
+            // Few texts yet: the patterns themselves (compiled when their rule was loaded).
+            if !self.patterns.iter().any(|p| p.regex().is_match(text)) {
+                return Secrets::default();
+            }
+        } else {
+            let prefilter = self.prefilter();
+            if text.len() < prefilter.min_len {
+                return Secrets::default();
+            }
+            // Most texts: one pass, no allocation.
+            if prefilter.any.as_ref().is_some_and(|any| !any.is_match(text)) {
+                return Secrets::default();
+            }
         }
         let mut spans = Vec::new();
         for pattern in &self.patterns {
@@ -177,6 +204,7 @@ pub fn builtin() -> &'static Detector {
     static EMPTY: Detector = Detector {
         patterns: Vec::new(),
         prefilter: OnceLock::new(),
+        texts: AtomicUsize::new(0),
     };
     thread_local! {
         static BUILDING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
@@ -423,6 +451,21 @@ mod tests {
         assert_eq!(in_place.len(), text.len());
         assert!(!in_place.contains("b3Bl"), "{in_place}");
         assert!(in_place.starts_with("a\n----*"), "{in_place}");
+    }
+
+    /// The first texts are read by the patterns alone, the rest through the prefilter: the
+    /// same secrets either way.
+    #[test]
+    fn eager_and_prefiltered_reads_agree() {
+        let detector = Detector::of_rules([]);
+        let text = format!("x = 1\nt = \"ghp_ABCDEFGHIJKLMNOPQRSTUVWXYZabcdef0123\"\n{KEY}\n");
+        let first = detector.find(&text);
+        assert_eq!(first.spans().len(), 2);
+        for _ in 0..EAGER_TEXTS + 8 {
+            assert!(detector.find("nothing to see here, at all, nothing").is_empty());
+        }
+        assert!(detector.prefilter.get().is_some());
+        assert_eq!(detector.find(&text), first);
     }
 
     /// The one-pass prefilter says yes wherever a pattern matches (and no elsewhere).
