@@ -70,6 +70,17 @@ impl Pattern {
         }))
     }
 
+    /// A pattern compiled on first use, without the run matcher: for a built-in text check,
+    /// which searches with the regex itself. Only for patterns known to compile.
+    pub fn lazy(source: &str) -> Pattern {
+        Pattern(Arc::new(Compiled {
+            source: source.into(),
+            regex: std::sync::OnceLock::new(),
+            copies: std::array::from_fn(|_| std::sync::OnceLock::new()),
+            runs: None,
+        }))
+    }
+
     pub fn is_match(&self, text: &str) -> bool {
         if let Some(runs) = &self.0.runs {
             // A match the runs find is the regex's too: each byte a run takes is ASCII and in
