@@ -92,10 +92,15 @@ impl Detector {
                 *text = masked;
             }
         };
+        // A rule's help is mostly the same text finding after finding: read once.
+        let mut clean_help: Option<String> = None;
         for f in findings {
             mask(&mut f.message);
             if let Some(help) = &mut f.help {
-                mask(help);
+                if clean_help.as_deref() != Some(help.as_str()) {
+                    mask(help);
+                    clean_help = Some(help.clone());
+                }
             }
             for related in &mut f.related {
                 mask(&mut related.label);
@@ -156,7 +161,11 @@ impl Detector {
                 return Secrets::default();
             }
             // Most texts: one pass, no allocation.
-            if prefilter.any.as_ref().is_some_and(|any| !any.is_match(text)) {
+            if prefilter
+                .any
+                .as_ref()
+                .is_some_and(|any| !any.is_match(text))
+            {
                 return Secrets::default();
             }
         }
@@ -462,7 +471,9 @@ mod tests {
         let first = detector.find(&text);
         assert_eq!(first.spans().len(), 2);
         for _ in 0..EAGER_TEXTS + 8 {
-            assert!(detector.find("nothing to see here, at all, nothing").is_empty());
+            assert!(detector
+                .find("nothing to see here, at all, nothing")
+                .is_empty());
         }
         assert!(detector.prefilter.get().is_some());
         assert_eq!(detector.find(&text), first);
@@ -472,7 +483,11 @@ mod tests {
     #[test]
     fn the_prefilter_agrees_with_the_patterns() {
         let detector = builtin();
-        let any = detector.prefilter().any.as_ref().expect("the prefilter compiles");
+        let any = detector
+            .prefilter()
+            .any
+            .as_ref()
+            .expect("the prefilter compiles");
         assert!(detector.prefilter().min_len >= 16);
         for text in [
             "metadata.owner is \"alice\", but the server ignores it",
@@ -488,6 +503,46 @@ mod tests {
             let one = detector.patterns.iter().any(|p| p.regex().is_match(text));
             assert_eq!(any.is_match(text), one, "{text}");
         }
+    }
+
+    #[test]
+    fn findings_are_masked_in_message_help_and_labels() {
+        use crate::diagnostic::{Finding, Related};
+        let token = "hf_AbCdEfGhIjKlMnOpQrStUvWxYzAbCdEfGhIj";
+        let finding = |help: &str| Finding {
+            path: "a.py".into(),
+            rule: "x".into(),
+            severity: crate::rules::Severity::Error,
+            message: format!("value {token}"),
+            help: Some(help.to_string()),
+            pointer: String::new(),
+            span: crate::json::Span::new(0, 0),
+            start: Default::default(),
+            end: Default::default(),
+            related: vec![Related {
+                path: None,
+                span: crate::json::Span::new(0, 0),
+                start: Default::default(),
+                end: Default::default(),
+                label: format!("first {token}"),
+            }],
+            value_hash: 0,
+            secret: false,
+            fix: None,
+        };
+        let mut findings = vec![
+            finding("the same help"),
+            finding("the same help"),
+            finding(&format!("help {token}")),
+            finding(&format!("help {token}")),
+        ];
+        builtin().mask_findings(&mut findings);
+        for f in &findings {
+            assert_eq!(f.message, "value hf_A…");
+            assert_eq!(f.related[0].label, "first hf_A…");
+        }
+        assert_eq!(findings[1].help.as_deref(), Some("the same help"));
+        assert_eq!(findings[3].help.as_deref(), Some("help hf_A…"));
     }
 
     #[test]
