@@ -5,6 +5,8 @@ use std::sync::Arc;
 
 use miette::{Diagnostic, LabeledSpan, NamedSource, SourceCode};
 
+use crate::secrets::Detector;
+
 /// A problem in one of forgelint's own input files (config, catalog, rule file).
 #[derive(Debug, Clone)]
 pub struct FileError {
@@ -25,15 +27,34 @@ impl FileError {
     ) -> FileError {
         // A span must lie inside the text and on char boundaries for miette to render it.
         let span = span.map(|r| clamp_span(text, r));
-        // A parser's message can quote the file.
-        let message: String = message.into();
         FileError {
             source: NamedSource::new(name, framed_text(text)),
             span,
-            message: crate::secrets::mask(&message).into_owned(),
+            message: message.into(),
             label: None,
             help: None,
         }
+    }
+
+    /// This error with every secret `detector` finds masked where the error shows its file:
+    /// in the frame's text (in place, so the span still points where it did), and in the
+    /// message, label and help, which can quote the file (a parser's message does). Done
+    /// wherever an error is shown ([`Error::masked`]).
+    pub fn masked(mut self, detector: &Detector) -> FileError {
+        let secrets = detector.find(self.source.inner());
+        if !secrets.is_empty() {
+            let masked = Arc::from(secrets.masked_in_place(self.source.inner()));
+            let name = self.source.name().to_string();
+            self.source = NamedSource::new(name, masked);
+        }
+        mask_in(&mut self.message, detector);
+        if let Some(label) = &mut self.label {
+            mask_in(label, detector);
+        }
+        if let Some(help) = &mut self.help {
+            mask_in(help, detector);
+        }
+        self
     }
 
     pub fn with_help(mut self, help: impl Into<String>) -> FileError {
@@ -92,18 +113,18 @@ impl FileError {
     }
 }
 
-/// `text` for a code frame: every secret masked and every character that must not reach a
-/// terminal raw (an escape, a bidi control) replaced by a visible one, each of the same UTF-8
-/// length, so spans into the text stay where they were. Line breaks and tabs are kept.
+/// `text` with its secrets masked, in place.
+fn mask_in(text: &mut String, detector: &Detector) {
+    if let std::borrow::Cow::Owned(masked) = detector.mask(text) {
+        *text = masked;
+    }
+}
+
+/// `text` for a code frame: every character that must not reach a terminal raw (an escape, a
+/// bidi control) replaced by a visible one of the same UTF-8 length, so spans into the text
+/// stay where they were. Line breaks and tabs are kept. (Its secrets are masked, in place too,
+/// where the error is shown: [`FileError::masked`].)
 fn framed_text(text: &Arc<str>) -> Arc<str> {
-    let secrets = crate::secrets::builtin().find(text);
-    let masked: Arc<str>;
-    let text = if secrets.is_empty() {
-        text
-    } else {
-        masked = Arc::from(secrets.masked_in_place(text));
-        &masked
-    };
     let raw = |at: usize, c: char| {
         crate::escape::is_dangerous(c)
             && !matches!(c, '\n' | '\t')
@@ -182,31 +203,26 @@ pub fn suggest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) ->
         .map(|(_, c)| c)
 }
 
-/// The one candidate close to `word` (as [`suggest`] judges closeness), if exactly one is.
-pub fn suggest_only<'a>(
-    word: &str,
-    candidates: impl IntoIterator<Item = &'a str>,
-) -> Option<&'a str> {
-    let lower = word.to_lowercase();
-    let mut close = candidates
-        .into_iter()
-        .filter(|c| strsim::jaro_winkler(&lower, &c.to_lowercase()) >= 0.8);
-    let first = close.next()?;
-    close.next().is_none().then_some(first)
+/// Recent answers of [`suggestions`], by the word and a hash of the candidates' text (not
+/// their address, which a later list may reuse). A worker keeps its own for a run
+/// (its scratch).
+#[derive(Default)]
+pub struct Suggestions {
+    answers: std::collections::HashMap<(u64, String), (Option<usize>, Option<usize>)>,
 }
 
-/// [`suggest`] and [`suggest_only`] of `word` among `candidates` at once, from one scoring of
-/// each candidate. An audit meets the same unknown keys in spec after spec, and scoring a key
-/// against every allowed one costs more than the rest of its finding: recent answers are kept
-/// per thread, by the word and a hash of the candidates' text (not their address, which a
-/// later list may reuse).
-pub fn suggestions<'a>(word: &str, candidates: &'a [String]) -> (Option<&'a str>, Option<&'a str>) {
-    type Answer = (Option<usize>, Option<usize>);
-    thread_local! {
-        static RECENT: std::cell::RefCell<std::collections::HashMap<(u64, String), Answer>> =
-            std::cell::RefCell::default();
-    }
-    const KEPT: usize = 4096;
+/// Answers kept before [`Suggestions`] starts over.
+const KEPT_SUGGESTIONS: usize = 4096;
+
+/// [`suggest`] of `word` among `candidates`, and the one close candidate if exactly one is, at
+/// once, from one scoring of each candidate. An audit meets the same unknown keys in spec
+/// after spec, and scoring a key against every allowed one costs more than the rest of its
+/// finding: recent answers are kept in `kept`.
+pub fn suggestions<'a>(
+    word: &str,
+    candidates: &'a [String],
+    kept: &mut Suggestions,
+) -> (Option<&'a str>, Option<&'a str>) {
     let mut hash = crate::diagnostic::Fnv::default();
     for c in candidates {
         std::hash::Hasher::write(&mut hash, c.as_bytes());
@@ -214,8 +230,7 @@ pub fn suggestions<'a>(word: &str, candidates: &'a [String]) -> (Option<&'a str>
     }
     let list = std::hash::Hasher::finish(&hash);
     let pick = |i: Option<usize>| i.and_then(|i| candidates.get(i)).map(String::as_str);
-    let cached = RECENT.with(|r| r.borrow().get(&(list, word.to_string())).copied());
-    if let Some((best, only)) = cached {
+    if let Some(&(best, only)) = kept.answers.get(&(list, word.to_string())) {
         return (pick(best), pick(only));
     }
     let lower = word.to_lowercase();
@@ -231,13 +246,10 @@ pub fn suggestions<'a>(word: &str, candidates: &'a [String]) -> (Option<&'a str>
         .max_by(|a, b| a.0.total_cmp(&b.0))
         .map(|(_, i)| i);
     let only = (close.len() == 1).then(|| close[0].1);
-    RECENT.with(|r| {
-        let mut recent = r.borrow_mut();
-        if recent.len() >= KEPT {
-            recent.clear();
-        }
-        recent.insert((list, word.to_string()), (best, only));
-    });
+    if kept.answers.len() >= KEPT_SUGGESTIONS {
+        kept.answers.clear();
+    }
+    kept.answers.insert((list, word.to_string()), (best, only));
     (pick(best), pick(only))
 }
 
@@ -313,11 +325,42 @@ impl Error {
             help: None,
         }
     }
+
+    /// This error with the secrets `detector` finds masked in what it quotes of a file (see
+    /// [`FileError::masked`]): wherever an error leaves forgelint (the command's error, a
+    /// language server diagnostic, a failed rule case), it goes through here.
+    pub fn masked(self, detector: &Detector) -> Error {
+        match self {
+            Error::File(e) => Error::File(Box::new(e.masked(detector))),
+            Error::Usage { mut message, help } => {
+                mask_in(&mut message, detector);
+                let help = help.map(|mut h| {
+                    mask_in(&mut h, detector);
+                    h
+                });
+                Error::Usage { message, help }
+            }
+            other => other,
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The one candidate close to `word` (as [`suggest`] judges closeness), if exactly one is.
+    pub fn suggest_only<'a>(
+        word: &str,
+        candidates: impl IntoIterator<Item = &'a str>,
+    ) -> Option<&'a str> {
+        let lower = word.to_lowercase();
+        let mut close = candidates
+            .into_iter()
+            .filter(|c| strsim::jaro_winkler(&lower, &c.to_lowercase()) >= 0.8);
+        let first = close.next()?;
+        close.next().is_none().then_some(first)
+    }
 
     /// The answers kept from one call are those a fresh scoring gives, for the list they were
     /// made from only.
@@ -334,6 +377,7 @@ mod tests {
         .map(String::from)
         .to_vec();
         let other: Vec<String> = ["metadat", "kinds"].map(String::from).to_vec();
+        let mut kept = Suggestions::default();
         for word in [
             "metdata",
             "kindd",
@@ -349,8 +393,8 @@ mod tests {
                     suggest(word, list.iter().map(String::as_str)),
                     suggest_only(word, list.iter().map(String::as_str)),
                 );
-                assert_eq!(suggestions(word, list), fresh, "{word}");
-                assert_eq!(suggestions(word, list), fresh, "{word}, kept");
+                assert_eq!(suggestions(word, list, &mut kept), fresh, "{word}");
+                assert_eq!(suggestions(word, list, &mut kept), fresh, "{word}, kept");
             }
         }
     }
@@ -382,7 +426,8 @@ mod tests {
             &text,
             Some(at..at + 5),
             format!("unknown field `{token}`"),
-        );
+        )
+        .masked(&crate::rules::secret_detector([]));
         let framed = error.source.inner();
         assert_eq!(framed.len(), text.len());
         assert_eq!(&framed[at..at + 5], "token");

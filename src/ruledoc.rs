@@ -4,8 +4,8 @@
 //! page). The cases' files and findings are shown with their secrets masked, as every excerpt
 //! of a file is.
 
-use crate::cases::run_case;
-use crate::rules::{Case, CaseSource, Rule, Target};
+use crate::case_runner::run_case;
+use crate::rules::{secret_detector, Case, CaseSource, Rule, Target};
 use crate::secrets::Detector;
 
 /// What context a rule needs, for `forgelint rules` and the page's header.
@@ -21,7 +21,7 @@ pub fn needs_text(rule: &Rule) -> String {
 /// A rule's documentation page (Markdown): what `docs/rules/<id>.md` holds and SARIF's `helpUri`
 /// points at.
 pub fn rule_doc(rule: &Rule) -> String {
-    let detector = Detector::of_rules([rule]);
+    let detector = secret_detector([rule]);
     let mut out = format!("# {}\n\n", rule.id);
     out.push_str(&format!(
         "Severity: **{}** · needs: {} · reads: {}\n\n{}\n",
@@ -34,8 +34,8 @@ pub fn rule_doc(rule: &Rule) -> String {
         out.push_str(&format!("\n## Why\n\n{}\n", rule.explanation));
     }
     let automatic = rule.fix_safety().map(|safety| match safety {
-        crate::fix::Safety::Safe => "`forgelint --fix` fixes it (a safe fix).".to_string(),
-        crate::fix::Safety::Unsafe => {
+        crate::diagnostic::Safety::Safe => "`forgelint --fix` fixes it (a safe fix).".to_string(),
+        crate::diagnostic::Safety::Unsafe => {
             "`forgelint --fix --unsafe-fixes` fixes it (an unsafe fix: it may change what the job does; `--diff` shows it first).".to_string()
         }
     });
@@ -77,7 +77,7 @@ pub fn rule_doc(rule: &Rule) -> String {
 
 /// The findings of every failing case of `rule`, one block a case under its name.
 pub fn failing_cases_findings(rule: &Rule) -> String {
-    let detector = Detector::of_rules([rule]);
+    let detector = secret_detector([rule]);
     let mut out = String::new();
     for case in rule.cases().iter().filter(|c| !c.valid) {
         out.push_str(&format!("{}:\n", case.name));
@@ -169,7 +169,7 @@ fn spec_text(case: &Case) -> String {
         CaseSource::Patch(patch) => {
             let pretty = serde_json::from_str::<serde_json::Value>(patch)
                 .ok()
-                .and_then(|v| serde_json::to_string_pretty(&v).ok())
+                .map(|v| crate::json::writer::to_pretty_string(&v))
                 .unwrap_or_else(|| patch.clone());
             let removes = patch.contains("null");
             format!(

@@ -5,27 +5,44 @@
 //! not from the findings that were reported.
 //!
 //! It is made of the rules' own data: the compiled text patterns of every rule with
-//! `mask = true` (the built-in `exp-secret`, and any a team adds). A pattern's named group
-//! `secret` is the span masked (a private key block, from its header to its END line); without
-//! one, its `at` group, else the whole match. A secret is shown as its first [`SHOWN`]
-//! characters and `…`; its line breaks are kept, so a frame keeps its lines.
+//! `mask = true` (the built-in `exp-secret`, and any a team adds), which the rule set hands over
+//! as [`SecretPattern`]s (`rules::secret_detector`). A detector is a value: the run, the language
+//! server and the docs each make theirs from their rules and pass it to what shows an excerpt,
+//! so this module names nothing above the findings. A pattern's named group `secret` is the
+//! span masked (a private key block, from its header to its END line); without one, its `at`
+//! group, else the whole match. A secret is shown as its first [`SHOWN`] characters and `…`; its
+//! line breaks are kept, so a frame keeps its lines.
 
 use std::borrow::Cow;
 use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use regex_syntax::hir::{Hir, HirKind};
 
-use crate::rules::{Assertion, Pattern, Rule};
+use crate::diagnostic::Finding;
 
 /// Characters of a secret shown before `…`.
 pub const SHOWN: usize = 4;
 
+/// A pattern that finds secrets: the text check of a rule with `mask = true`, compiled (or
+/// compiled on first use) by the rule compiler.
+pub trait SecretPattern: std::fmt::Debug + Send + Sync {
+    /// The pattern's source (Rust regex syntax).
+    fn source(&self) -> &str;
+    /// The compiled regex.
+    fn regex(&self) -> &regex::Regex;
+    /// Adds to `out` the span of `text` each match makes secret, in order.
+    fn secret_spans(&self, text: &str, out: &mut Vec<Range<usize>>);
+}
+
 /// The patterns that find secrets.
 #[derive(Debug, Default)]
 pub struct Detector {
-    patterns: Vec<Pattern>,
+    patterns: Vec<Arc<dyn SecretPattern>>,
+    /// The size limit of one compiled pattern: the prefilter, every pattern in one, may take
+    /// as much as all of them.
+    size_limit: usize,
     /// Made once [`EAGER_TEXTS`] texts were read: compiling it (half a millisecond) would be
     /// most of what a one-file run spends on secrets, and pays only over many texts.
     prefilter: OnceLock<Prefilter>,
@@ -37,6 +54,7 @@ impl Clone for Detector {
     fn clone(&self) -> Detector {
         Detector {
             patterns: self.patterns.clone(),
+            size_limit: self.size_limit,
             prefilter: self.prefilter.clone(),
             texts: AtomicUsize::new(self.texts.load(Ordering::Relaxed)),
         }
@@ -58,35 +76,28 @@ struct Prefilter {
 }
 
 impl Detector {
-    /// The detector of the rules with `mask = true` among `rules` (each pattern once), and of
-    /// the built-in ones whatever `rules` holds.
-    pub fn of_rules<'r>(rules: impl IntoIterator<Item = &'r Rule>) -> Detector {
-        let mut patterns: Vec<Pattern> = Vec::new();
-        let mut has_builtin = false;
-        for rule in rules.into_iter().filter(|r| r.mask) {
-            // The built-in rules are loaded together: one of them stands for all.
-            has_builtin |= rule.origin.builtin;
-            for check in &rule.checks {
-                if let Assertion::Text { pattern, .. } = &check.assertion {
-                    if !patterns.iter().any(|p| p.as_str() == pattern.as_str()) {
-                        patterns.push(pattern.clone());
-                    }
-                }
+    /// The detector of `patterns` (each source once), each compiled within `size_limit`.
+    pub fn new(
+        patterns: impl IntoIterator<Item = Arc<dyn SecretPattern>>,
+        size_limit: usize,
+    ) -> Detector {
+        let mut unique: Vec<Arc<dyn SecretPattern>> = Vec::new();
+        for pattern in patterns {
+            if !unique.iter().any(|p| p.source() == pattern.source()) {
+                unique.push(pattern);
             }
         }
-        if !has_builtin {
-            for pattern in &builtin().patterns {
-                if !patterns.iter().any(|p| p.as_str() == pattern.as_str()) {
-                    patterns.push(pattern.clone());
-                }
-            }
+        Detector {
+            patterns: unique,
+            size_limit,
+            prefilter: OnceLock::new(),
+            texts: AtomicUsize::new(0),
         }
-        Detector::new(patterns)
     }
 
     /// The messages, help and labels of `findings` with their secrets masked: they quote
     /// values of the linted files.
-    pub fn mask_findings(&self, findings: &mut [crate::diagnostic::Finding]) {
+    pub fn mask_findings(&self, findings: &mut [Finding]) {
         let mask = |text: &mut String| {
             if let Cow::Owned(masked) = self.mask(text) {
                 *text = masked;
@@ -108,20 +119,12 @@ impl Detector {
         }
     }
 
-    fn new(patterns: Vec<Pattern>) -> Detector {
-        Detector {
-            patterns,
-            prefilter: OnceLock::new(),
-            texts: AtomicUsize::new(0),
-        }
-    }
-
     fn prefilter(&self) -> &Prefilter {
         self.prefilter.get_or_init(|| {
             let parsed: Option<Vec<Hir>> = self
                 .patterns
                 .iter()
-                .map(|p| regex_syntax::Parser::new().parse(p.as_str()).ok())
+                .map(|p| regex_syntax::Parser::new().parse(p.source()).ok())
                 .collect();
             let Some(parsed) = parsed else {
                 return Prefilter {
@@ -136,7 +139,7 @@ impl Detector {
                 .unwrap_or(0);
             let any = Hir::alternation(parsed.into_iter().map(without_groups).collect());
             let any = regex::RegexBuilder::new(&any.to_string())
-                .size_limit(crate::rules::pattern::SIZE_LIMIT * self.patterns.len().max(1))
+                .size_limit(self.size_limit.saturating_mul(self.patterns.len().max(1)))
                 .build()
                 .ok();
             Prefilter { any, min_len }
@@ -171,7 +174,7 @@ impl Detector {
         }
         let mut spans = Vec::new();
         for pattern in &self.patterns {
-            spans.extend(pattern.text_matches(text).map(|m| m.secret));
+            pattern.secret_spans(text, &mut spans);
         }
         Secrets::from_spans(spans)
     }
@@ -204,63 +207,6 @@ fn without_groups(hir: Hir) -> Hir {
         HirKind::Class(class) => Hir::class(class),
         HirKind::Look(look) => Hir::look(look),
     }
-}
-
-/// The detector of the built-in rules with `mask = true`, compiled from their rule files on
-/// first use.
-pub fn builtin() -> &'static Detector {
-    static BUILTIN: OnceLock<Detector> = OnceLock::new();
-    static EMPTY: Detector = Detector {
-        patterns: Vec::new(),
-        prefilter: OnceLock::new(),
-        texts: AtomicUsize::new(0),
-    };
-    thread_local! {
-        static BUILDING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-    }
-    if let Some(detector) = BUILTIN.get() {
-        return detector;
-    }
-    // A built-in rule that failed to compile would report its error through a code frame,
-    // which asks for this detector: that frame goes unmasked rather than deadlock. (Every
-    // built-in rule compiles: the rule-case tests compile them all.)
-    if BUILDING.get() {
-        return &EMPTY;
-    }
-    BUILDING.set(true);
-    let detector = BUILTIN.get_or_init(|| {
-        let mut patterns = Vec::new();
-        for (name, text) in crate::rules::BUILTIN {
-            // Only a rule file that says `mask = true` is compiled here (the rest cannot
-            // add a pattern); the rule itself decides.
-            if !text.lines().any(|l| l.trim_start().starts_with("mask")) {
-                continue;
-            }
-            let compiled = crate::rules::compile_rule(
-                &format!("rules/{name}"),
-                std::sync::Arc::from(*text),
-                true,
-            );
-            let Ok(rule) = compiled else { continue };
-            if !rule.mask {
-                continue;
-            }
-            for check in &rule.checks {
-                if let Assertion::Text { pattern, .. } = &check.assertion {
-                    patterns.push(pattern.clone());
-                }
-            }
-        }
-        Detector::new(patterns)
-    });
-    BUILDING.set(false);
-    detector
-}
-
-/// `text` with every secret the built-in detector sees masked: for a message or a label that
-/// quotes a linted file.
-pub fn mask(text: &str) -> Cow<'_, str> {
-    builtin().mask(text)
 }
 
 /// The secrets of one text: byte ranges, sorted, apart from each other.
@@ -397,28 +343,9 @@ mod tests {
 
     const KEY: &str = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\nQUJDREVGR0hJSktMTU5PUFFS\n-----END OPENSSH PRIVATE KEY-----";
 
-    #[test]
-    fn the_builtin_detector_is_the_mask_rules_patterns() {
-        let set = crate::rules::RuleSet::builtin().unwrap();
-        let mut expected: Vec<String> = set
-            .rules
-            .iter()
-            .filter(|r| r.mask)
-            .flat_map(|r| r.checks.iter())
-            .filter_map(|c| match &c.assertion {
-                Assertion::Text { pattern, .. } => Some(pattern.as_str().to_string()),
-                _ => None,
-            })
-            .collect();
-        let mut got: Vec<String> = builtin()
-            .patterns
-            .iter()
-            .map(|p| p.as_str().to_string())
-            .collect();
-        expected.sort();
-        got.sort();
-        assert!(!got.is_empty());
-        assert_eq!(got, expected);
+    /// The detector of the built-in rules.
+    fn builtin() -> Detector {
+        crate::rules::secret_detector([])
     }
 
     #[test]
@@ -466,7 +393,7 @@ mod tests {
     /// same secrets either way.
     #[test]
     fn eager_and_prefiltered_reads_agree() {
-        let detector = Detector::of_rules([]);
+        let detector = builtin();
         let text = format!("x = 1\nt = \"ghp_ABCDEFGHIJKLMNOPQRSTUVWXYZabcdef0123\"\n{KEY}\n");
         let first = detector.find(&text);
         assert_eq!(first.spans().len(), 2);
@@ -482,7 +409,7 @@ mod tests {
     /// The one-pass prefilter says yes wherever a pattern matches (and no elsewhere).
     #[test]
     fn the_prefilter_agrees_with_the_patterns() {
-        let detector = builtin();
+        let detector = &builtin();
         let any = detector
             .prefilter()
             .any
@@ -507,28 +434,19 @@ mod tests {
 
     #[test]
     fn findings_are_masked_in_message_help_and_labels() {
-        use crate::diagnostic::{Finding, Related};
         let token = "hf_AbCdEfGhIjKlMnOpQrStUvWxYzAbCdEfGhIj";
-        let finding = |help: &str| Finding {
-            path: "a.py".into(),
-            rule: "x".into(),
-            severity: crate::rules::Severity::Error,
-            message: format!("value {token}"),
-            help: Some(help.to_string()),
-            pointer: String::new(),
-            span: crate::json::Span::new(0, 0),
-            start: Default::default(),
-            end: Default::default(),
-            related: vec![Related {
+        let finding = |help: &str| {
+            let mut f = Finding::for_tests("a.py", "x", 1);
+            f.message = format!("value {token}");
+            f.help = Some(help.to_string());
+            f.related = vec![crate::diagnostic::Related {
                 path: None,
-                span: crate::json::Span::new(0, 0),
+                span: crate::diagnostic::Span::new(0, 0),
                 start: Default::default(),
                 end: Default::default(),
                 label: format!("first {token}"),
-            }],
-            value_hash: 0,
-            secret: false,
-            fix: None,
+            }];
+            f
         };
         let mut findings = vec![
             finding("the same help"),

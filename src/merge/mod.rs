@@ -20,9 +20,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-use crate::cli::MergeArgs;
+use crate::env::{Env, ExitStatus};
 use crate::error::Error;
-use crate::process::{Env, ExitStatus};
 use scan::Scanner;
 
 /// The kinds of report that merge.
@@ -33,8 +32,13 @@ enum Kind {
     Sarif,
 }
 
-pub fn merge(args: MergeArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
-    let inputs = open_inputs(&args.reports, &env.cwd)?;
+/// Merges `reports` into one, written to `output` (atomically) or standard output.
+pub fn merge(
+    reports: &[PathBuf],
+    output: Option<&Path>,
+    env: &mut Env<'_>,
+) -> Result<ExitStatus, Error> {
+    let inputs = open_inputs(reports, &env.cwd)?;
     let kind = kind_of_all(&inputs)?;
     let write = |out: &mut dyn Write| -> Result<(), Error> {
         let mut out = io::BufWriter::with_capacity(64 * 1024, out);
@@ -43,10 +47,9 @@ pub fn merge(args: MergeArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
             Kind::Jsonl => json::merge_jsonl(&inputs, &mut out)?,
             Kind::Sarif => sarif::merge(&inputs, &mut out)?,
         }
-        out.flush()
-            .map_err(|source| write_error(&args.output, source))
+        out.flush().map_err(|source| write_error(output, source))
     };
-    match &args.output {
+    match output {
         Some(path) => {
             let mut failure = None;
             crate::atomic_write::write_atomically(&env.cwd.join(path), |w| {
@@ -58,13 +61,13 @@ pub fn merge(args: MergeArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
             .map_err(|source| {
                 failure
                     .take()
-                    .unwrap_or_else(|| write_error(&args.output, source))
+                    .unwrap_or_else(|| write_error(output, source))
             })?;
         }
         None => {
             // Merged into a temporary file first: an input refused halfway (its tail, a
             // second document) leaves standard output empty, not a truncated report.
-            let mut merged = tempfile::tempfile().map_err(|e| write_error(&None, e))?;
+            let mut merged = tempfile::tempfile().map_err(|e| write_error(None, e))?;
             write(&mut merged)?;
             let copied = merged
                 .seek(io::SeekFrom::Start(0))
@@ -72,18 +75,16 @@ pub fn merge(args: MergeArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
                 .and_then(|_| env.stdout.flush());
             match copied {
                 Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {}
-                other => other.map(drop).map_err(|e| write_error(&None, e))?,
+                other => other.map(drop).map_err(|e| write_error(None, e))?,
             }
         }
     }
     Ok(ExitStatus::Success)
 }
 
-fn write_error(output: &Option<PathBuf>, source: io::Error) -> Error {
+fn write_error(output: Option<&Path>, source: io::Error) -> Error {
     Error::Write {
-        path: output
-            .as_ref()
-            .map_or_else(|| "standard output".into(), |p| p.display().to_string()),
+        path: output.map_or_else(|| "standard output".into(), |p| p.display().to_string()),
         source,
     }
 }

@@ -12,6 +12,7 @@ pub mod faults;
 pub mod fix;
 pub mod functions;
 mod hits;
+mod mask;
 pub mod pattern;
 pub mod plan;
 mod predicate;
@@ -23,45 +24,16 @@ pub mod template;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use crate::diagnostic::{Safety, Severity};
 use crate::error::{Error, FileError};
-pub use crate::platform::Needs;
+pub use crate::platform_facts::Needs;
 use crate::select::{Selector, SelectorTable};
 pub use cases::{apply_patch, Case, CaseContext, CaseSource, Fixed};
 pub use compile::compile_rule;
 pub use eval::{Hit, Lit};
+pub use mask::secret_detector;
 pub use pattern::{Pattern, TextMatch};
 use template::Template;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Severity {
-    Note,
-    Warning,
-    Error,
-}
-
-impl Severity {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Severity::Note => "note",
-            Severity::Warning => "warning",
-            Severity::Error => "error",
-        }
-    }
-    pub fn parse(s: &str) -> Option<Severity> {
-        match s {
-            "note" => Some(Severity::Note),
-            "warning" => Some(Severity::Warning),
-            "error" => Some(Severity::Error),
-            _ => None,
-        }
-    }
-}
-
-impl std::fmt::Display for Severity {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
 
 /// What kind of file a rule reads: jobspecs, or the files of an experiment directory as text
 /// or as parsed config (YAML, TOML, JSON).
@@ -434,7 +406,7 @@ pub struct Rule {
 
 impl Rule {
     /// How safe the rule's fixes are, if it has any: unsafe when one of them is.
-    pub fn fix_safety(&self) -> Option<fix::Safety> {
+    pub fn fix_safety(&self) -> Option<Safety> {
         self.checks
             .iter()
             .filter_map(|c| c.fix.as_ref().map(|f| f.safety))
@@ -579,11 +551,10 @@ fn rule_files(path: &Path) -> Result<Vec<PathBuf>, Error> {
     if !meta.is_dir() {
         // A FIFO or a device is refused by what it is, before it is opened (reading one may
         // never end), not with "Not a directory" from listing it.
-        let why = crate::config::not_readable(path, true)
-            .unwrap_or_else(|| "is not a regular file or folder".into());
+        let what = crate::paths::special_kind(&meta.file_type());
         return Err(Error::Usage {
             message: format!(
-                "rule path {} {why}",
+                "rule path {} is {what}, not a regular file or folder",
                 crate::escape::visible(&path.display().to_string())
             ),
             help: Some("--rules and `rules` name rule files (TOML) or folders of them".into()),

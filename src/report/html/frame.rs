@@ -8,12 +8,11 @@ use std::sync::Arc;
 
 use super::aggregate::RuleGroup;
 use super::text::escape_into;
-use crate::diagnostic::{Finding, Locator};
+use crate::collect::Findings;
+use crate::diagnostic::{Finding, LineIndex, Locator, Span};
 use crate::escape::{is_invisible, picture};
-use crate::json::Span;
-use crate::report::{Findings, Source, Sources};
+use crate::report::{Source, Sources};
 use crate::secrets::{Secrets, Shown};
-use crate::source::LineIndex;
 
 /// Lines of context before and after the span.
 const CONTEXT: usize = 2;

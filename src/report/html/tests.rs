@@ -5,18 +5,19 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::*;
-use crate::diagnostic::Finding;
-use crate::json::Span;
+use crate::diagnostic::{Finding, Position, Severity, Span};
 use crate::report::Summary;
-use crate::rules::{RuleSet, Severity};
-use crate::source::Position;
+use crate::rules::RuleSet;
 
 struct Texts(HashMap<String, Arc<str>>);
 
 impl Sources for Texts {
     fn source(&self, path: &str) -> Option<crate::report::Source> {
         let text = self.0.get(path).cloned()?;
-        Some(crate::report::Source::new(text, crate::secrets::builtin()))
+        Some(crate::report::Source::new(
+            text,
+            &crate::rules::secret_detector([]),
+        ))
     }
 }
 
@@ -37,9 +38,6 @@ impl Findings for Batched<'_> {
 
 fn finding(path: &str, rule: &str, message: &str, at: usize) -> Finding {
     Finding {
-        path: path.into(),
-        rule: rule.into(),
-        severity: Severity::Error,
         message: message.to_string(),
         help: Some("fix it".into()),
         pointer: "/a".into(),
@@ -49,10 +47,7 @@ fn finding(path: &str, rule: &str, message: &str, at: usize) -> Finding {
             line: 2,
             column: 11,
         },
-        related: Vec::new(),
-        value_hash: 0,
-        secret: false,
-        fix: None,
+        ..Finding::for_tests(path, rule, 2)
     }
 }
 
