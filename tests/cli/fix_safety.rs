@@ -6,15 +6,22 @@
 //! The changes are made at an exact step of the run, not after a sleep: debug builds run the
 //! shell command `FORGELINT_TEST_FIX_HOOK` (stage in `$1`, path in `$2`) after the file was read
 //! and before it is checked (`before-check`), and after the last check before the rename
-//! (`before-rename`). A release build has no hook: these tests then say so and pass.
+//! (`before-rename`). A release build has no hook: these tests then say so and pass. The hook
+//! is a shell command, and links, modes and owners are Unix's: those tests are Unix-only.
 
+#[cfg(unix)]
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
+#[cfg(unix)]
 use std::path::Path;
 
-use super::fixing::{faulty_spec, fixed_spec, project, read};
+#[cfg(unix)]
+use super::fixing::project;
+use super::fixing::{faulty_spec, fixed_spec, read};
 use super::*;
+#[cfg(unix)]
 use common::{Extra, BIN};
 
+#[cfg(unix)]
 const SPEC: &str = "run.jobspec.json";
 
 /// The faulty spec with its safe fix applied: what `--fix` alone writes.
@@ -27,6 +34,7 @@ fn safely_fixed() -> String {
     )
 }
 
+#[cfg(unix)]
 fn hooks_built_in() -> bool {
     if !cfg!(debug_assertions) {
         eprintln!("skipped: the fix hook is compiled into debug builds only");
@@ -34,6 +42,7 @@ fn hooks_built_in() -> bool {
     cfg!(debug_assertions)
 }
 
+#[cfg(unix)]
 /// `--fix` with the hook `hook` and `env`, concise output.
 fn fix_with_hook(tree: &Tree, args: &[&str], hook: &str, env: &[(&str, &str)]) -> Run {
     let mut extra = Extra::default();
@@ -48,6 +57,7 @@ fn fix_with_hook(tree: &Tree, args: &[&str], hook: &str, env: &[(&str, &str)]) -
     tree.run_with(&all, &extra)
 }
 
+#[cfg(unix)]
 fn assert_not_fixed(run: &Run, path: &str) {
     run.expect_code(2);
     let finding = run
@@ -60,6 +70,7 @@ fn assert_not_fixed(run: &Run, path: &str) {
 }
 
 #[test]
+#[cfg(unix)]
 fn an_edit_saved_during_the_run_survives() {
     if !hooks_built_in() {
         return;
@@ -83,6 +94,7 @@ fn an_edit_saved_during_the_run_survives() {
 }
 
 #[test]
+#[cfg(unix)]
 fn a_file_replaced_during_the_run_by_one_of_the_same_bytes_is_not_fixed() {
     if !hooks_built_in() {
         return;
@@ -96,6 +108,7 @@ fn a_file_replaced_during_the_run_by_one_of_the_same_bytes_is_not_fixed() {
 }
 
 #[test]
+#[cfg(unix)]
 fn a_link_swapped_in_during_the_run_is_not_followed() {
     if !hooks_built_in() {
         return;
@@ -115,6 +128,7 @@ fn a_link_swapped_in_during_the_run_is_not_followed() {
 /// Another `--fix --unsafe-fixes` run fixes the file while this one is between its read and
 /// its write: this one's fix would throw the other's away, so it is not written.
 #[test]
+#[cfg(unix)]
 fn a_second_fix_run_in_between_loses_nothing() {
     if !hooks_built_in() {
         return;
@@ -183,6 +197,7 @@ fn two_fix_runs_at_once_never_lose_a_fix_silently() {
 
 /// Run as root on a file of another user: the fixed copy is theirs, with their group and mode.
 #[test]
+#[cfg(unix)]
 fn the_owner_group_and_mode_survive() {
     if !is_root() {
         eprintln!("skipped: only root can make a file of another user to fix");
@@ -202,6 +217,7 @@ fn the_owner_group_and_mode_survive() {
 
 /// A user who may write another's file but cannot give it back to them leaves it alone.
 #[test]
+#[cfg(unix)]
 fn a_file_whose_owner_cannot_be_kept_is_not_fixed() {
     if !is_root() || !Path::new("/usr/bin/setpriv").exists() {
         eprintln!("skipped: needs root and setpriv to run as another user");
@@ -235,6 +251,7 @@ fn a_file_whose_owner_cannot_be_kept_is_not_fixed() {
 }
 
 #[test]
+#[cfg(unix)]
 fn a_file_its_owner_may_not_write_is_not_fixed() {
     let tree = project(&faulty_spec());
     let path = tree.path(SPEC);
@@ -255,6 +272,7 @@ fn a_file_its_owner_may_not_write_is_not_fixed() {
 }
 
 #[test]
+#[cfg(unix)]
 fn a_link_and_its_target_named_together_are_fixed_once() {
     for _ in 0..10 {
         let tree = project("");
@@ -278,6 +296,7 @@ fn a_link_and_its_target_named_together_are_fixed_once() {
     }
 }
 
+#[cfg(unix)]
 fn is_root() -> bool {
     // SAFETY: geteuid has no preconditions.
     unsafe { libc::geteuid() == 0 }
