@@ -57,8 +57,14 @@ impl ReadState {
 
 /// Which file, in which state: a file replaced, or written to, is another.
 #[cfg(unix)]
+type Identity = UnixIdentity;
+#[cfg(not(unix))]
+type Identity = PortableIdentity;
+
+/// The device and inode, size and modification time.
+#[cfg(unix)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Identity {
+struct UnixIdentity {
     dev: u64,
     ino: u64,
     size: u64,
@@ -66,10 +72,10 @@ struct Identity {
 }
 
 #[cfg(unix)]
-impl Identity {
-    fn of(meta: &fs::Metadata) -> Identity {
+impl UnixIdentity {
+    fn of(meta: &fs::Metadata) -> UnixIdentity {
         use std::os::unix::fs::MetadataExt;
-        Identity {
+        UnixIdentity {
             dev: meta.dev(),
             ino: meta.ino(),
             size: meta.size(),
@@ -79,17 +85,17 @@ impl Identity {
 }
 
 /// Without inodes: the size and the modification time (the bytes are compared as well).
-#[cfg(not(unix))]
+#[cfg(any(test, not(unix)))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Identity {
+struct PortableIdentity {
     size: u64,
     modified: Option<std::time::SystemTime>,
 }
 
-#[cfg(not(unix))]
-impl Identity {
-    fn of(meta: &fs::Metadata) -> Identity {
-        Identity {
+#[cfg(any(test, not(unix)))]
+impl PortableIdentity {
+    fn of(meta: &fs::Metadata) -> PortableIdentity {
+        PortableIdentity {
             size: meta.len(),
             modified: meta.modified().ok(),
         }
@@ -217,20 +223,23 @@ fn open_no_follow(path: &Path) -> io::Result<File> {
 }
 
 /// The file's mode when it forbids its owner to write it (`0444`).
+#[cfg(unix)]
 fn read_only(meta: &fs::Metadata) -> Option<String> {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        let mode = meta.permissions().mode() & 0o7777;
-        (mode & 0o200 == 0).then(|| format!("{mode:04o}"))
-    }
-    #[cfg(not(unix))]
-    {
-        meta.permissions()
-            .readonly()
-            .then(|| "read-only".to_string())
-    }
+    use std::os::unix::fs::PermissionsExt;
+    let mode = meta.permissions().mode() & 0o7777;
+    (mode & 0o200 == 0).then(|| format!("{mode:04o}"))
 }
+
+/// Whether the file is read-only, where there are no modes to show.
+#[cfg(any(test, not(unix)))]
+fn read_only_portable(meta: &fs::Metadata) -> Option<String> {
+    meta.permissions()
+        .readonly()
+        .then(|| "read-only".to_string())
+}
+
+#[cfg(not(unix))]
+use read_only_portable as read_only;
 
 /// A new file at `path` that only this user can read until it is given the file's mode.
 fn create_private(path: &Path) -> io::Result<File> {
@@ -380,6 +389,47 @@ mod tests {
         let e = write_fixed(&path, &read, b"old", b"fixed").unwrap_err();
         assert!(matches!(e, NotWritten::Changed(_)), "{e}");
         assert_eq!(fs::read_to_string(&outside).unwrap(), "old");
+    }
+
+    /// The portable twins (Windows) beside the Unix reads, on the same files: a file written
+    /// to is another by either identity, and a file its owner may not write is read-only to both.
+    #[cfg(unix)]
+    #[test]
+    fn the_portable_twins_agree_with_the_unix_ones() {
+        use std::os::unix::fs::PermissionsExt;
+        use std::time::{Duration, SystemTime};
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("spec.json");
+        write(&path, "old");
+        let identities = || {
+            let meta = fs::metadata(&path).unwrap();
+            (UnixIdentity::of(&meta), PortableIdentity::of(&meta))
+        };
+        let (unix, portable) = identities();
+        assert_eq!(identities(), (unix, portable), "the same file, unchanged");
+        // Longer: the size tells.
+        write(&path, "older");
+        let (unix_longer, portable_longer) = identities();
+        assert_ne!(unix_longer, unix);
+        assert_ne!(portable_longer, portable);
+        // The same size, another time: the time tells.
+        let file = fs::File::options().write(true).open(&path).unwrap();
+        file.set_modified(SystemTime::now() - Duration::from_secs(3600))
+            .unwrap();
+        drop(file);
+        let (unix_touched, portable_touched) = identities();
+        assert_ne!(unix_touched, unix_longer);
+        assert_ne!(portable_touched, portable_longer);
+        for (mode, read_only_expected) in [(0o444, true), (0o644, false), (0o600, false)] {
+            fs::set_permissions(&path, fs::Permissions::from_mode(mode)).unwrap();
+            let meta = fs::metadata(&path).unwrap();
+            assert_eq!(read_only(&meta).is_some(), read_only_expected, "{mode:o}");
+            assert_eq!(
+                read_only_portable(&meta).is_some(),
+                read_only_expected,
+                "{mode:o}"
+            );
+        }
     }
 
     #[cfg(unix)]
