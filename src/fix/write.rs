@@ -341,11 +341,17 @@ mod tests {
         fs::write(path, text).unwrap();
     }
 
-    #[test]
-    fn writes_over_the_file_as_it_was_read() {
+    /// A folder holding `spec.json` with `text`, and the file's path.
+    fn spec_file(text: &str) -> (tempfile::TempDir, PathBuf) {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("spec.json");
-        write(&path, "old");
+        write(&path, text);
+        (dir, path)
+    }
+
+    #[test]
+    fn writes_over_the_file_as_it_was_read() {
+        let (dir, path) = spec_file("old");
         let read = ReadState::of(&path).unwrap();
         write_fixed(&path, &read, b"old", b"new").unwrap();
         assert_eq!(fs::read_to_string(&path).unwrap(), "new");
@@ -354,9 +360,7 @@ mod tests {
 
     #[test]
     fn an_edit_or_a_replaced_file_is_left_alone() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("spec.json");
-        write(&path, "old");
+        let (dir, path) = spec_file("old");
         let read = ReadState::of(&path).unwrap();
         // The same size and, within the clock's tick, the same time: the bytes tell.
         write(&path, "new");
@@ -378,10 +382,8 @@ mod tests {
     #[cfg(unix)]
     #[test]
     fn a_link_put_in_place_is_not_followed() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("spec.json");
+        let (dir, path) = spec_file("old");
         let outside = dir.path().join("outside.json");
-        write(&path, "old");
         write(&outside, "old");
         let read = ReadState::of(&path).unwrap();
         fs::remove_file(&path).unwrap();
@@ -398,9 +400,7 @@ mod tests {
     fn the_portable_twins_agree_with_the_unix_ones() {
         use std::os::unix::fs::PermissionsExt;
         use std::time::{Duration, SystemTime};
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("spec.json");
-        write(&path, "old");
+        let (_dir, path) = spec_file("old");
         let identities = || {
             let meta = fs::metadata(&path).unwrap();
             (UnixIdentity::of(&meta), PortableIdentity::of(&meta))
@@ -436,9 +436,7 @@ mod tests {
     #[test]
     fn the_mode_is_kept_and_a_read_only_file_is_not_fixed() {
         use std::os::unix::fs::PermissionsExt;
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("spec.json");
-        write(&path, "old");
+        let (_dir, path) = spec_file("old");
         fs::set_permissions(&path, fs::Permissions::from_mode(0o640)).unwrap();
         let read = ReadState::of(&path).unwrap();
         write_fixed(&path, &read, b"old", b"new").unwrap();
