@@ -866,6 +866,14 @@ fn spilled_findings_are_reported_as_held_ones() {
             format,
             ".",
         ]);
+        // `--max-results` keeps the same findings of spilled runs, alone and after a
+        // baseline (whose filter the cut's comes after).
+        for baseline in [&[][..], &["--baseline", "held.json"]] {
+            let mut args = vec!["--no-config", "--max-results", "7", "--format", format];
+            args.extend(baseline);
+            args.push(".");
+            compare(&args);
+        }
     }
     let doc = tree
         .run_with(
@@ -1134,6 +1142,7 @@ fn a_file_that_vanishes_after_discovery_cannot_be_read() {
             no_ignore: false,
             threads: 1,
             cwd: tree.root(),
+            discovered_only: false,
         },
     );
     assert_eq!(found.files.len(), 2);

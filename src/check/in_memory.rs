@@ -25,7 +25,11 @@ pub fn lint_spec_text(
     scratch: &mut Scratch,
 ) -> Result<Vec<Finding>, Error> {
     with_profile(configs, path, cwd, scratch, |profile, scratch| {
-        let name = || -> Arc<str> { crate::paths::shown(path) };
+        let from = crate::paths::ShownFrom {
+            cwd,
+            root: configs.root(),
+        };
+        let name = || -> Arc<str> { crate::paths::shown(path, from) };
         let name = FileName::lazy(&name);
         let active = profile.rules_for(path, cwd);
         let cache = DirCache::default();
@@ -75,6 +79,10 @@ fn with_profile<R>(
         }));
     };
     // Every rule, and `.gitignore` read, as a run with no flags.
-    let profile = Profile::new(&RuleChoice::default(), false, settings, cwd);
+    let from = crate::paths::ShownFrom {
+        cwd,
+        root: configs.root(),
+    };
+    let profile = Profile::new(&RuleChoice::default(), false, settings, from);
     Ok(f(&profile, scratch))
 }

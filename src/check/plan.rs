@@ -41,6 +41,8 @@ pub struct Options {
     pub write_baseline: Option<PathBuf>,
     /// The lowest severity that fails the run.
     pub threshold: Severity,
+    /// `--max-results N`: the reports hold the N most severe findings.
+    pub max_results: Option<usize>,
     /// `--exit-zero`.
     pub exit_zero: bool,
     /// Whether the report on standard output is coloured.
@@ -49,12 +51,17 @@ pub struct Options {
     pub threads: usize,
     /// `--no-ignore`: `.gitignore` and `.ignore` are not read.
     pub no_ignore: bool,
+    /// `--discovered-only`: of the files named, only those a walk would find are linted.
+    pub discovered_only: bool,
     /// `--quiet`: no summary.
     pub quiet: bool,
     /// `--fix` or `--diff`: the fixes applied to each spec, and whether they are written.
     pub fix: Option<FixMode>,
     /// `--shard K/N`: the part of the files this run lints.
     pub shard: Option<Shard>,
+    /// `GITHUB_WORKSPACE`, the repository's checkout on a GitHub runner: GitHub annotations
+    /// and SARIF name files from it when the run's folder is in it.
+    pub workspace: Option<PathBuf>,
 }
 
 /// One report of a run: its format and its file; `None` for standard output.
@@ -95,6 +102,7 @@ impl Options {
                 FailOn::Note => Severity::Note,
             },
             exit_zero: args.exit_zero,
+            max_results: args.max_results,
             color: match args.color {
                 ColorChoice::Always => true,
                 ColorChoice::Never => false,
@@ -105,9 +113,13 @@ impl Options {
                 .filter(|&j| j > 0)
                 .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
             no_ignore: args.no_ignore,
+            discovered_only: args.discovered_only,
             quiet: args.quiet,
             fix: fix_mode(args.fix, args.unsafe_fixes, args.diff),
             shard: args.shard,
+            workspace: std::env::var_os("GITHUB_WORKSPACE")
+                .filter(|w| !w.is_empty())
+                .map(PathBuf::from),
         })
     }
 
@@ -268,14 +280,17 @@ fn paths_to_lint(args: &CheckArgs, cwd: &Path) -> Result<(Vec<PathBuf>, Option<P
 }
 
 /// The commands a first argument could be a misspelling of.
-const COMMANDS: [&str; 7] = [
+const COMMANDS: [&str; 10] = [
     "check",
+    "lint",
     "rules",
     "explain",
     "test-rules",
     "init",
     "completions",
     "schema",
+    "merge",
+    "lsp",
 ];
 
 /// A first path that does not exist and is close to a command's name (`explian`) is taken

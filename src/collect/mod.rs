@@ -267,7 +267,8 @@ pub type NewFilter = Box<dyn Fn() -> Filter<'static> + Send + Sync>;
 impl Collected {
     /// Hides the findings `first` says to on the first pass, which it sees before any other;
     /// every later pass hides the same ones with a fresh filter from `again`. Returns how many
-    /// are hidden.
+    /// are hidden. Called again (a baseline, then `--max-results`), the filters see only what
+    /// the earlier ones left.
     pub fn hide(
         &mut self,
         first: &mut dyn FnMut(&Finding) -> bool,
@@ -279,13 +280,27 @@ impl Collected {
             self.count = self.held.len();
             return Ok(before - self.held.len());
         }
+        let earlier = self.hidden.take();
+        let mut hidden_before = earlier.as_ref().map(|make| make());
         let mut hidden = 0;
         merge::each_batch(&self.runs, &mut |batch| {
-            hidden += batch.iter().filter(|f| first(f)).count();
+            for f in batch {
+                // Every finding goes through the earlier filter, in order: it may count.
+                let gone = hidden_before.as_mut().is_some_and(|h| h(f));
+                if !gone && first(f) {
+                    hidden += 1;
+                }
+            }
             Ok(())
         })?;
         self.count -= hidden;
-        self.hidden = Some(again);
+        self.hidden = Some(match earlier {
+            None => again,
+            Some(earlier) => Box::new(move || {
+                let (mut a, mut b) = (earlier(), again());
+                Box::new(move |f: &Finding| a(f) || b(f))
+            }),
+        });
         Ok(hidden)
     }
 

@@ -30,13 +30,17 @@ pub fn internal_error(path: &Arc<str>, payload: &(dyn std::any::Any + Send)) -> 
 /// Runs `lint`, the lint of the file at `path`. A panic while it runs is a bug: it is caught
 /// and returned as an `internal-error` finding for that file, so that the caller goes on with
 /// the other files (a run then exits 2; the language server publishes the finding).
-pub fn contain<T>(path: &Path, lint: impl FnOnce() -> T) -> Result<T, Finding> {
+pub fn contain<T>(
+    path: &Path,
+    from: crate::paths::ShownFrom<'_>,
+    lint: impl FnOnce() -> T,
+) -> Result<T, Finding> {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         panic_for_tests(path);
         lint()
     }))
     .map_err(|payload| {
-        let shown: Arc<str> = crate::paths::shown(path);
+        let shown: Arc<str> = crate::paths::shown(path, from);
         internal_error(&shown, payload.as_ref())
     })
 }

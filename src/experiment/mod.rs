@@ -27,6 +27,7 @@ pub use file::{is_weights_file, FileCounts};
 /// The rule ids of the findings the experiment walk and the suppressions make themselves.
 pub const EXP_LARGE_FILE: &str = "exp-large-file";
 pub const UNUSED_SUPPRESSION: &str = "unused-suppression";
+pub const SUPPRESSION_WITHOUT_REASON: &str = "suppression-without-reason";
 
 /// Bytes read to tell a binary file (a NUL among them) from a text file, as git does.
 pub const BINARY_PROBE: usize = 8 * 1024;
@@ -254,7 +255,8 @@ pub fn lint_in_memory(
         .filter(|a| a.rule.target.is_experiment() && a.rule.applies_to(path))
         .copied()
         .collect();
-    let display = |p: &Path| -> Arc<str> { crate::paths::shown(p) };
+    let display =
+        |p: &Path| -> Arc<str> { crate::paths::shown(p, crate::paths::ShownFrom::as_given()) };
     // The rules given, and every built-in rule (named after its file), running or not.
     let known = rules
         .iter()

@@ -32,8 +32,9 @@ fn command(severity: Severity) -> &'static str {
     }
 }
 
-fn annotation(f: &Finding) -> String {
-    let path = visible(&f.path);
+/// The annotation of `f`, whose file GitHub knows by `path`: relative to the repository.
+fn annotation(f: &Finding, path: &str) -> String {
+    let path = visible(path);
     let mut props = format!(
         "file={},line={},endLine={}",
         escape_property(&path),
@@ -65,6 +66,18 @@ fn annotation(f: &Finding) -> String {
 /// Annotations for the first findings of each severity; the rest as plain log lines after
 /// them (a second pass), then a notice of how many.
 pub fn write(out: &mut dyn Write, input: &ReportInput<'_>) -> std::io::Result<()> {
+    write_findings(out, input)?;
+    match input.summary.left_out {
+        Some(left) => writeln!(
+            out,
+            "::warning title=forgelint::{}",
+            escape_data(&format!("{}.", left.text()))
+        ),
+        None => Ok(()),
+    }
+}
+
+fn write_findings(out: &mut dyn Write, input: &ReportInput<'_>) -> std::io::Result<()> {
     let mut shown = [0usize; 3];
     let mut overflow = 0;
     input.findings.each_batch(&mut |batch| {
@@ -72,7 +85,7 @@ pub fn write(out: &mut dyn Write, input: &ReportInput<'_>) -> std::io::Result<()
             let slot = &mut shown[f.severity as usize];
             if *slot < ANNOTATIONS_PER_SEVERITY {
                 *slot += 1;
-                writeln!(out, "{}", annotation(f))?;
+                writeln!(out, "{}", annotation(f, &input.path_from_root(&f.path)))?;
             } else {
                 overflow += 1;
             }

@@ -197,6 +197,9 @@ pub(super) struct SummaryOut<'a> {
     /// Fixes applied, and those available: only when there are any.
     #[serde(skip_serializing_if = "super::Fixes::is_none")]
     fixes: super::Fixes,
+    /// `--max-results`: what it left out of `findings`, when it left anything out.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    left_out: Option<super::LeftOut>,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -218,6 +221,7 @@ pub(super) fn summary_out(s: &super::Summary) -> SummaryOut<'_> {
         }),
         skipped: &s.skipped,
         fixes: s.fixes,
+        left_out: s.left_out,
     }
 }
 

@@ -84,6 +84,31 @@ pub struct Summary {
     /// Rules that ran on nothing for want of context, one group per reason.
     pub skipped: Vec<Skipped>,
     pub fixes: Fixes,
+    /// `--max-results`: the findings it left out of the reports, when it left some.
+    pub left_out: Option<LeftOut>,
+}
+
+/// What `--max-results N` left out: the findings past the N most severe. The counts of the
+/// summary (errors, warnings, notes, files) are of every finding; the reports list the N.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct LeftOut {
+    /// N.
+    pub max_results: usize,
+    /// Findings not in the reports.
+    pub findings: usize,
+}
+
+impl LeftOut {
+    /// "120 findings are left out of the report: --max-results 25000 keeps the most severe"
+    /// (no full stop).
+    pub fn text(&self) -> String {
+        let verb = if self.findings == 1 { "is" } else { "are" };
+        format!(
+            "{} {verb} left out of the report: --max-results {} keeps the most severe",
+            plural(self.findings, "finding"),
+            self.max_results
+        )
+    }
 }
 
 /// Fixes applied by the run (`--fix`), and those its findings offer that it did not apply.
@@ -200,6 +225,10 @@ impl Summary {
         if self.errors + self.warnings + self.notes == 0 {
             return format!("All clear: {files} checked, no findings ({time}).{baseline}");
         }
+        let left_out = match self.left_out {
+            Some(left) => format!(" {}.", left.text()),
+            None => String::new(),
+        };
         let mut parts = vec![
             plural(self.errors, "error"),
             plural(self.warnings, "warning"),
@@ -208,7 +237,7 @@ impl Summary {
             parts.push(plural(self.notes, "note"));
         }
         format!(
-            "Found {} in {} of {files} checked ({time}).{baseline}",
+            "Found {} in {} of {files} checked ({time}).{baseline}{left_out}",
             parts.join(", "),
             self.files_with_findings,
         )
@@ -246,6 +275,9 @@ pub struct ReportOptions {
     pub width: usize,
     /// `--group-depth`: the folders of the HTML report's breakdown.
     pub group_depth: usize,
+    /// The folder the report is written to (its file's); `None` for standard output, taken
+    /// to be the working folder. The HTML report's links to policy files are relative to it.
+    pub dir: Option<std::path::PathBuf>,
 }
 
 /// Everything a reporter may need; `findings` are sorted.
@@ -254,14 +286,37 @@ pub struct ReportInput<'a> {
     pub summary: &'a Summary,
     /// The rules that ran, by id.
     pub rules: &'a [&'a Rule],
-    /// `%SRCROOT%` for SARIF: paths are relative to it.
+    /// The working folder: findings name their files from it.
     pub cwd: &'a Path,
+    /// The folder GitHub annotations and SARIF name files from (SARIF's `%SRCROOT%`):
+    /// `GITHUB_WORKSPACE` when the working folder is in it, else the git work tree's root,
+    /// else the working folder. GitHub attaches an annotation or a result only to a path
+    /// relative to the repository.
+    pub root: &'a Path,
     /// `--statistics`: counts per rule instead of (human, concise) or beside (json) findings.
     pub statistics: bool,
     /// The run could not do its whole job (exit 2).
     pub tool_error: bool,
     /// Threads that may render a long report (`-j`).
     pub threads: usize,
+}
+
+impl ReportInput<'_> {
+    /// A finding's `path` (named from the working folder, or absolute) from [`Self::root`]
+    /// when it lies under it, with `/` between its folders; as it is otherwise.
+    pub fn path_from_root<'p>(&self, path: &'p str) -> std::borrow::Cow<'p, str> {
+        if self.root == self.cwd && !path.starts_with("..") && !Path::new(path).is_absolute() {
+            return path.into();
+        }
+        let absolute = crate::paths::normalize(Path::new(path), self.cwd);
+        match absolute.strip_prefix(self.root) {
+            Ok(inside) if !inside.as_os_str().is_empty() => {
+                let from = crate::paths::ShownFrom::as_given();
+                String::from(&*crate::paths::shown(inside, from)).into()
+            }
+            _ => path.into(),
+        }
+    }
 }
 
 /// The one dispatch point over output formats.
@@ -279,7 +334,10 @@ pub fn write(
         Format::Json => json::write(out, input),
         Format::Sarif => sarif::write(out, input),
         Format::Github => github::write(out, input),
-        Format::Html => html::write(out, input, sources, opts.group_depth),
+        Format::Html => {
+            let links_from = opts.dir.as_deref().unwrap_or(input.cwd);
+            html::write(out, input, sources, opts.group_depth, links_from)
+        }
         Format::Jsonl => jsonl::write(out, input),
         Format::Junit => junit::write(out, input),
         Format::Gitlab => gitlab::write(out, input),

@@ -20,20 +20,27 @@ pub use aggregate::Limits;
 use super::{Findings, ReportInput, Sources};
 
 /// Writes the page for `input`; files are counted by their first `group_depth` folders.
+/// The page, written to the folder `links_from` (its links to policy files are relative).
 pub fn write(
     out: &mut dyn Write,
     input: &ReportInput<'_>,
     sources: &dyn Sources,
     group_depth: usize,
+    links_from: &std::path::Path,
 ) -> std::io::Result<()> {
-    write_with(
-        out,
-        input,
-        input.findings,
-        sources,
+    let page = Page {
         group_depth,
-        Limits::default(),
-    )
+        links_from,
+        limits: Limits::default(),
+    };
+    write_with(out, input, input.findings, sources, page)
+}
+
+/// How the page is laid out: its folder breakdown, the folder it is written to, its bounds.
+struct Page<'a> {
+    group_depth: usize,
+    links_from: &'a std::path::Path,
+    limits: Limits,
 }
 
 fn write_with<F: Findings + ?Sized>(
@@ -41,12 +48,11 @@ fn write_with<F: Findings + ?Sized>(
     input: &ReportInput<'_>,
     findings: &F,
     sources: &dyn Sources,
-    group_depth: usize,
-    limits: Limits,
+    page: Page<'_>,
 ) -> std::io::Result<()> {
-    let mut agg = Aggregate::collect(findings, limits, group_depth)?;
+    let mut agg = Aggregate::collect(findings, page.limits, page.group_depth)?;
     frame::fill(findings, &mut agg.rules, sources)?;
-    page::write(out, input, &agg, group_depth)
+    page::write(out, input, &agg, page.group_depth, page.links_from)
 }
 
 #[cfg(test)]

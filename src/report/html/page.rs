@@ -3,6 +3,7 @@
 //! through [`Esc`]; numbers and the page's own markup are the only things written raw.
 
 use std::io::{self, Write};
+use std::path::Path;
 
 use super::aggregate::{total, Aggregate, Counts, Folder, Framed, RuleGroup};
 use super::text::{count, thousands, Esc, EscCut};
@@ -17,11 +18,14 @@ const MESSAGE_CHARS: usize = 2000;
 
 const SEVERITIES: [Severity; 3] = [Severity::Error, Severity::Warning, Severity::Note];
 
+/// The page; `links_from` is the folder it is written to, which its links to policy files are
+/// relative to.
 pub fn write(
     out: &mut dyn Write,
     input: &ReportInput<'_>,
     agg: &Aggregate,
     group_depth: usize,
+    links_from: &Path,
 ) -> io::Result<()> {
     head(out)?;
     totals(out, input.summary)?;
@@ -29,7 +33,7 @@ pub fn write(
         chart(out, agg)?;
         folders(out, agg, group_depth)?;
         top_files(out, agg)?;
-        groups(out, input, agg)?;
+        groups(out, input, agg, links_from)?;
     }
     writeln!(
         out,
@@ -107,6 +111,9 @@ fn totals(out: &mut dyn Write, summary: &Summary) -> io::Result<()> {
             "{} hidden by the baseline; {stale}.",
             count(b.hidden, "finding")
         ));
+    }
+    if let Some(left) = summary.left_out {
+        notes.push(format!("{}.", left.text()));
     }
     for skipped in &summary.skipped {
         notes.push(format!("{}.", skipped.text()));
@@ -279,7 +286,12 @@ fn top_files(out: &mut dyn Write, agg: &Aggregate) -> io::Result<()> {
     writeln!(out, "</section>")
 }
 
-fn groups(out: &mut dyn Write, input: &ReportInput<'_>, agg: &Aggregate) -> io::Result<()> {
+fn groups(
+    out: &mut dyn Write,
+    input: &ReportInput<'_>,
+    agg: &Aggregate,
+    links_from: &Path,
+) -> io::Result<()> {
     writeln!(
         out,
         "<section id=\"findings\">\n<h2>Findings by rule</h2>\n\
@@ -287,7 +299,8 @@ fn groups(out: &mut dyn Write, input: &ReportInput<'_>, agg: &Aggregate) -> io::
     )?;
     for (n, group) in agg.rules.iter().enumerate() {
         let rule = input.rules.iter().find(|r| *r.id == *group.id).copied();
-        group_section(out, n, group, rule)?;
+        let docs = rule.map(|r| docs_link(r, links_from, input.cwd));
+        group_section(out, n, group, rule, docs.as_deref())?;
     }
     writeln!(out, "</section>")
 }
@@ -297,6 +310,7 @@ fn group_section(
     n: usize,
     group: &RuleGroup,
     rule: Option<&Rule>,
+    docs: Option<&str>,
 ) -> io::Result<()> {
     group_summary(out, n, group, rule)?;
     writeln!(out, "</summary>\n<div class=\"body\">")?;
@@ -307,7 +321,7 @@ fn group_section(
     if let Some(help) = &rule_help {
         writeln!(out, "<p class=\"fix\">Fix: {}</p>", Esc(help))?;
     }
-    group_docs(out, group, rule)?;
+    group_docs(out, group, rule, docs)?;
     writeln!(out, "<ol class=\"framed\">")?;
     for framed in &group.framed {
         framed_finding(out, framed, rule_help.as_ref())?;
@@ -359,17 +373,34 @@ fn group_summary(
     Ok(())
 }
 
+/// Where a rule's documentation is: a built-in rule's page, or a policy's own file, linked
+/// relative to the page's folder `from` (a page and its repository move together; an
+/// absolute `file:` link would name the machine that wrote it).
+fn docs_link(rule: &Rule, from: &Path, cwd: &Path) -> String {
+    if rule.origin.builtin {
+        return crate::report::sarif::help_uri(rule);
+    }
+    let file = crate::paths::normalize(Path::new(&rule.origin.name), cwd);
+    let from = crate::paths::normalize(from, cwd);
+    crate::paths::relative_link(&from, &file).unwrap_or_else(|| crate::paths::file_uri(&file))
+}
+
 /// The link to the rule's documentation, and how many files its findings are in.
-fn group_docs(out: &mut dyn Write, group: &RuleGroup, rule: Option<&Rule>) -> io::Result<()> {
-    match rule {
-        Some(rule) => writeln!(
+fn group_docs(
+    out: &mut dyn Write,
+    group: &RuleGroup,
+    rule: Option<&Rule>,
+    docs: Option<&str>,
+) -> io::Result<()> {
+    match (rule, docs) {
+        (Some(rule), Some(docs)) => writeln!(
             out,
             "<p class=\"docs\"><a href=\"{}\">Documentation of {}</a> · in {}</p>",
-            Esc(&crate::report::sarif::help_uri(rule)),
+            Esc(docs),
             Esc(&rule.id),
             count(group.files, "file")
         ),
-        None => writeln!(
+        _ => writeln!(
             out,
             "<p class=\"docs\">In {}.</p>",
             count(group.files, "file")
