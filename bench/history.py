@@ -103,17 +103,9 @@ class Writer:
 def experiment_values(rng, project):
     algo = rng.choice(["grpo", "dpo", "sft"])
     task = rng.choice(experiments.TASKS)
-    return {
-        "name": f"{algo}-{task}", "algo_upper": algo.upper(), "task": task, "project": project,
-        "model": "Qwen/Qwen2.5-7B", "seed": rng.randint(0, 10**6),
-        "lr": rng.choice(["1.0e-6", "3.0e-6", "5.0e-7"]), "wd": rng.choice(["0.0", "0.01"]),
-        "seq_len": rng.choice([2048, 4096, 8192]), "new_tokens": rng.choice([512, 1024, 2048]),
-        "temp": rng.choice(["0.7", "1.0"]), "prompts": rng.choice([16, 32, 64]),
-        "gens": rng.choice([4, 8, 16]), "kl": rng.choice(["0.0", "0.01", "0.04"]),
-        "max_steps": rng.choice([500, 1000, 2000]), "val_period": rng.choice([10, 25, 50]),
-        "save_period": rng.choice([50, 100]), "in_len": rng.choice([1024, 2048]),
-        "top_k": rng.choice([1, 3]), "sweep": f"sweep-{rng.randint(0, 40)}", "team": "infra",
-    }
+    return {"name": f"{algo}-{task}", "algo_upper": algo.upper(), "task": task, "project": project,
+            "model": "Qwen/Qwen2.5-7B", **experiments.drawn_values(rng),
+            "sweep": f"sweep-{rng.randint(0, 40)}", "team": "infra"}
 
 
 class Lab:
