@@ -30,6 +30,7 @@ pub mod experiment;
 pub mod fix;
 pub mod formats;
 pub mod handoff;
+pub mod history;
 pub mod json;
 pub mod lsp;
 pub mod merge;
