@@ -11,7 +11,7 @@ use divan::counter::BytesCount;
 use divan::{black_box, Bencher};
 use forgelint::engine::Active;
 use forgelint::formats::{has_key_paths, parse_config, ConfigFormat};
-use forgelint::platform::Platform;
+use forgelint::platform_facts::Platform;
 use forgelint::rules::eval::Others;
 use forgelint::rules::RuleSet;
 

@@ -9,11 +9,15 @@ use std::sync::Arc;
 
 use divan::counter::BytesCount;
 use divan::{black_box, Bencher};
-use forgelint::cases::{REFERENCE_DIRS, REFERENCE_GPU_QUOTA, REFERENCE_REGISTRIES};
+use forgelint::case_runner::{REFERENCE_DIRS, REFERENCE_GPU_QUOTA, REFERENCE_REGISTRIES};
 use forgelint::catalog::Catalog;
-use forgelint::engine::{lint_bytes, Active, VirtualProject};
-use forgelint::platform::Platform;
+use forgelint::engine::{
+    lint_bytes, lint_spec, Active, ExperimentLookup, FileName, LintInput, SpecInput,
+};
+use forgelint::platform_facts::Platform;
+use forgelint::project::VirtualProject;
 use forgelint::rules::{RuleSet, REFERENCE_CATALOG, REFERENCE_SPEC};
+use forgelint::scratch::LintScratch;
 
 fn main() {
     divan::main();
@@ -97,16 +101,19 @@ fn parse_and_lint_all_builtin_rules(bencher: Bencher) {
         "the reference spec has findings: {:?}",
         findings.iter().map(|f| &f.message).collect::<Vec<_>>()
     );
+    // As a run's worker lints: its buffers reused from one file to the next.
+    let input = SpecInput {
+        lint: LintInput {
+            rules: &active,
+            table: &table,
+            platform: &platform,
+            project: &project,
+        },
+        experiment: ExperimentLookup::None,
+    };
+    let name = FileName::ready(path.clone());
+    let mut scratch = LintScratch::default();
     bencher
         .counter(BytesCount::of_str(REFERENCE_SPEC))
-        .bench_local(|| {
-            lint_bytes(
-                black_box(bytes),
-                &path,
-                &active,
-                &table,
-                &platform,
-                &project,
-            )
-        });
+        .bench_local(|| lint_spec(black_box(bytes), &name, &input, &mut scratch).findings);
 }

@@ -13,7 +13,14 @@ const TEMP_SUFFIX: &str = ".forgelint-tmp";
 /// A dead process's temporary is removed only once nothing has written to it for this long: a
 /// run in another PID namespace (a container sharing the folder) has a PID this process cannot
 /// see, and its temporary is written to from the moment it is made until it is renamed.
+#[cfg(unix)]
 const STALE_AFTER: Duration = Duration::from_secs(60);
+
+/// Where no process can be probed (Windows), a temporary is taken as abandoned once nothing
+/// has written to it for this long, whoever made it: a run writes its report from start to
+/// end, so a live run's temporary is never idle for an hour.
+#[cfg(any(test, not(unix)))]
+const STALE_BY_AGE: Duration = Duration::from_secs(60 * 60);
 
 fn temp_path(target: &Path) -> PathBuf {
     let name = target
@@ -31,17 +38,32 @@ fn temp_path(target: &Path) -> PathBuf {
 /// Removes from `dir` the temporaries (`.NAME.PID.forgelint-tmp`, regular files) of processes
 /// that are gone and that have not been written to for [`STALE_AFTER`]. Best effort: what
 /// cannot be read or removed is left.
+#[cfg(unix)]
 fn remove_stale_temps(dir: &Path) {
-    use std::os::unix::ffi::OsStrExt;
+    remove_temps_where(dir, process_exists, STALE_AFTER);
+}
+
+/// Removes from `dir` the temporaries not written to for [`STALE_BY_AGE`].
+#[cfg(any(test, not(unix)))]
+fn remove_stale_temps_by_age(dir: &Path) {
+    remove_temps_where(dir, |_| false, STALE_BY_AGE);
+}
+
+#[cfg(not(unix))]
+use remove_stale_temps_by_age as remove_stale_temps;
+
+/// Removes from `dir` the temporaries of other processes that are not `alive` (by PID) and
+/// that have not been written to for `stale_after`.
+fn remove_temps_where(dir: &Path, alive: impl Fn(u32) -> bool, stale_after: Duration) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
     let now = SystemTime::now();
     for entry in entries.flatten() {
-        let Some(pid) = temp_pid(entry.file_name().as_bytes()) else {
+        let Some(pid) = temp_pid(entry.file_name().as_encoded_bytes()) else {
             continue;
         };
-        if pid == std::process::id() || process_exists(pid) {
+        if pid == std::process::id() || alive(pid) {
             continue;
         }
         // Not followed through a link: only a temporary itself is removed.
@@ -50,7 +72,7 @@ fn remove_stale_temps(dir: &Path) {
             .modified()
             .ok()
             .and_then(|m| now.duration_since(m).ok());
-        if meta.is_file() && idle.is_some_and(|idle| idle >= STALE_AFTER) {
+        if meta.is_file() && idle.is_some_and(|idle| idle >= stale_after) {
             let _ = std::fs::remove_file(entry.path());
         }
     }
@@ -73,6 +95,7 @@ fn temp_pid(name: &[u8]) -> Option<u32> {
 
 /// Whether a process with `pid` exists: signal 0 is checked, not sent. EPERM means it exists
 /// (someone else's); only ESRCH means it is gone.
+#[cfg(unix)]
 fn process_exists(pid: u32) -> bool {
     let Ok(pid) = libc::pid_t::try_from(pid) else {
         return true;
@@ -246,6 +269,7 @@ mod tests {
     /// Replacing an existing report leaves the new text under the name and nothing else; a
     /// folder in the way stays an error and is left as it was; a link is replaced, not followed.
     #[test]
+    #[cfg(unix)]
     fn an_old_report_is_replaced_and_a_folder_is_not() {
         let dir = tempfile::tempdir().unwrap();
         let entries = || {
@@ -307,11 +331,51 @@ mod tests {
         }
         let own = format!(".r.{}{TEMP_SUFFIX}", std::process::id());
         assert_eq!(temp_pid(own.as_bytes()), Some(std::process::id()));
+        #[cfg(unix)]
         assert!(process_exists(std::process::id()));
+    }
+
+    /// Which of a folder's temporaries each cleanup removes: the Unix one those of processes
+    /// that are gone, idle for a minute; the portable one those idle for an hour, whoever made
+    /// them. Neither removes this process's own, or a file not named as a temporary.
+    #[test]
+    fn stale_temporaries_are_removed_by_pid_or_by_age() {
+        // No process has this PID: Linux allows at most 2^22, other systems fewer.
+        let gone = i32::MAX as u32;
+        let alive = std::process::id();
+        let before = |minutes: u64| SystemTime::now() - Duration::from_secs(minutes * 60);
+        let names = [
+            (format!(".a.json.{gone}{TEMP_SUFFIX}"), before(10)),
+            (format!(".b.json.{gone}{TEMP_SUFFIX}"), before(0)),
+            (format!(".c.json.{gone}{TEMP_SUFFIX}"), before(120)),
+            (format!(".d.json.{alive}{TEMP_SUFFIX}"), before(120)),
+            (format!("e.json.{gone}{TEMP_SUFFIX}"), before(120)),
+        ];
+        let remaining = |clean: fn(&Path)| {
+            let dir = tempfile::tempdir().unwrap();
+            for (name, modified) in &names {
+                let file = std::fs::File::create(dir.path().join(name)).unwrap();
+                file.set_modified(*modified).unwrap();
+            }
+            clean(dir.path());
+            let mut left: Vec<String> = std::fs::read_dir(dir.path())
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect();
+            left.sort();
+            left.iter().map(|n| n[..2].to_string()).collect::<Vec<_>>()
+        };
+        assert_eq!(
+            remaining(remove_stale_temps_by_age),
+            [".a", ".b", ".d", "e."]
+        );
+        #[cfg(unix)]
+        assert_eq!(remaining(remove_stale_temps), [".b", ".d", "e."]);
     }
 
     /// A named pipe (as `/dev/stdout` or a device would be) is written to, not replaced.
     #[test]
+    #[cfg(unix)]
     fn a_pipe_is_written_to_and_kept() {
         let dir = tempfile::tempdir().unwrap();
         let pipe = dir.path().join("report.pipe");

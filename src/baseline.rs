@@ -12,8 +12,10 @@ use std::io::Write;
 
 use serde::{Deserialize, Serialize};
 
+use crate::collect::{Collected, Findings};
 use crate::diagnostic::Finding;
 use crate::error::{Error, FileError};
+use crate::json::writer::{write_json_at, ArrayWriter, ObjectWriter};
 
 pub const VERSION: u32 = 1;
 
@@ -99,11 +101,7 @@ pub struct Written {
 /// them. Entries are written as the findings are read, a file at a time, when their order is
 /// the findings' order (paths relative to one folder, the usual case: a first pass checks);
 /// otherwise they are sorted in memory.
-pub fn write(
-    file: &Path,
-    findings: &dyn crate::report::Findings,
-    cwd: &Path,
-) -> std::io::Result<Written> {
+pub fn write(file: &Path, findings: &dyn Findings, cwd: &Path) -> std::io::Result<Written> {
     let base = folder_of(file);
     let mut written = Written::default();
     let mut last: Option<Entry> = None;
@@ -122,39 +120,35 @@ pub fn write(
     })?;
     crate::atomic_write::write_atomically(file, |w| {
         let mut out = std::io::BufWriter::new(w);
-        write!(out, "{{\n  \"version\": {VERSION},\n  \"findings\": [")?;
-        let mut first = true;
-        let mut write_entries = |entries: &[Entry]| -> std::io::Result<()> {
-            for e in entries {
-                out.write_all(if first { b"\n" } else { b",\n" })?;
-                first = false;
-                let text = serde_json::to_string_pretty(e).map_err(std::io::Error::other)?;
-                for (i, line) in text.lines().enumerate() {
-                    if i > 0 {
-                        out.write_all(b"\n")?;
+        let mut doc = ObjectWriter::begin(&mut out, 0)?;
+        doc.value("version", &VERSION)?;
+        doc.field("findings", |out, level| {
+            let mut list = ArrayWriter::begin(out, level)?;
+            let mut write_entries = |entries: &[Entry]| {
+                entries
+                    .iter()
+                    .try_for_each(|e| list.element(|out, level| write_json_at(out, level, e)))
+            };
+            if in_order {
+                findings.each_batch(&mut |batch| {
+                    for group in batch.chunk_by(|a, b| a.path == b.path) {
+                        write_entries(&group_entries(group, &base, cwd))?;
                     }
-                    write!(out, "    {line}")?;
-                }
+                    Ok(())
+                })?;
+            } else {
+                let mut all = Vec::new();
+                findings.each_batch(&mut |batch| {
+                    all.extend(batch.iter().map(|f| entry(f, &base, cwd)));
+                    Ok(())
+                })?;
+                all.sort();
+                write_entries(&all)?;
             }
-            Ok(())
-        };
-        if in_order {
-            findings.each_batch(&mut |batch| {
-                for group in batch.chunk_by(|a, b| a.path == b.path) {
-                    write_entries(&group_entries(group, &base, cwd))?;
-                }
-                Ok(())
-            })?;
-        } else {
-            let mut all = Vec::new();
-            findings.each_batch(&mut |batch| {
-                all.extend(batch.iter().map(|f| entry(f, &base, cwd)));
-                Ok(())
-            })?;
-            all.sort();
-            write_entries(&all)?;
-        }
-        out.write_all(if first { b"]\n}\n" } else { b"\n  ]\n}\n" })?;
+            list.end()
+        })?;
+        doc.end()?;
+        writeln!(out)?;
         out.flush()
     })?;
     Ok(written)
@@ -228,18 +222,25 @@ impl Baseline {
         })
     }
 
-    /// Removes the findings the baseline records; counts them and the entries left unmatched.
-    pub fn apply(mut self, findings: &mut Vec<Finding>, cwd: &Path) -> Applied {
-        let mut hidden = 0;
-        findings.retain(|f| {
-            let hide = self.hide(f, cwd);
-            hidden += usize::from(hide);
-            !hide
-        });
-        Applied {
+    /// Hides the findings the baseline records; counts them and the entries left unmatched.
+    pub fn apply(self, findings: &mut Collected, cwd: &Path) -> std::io::Result<Applied> {
+        let mut counting = self.clone();
+        let cwd = cwd.to_path_buf();
+        let hidden = {
+            let mut first = |f: &Finding| counting.hide(f, &cwd);
+            let again_cwd = cwd.clone();
+            findings.hide(
+                &mut first,
+                Box::new(move || {
+                    let (mut baseline, cwd) = (self.clone(), again_cwd.clone());
+                    Box::new(move |f: &Finding| baseline.hide(f, &cwd))
+                }),
+            )?
+        };
+        Ok(Applied {
             hidden,
-            stale: self.stale(),
-        }
+            stale: counting.stale(),
+        })
     }
 
     /// Whether the baseline hides `f`, findings read in sorted order: an entry hides as many

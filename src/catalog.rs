@@ -8,7 +8,7 @@ use serde::Deserialize;
 
 use crate::error::FileError;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Observability {
     Platform,
@@ -24,7 +24,8 @@ impl Observability {
     }
 }
 
-#[derive(Debug, Clone, Deserialize)]
+/// A catalog entry.
+#[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawRecipe {
     pub name: String,
@@ -38,7 +39,7 @@ pub struct RawRecipe {
     pub custom: bool,
 }
 
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawRequires {
     pub core: Option<String>,

@@ -4,6 +4,9 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::config::ConfigSource;
+use crate::report::Format;
+
 #[derive(Debug, Parser)]
 #[command(
     name = "forgelint",
@@ -89,34 +92,11 @@ pub struct TestRulesArgs {
     pub paths: Vec<PathBuf>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
-pub enum OutputFormat {
-    /// miette reports with a code frame (default)
-    #[default]
-    Human,
-    /// One line per finding: path:line:col: severity[rule] message
-    Concise,
-    /// One JSON document with every finding and a summary
-    Json,
-    /// SARIF 2.1.0, for GitHub code scanning
-    Sarif,
-    /// GitHub Actions workflow commands (annotations)
-    Github,
-    /// JSON Lines: one finding (as in json) per line, then a summary line
-    Jsonl,
-    /// JUnit XML, for CI test reports: one test suite per file, one failure per finding
-    Junit,
-    /// GitLab Code Quality report (artifacts:reports:codequality)
-    Gitlab,
-    /// A self-contained HTML audit page: totals, a chart, findings by rule with code frames
-    Html,
-}
-
 /// A report asked for with `--format`: its format, and the file it goes to (`FMT=FILE`), or
 /// none for standard output (or `-o FILE`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FormatTarget {
-    pub format: OutputFormat,
+    pub format: Format,
     pub file: Option<PathBuf>,
 }
 
@@ -125,11 +105,8 @@ fn parse_format_target(text: &str) -> Result<FormatTarget, String> {
         Some((name, file)) => (name, Some(file)),
         None => (text, None),
     };
-    let format = OutputFormat::from_str(name, true).map_err(|_| {
-        let names: Vec<String> = OutputFormat::value_variants()
-            .iter()
-            .filter_map(|v| v.to_possible_value().map(|p| p.get_name().to_string()))
-            .collect();
+    let format = Format::from_name(name).ok_or_else(|| {
+        let names: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
         format!(
             "`{}` is not a format; the formats are {}",
             crate::escape::visible(name),
@@ -143,19 +120,6 @@ fn parse_format_target(text: &str) -> Result<FormatTarget, String> {
         format,
         file: file.map(PathBuf::from),
     })
-}
-
-impl CheckArgs {
-    /// The reports to write: those asked for, or the human report on standard output.
-    pub fn formats(&self) -> Vec<FormatTarget> {
-        if self.format.is_empty() {
-            return vec![FormatTarget {
-                format: OutputFormat::Human,
-                file: None,
-            }];
-        }
-        self.format.clone()
-    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
@@ -186,6 +150,17 @@ pub struct ConfigArgs {
     /// Extra rule files or folders (repeatable)
     #[arg(long = "rules", value_name = "PATH")]
     pub rules: Vec<PathBuf>,
+}
+
+impl ConfigArgs {
+    /// Where the settings come from, in the core's terms.
+    pub fn source(&self) -> ConfigSource {
+        ConfigSource {
+            file: self.config.clone(),
+            none: self.no_config,
+            extra_rules: self.rules.clone(),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Args, Default)]

@@ -1,16 +1,19 @@
-//! `forgelint rules` and `forgelint explain`.
+//! The commands other than `check`: their arguments read here, once, and handed to the
+//! modules that do the work in those modules' own terms.
 
-use crate::check::load_settings;
-use crate::cli::{CompletionsArgs, ExplainArgs, ListFormat, RulesArgs, TestRulesArgs};
+use crate::cli::{
+    CompletionsArgs, ExplainArgs, ListFormat, MergeArgs, RulesArgs, SchemaArgs, SchemaKind,
+    TestRulesArgs,
+};
+use crate::config::load_settings;
+use crate::env::{Env, ExitStatus};
 use crate::error::Error;
 use crate::escape::visible;
-use crate::process::{Env, ExitStatus};
 
 use crate::ruledoc::needs_text;
-pub use crate::ruledoc::rule_doc;
 
 pub fn rules(args: RulesArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
-    let settings = load_settings(&args.config, &env.cwd)?;
+    let settings = load_settings(&args.config.source(), &env.cwd)?;
     let rules = &settings.rules.rules;
     let io = |e| Error::Write {
         path: "standard output".into(),
@@ -33,7 +36,7 @@ pub fn rules(args: RulesArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
                     })
                 })
                 .collect();
-            let text = serde_json::to_string_pretty(&list).unwrap_or_default();
+            let text = crate::json::writer::to_pretty_string(&list);
             writeln!(env.stdout, "{text}").map_err(io)?;
         }
         ListFormat::Human => {
@@ -67,7 +70,7 @@ pub fn rules(args: RulesArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
 }
 
 pub fn explain(args: ExplainArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
-    let settings = load_settings(&args.config, &env.cwd)?;
+    let settings = load_settings(&args.config.source(), &env.cwd)?;
     let Some(rule) = settings.rules.get(&args.rule) else {
         let help = crate::error::suggest(
             &args.rule,
@@ -127,7 +130,7 @@ pub fn test_rules(args: TestRulesArgs, env: &mut Env<'_>) -> Result<ExitStatus, 
         for case in rule.cases() {
             // Built-in cases must trigger nothing but their own rule; a team's rule is tested
             // on its own.
-            let verdict = crate::cases::verify_case(rule, case, strict.then_some(&builtin));
+            let verdict = crate::case_runner::verify_case(rule, case, strict.then_some(&builtin));
             match verdict {
                 Ok(()) => passed += 1,
                 Err(why) => {
@@ -263,4 +266,19 @@ pub fn completions(args: CompletionsArgs, env: &mut Env<'_>) -> Result<ExitStatu
             source,
         })?;
     Ok(ExitStatus::Success)
+}
+
+/// `forgelint schema KIND`.
+pub fn schema(args: SchemaArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
+    let kind = match args.kind {
+        SchemaKind::Jobspec => crate::schema::Kind::Jobspec,
+        SchemaKind::Config => crate::schema::Kind::Config,
+        SchemaKind::Rule => crate::schema::Kind::Rule,
+    };
+    crate::schema::print(kind, env)
+}
+
+/// `forgelint merge REPORT... [-o FILE]`.
+pub fn merge(args: MergeArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
+    crate::merge::merge(&args.reports, args.output.as_deref(), env)
 }

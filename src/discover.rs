@@ -3,7 +3,9 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
+use crate::config::RecentFolders;
 use crate::config::Settings;
+use crate::recent::Recent;
 
 /// Directories never descended into.
 pub const SKIPPED_DIRS: [&str; 3] = [".git", "target", "node_modules"];
@@ -38,27 +40,41 @@ pub struct Discovery {
 }
 
 /// The settings the files in a folder are linted with: one for every folder, or the nearest
-/// config's ([`crate::configs::Configs`]).
+/// config's ([`crate::config::ConfigTree`]).
 pub trait SettingsAt: Sync {
-    /// `None` when the folder's config cannot be loaded: its files are not linted.
-    fn settings_at(&self, dir: &Path) -> Option<&Settings>;
+    /// `None` when the folder's config cannot be loaded: its files are not linted. `recent`
+    /// holds the asking thread's latest answers.
+    fn settings_at(&self, dir: &Path, recent: &mut RecentFolders) -> Option<&Settings>;
 }
 
 impl SettingsAt for Settings {
-    fn settings_at(&self, _: &Path) -> Option<&Settings> {
+    fn settings_at(&self, _: &Path, _: &mut RecentFolders) -> Option<&Settings> {
         Some(self)
     }
 }
 
-impl SettingsAt for crate::configs::Configs {
-    fn settings_at(&self, dir: &Path) -> Option<&Settings> {
-        self.settings_for_dir(dir)
+impl SettingsAt for crate::config::ConfigTree {
+    fn settings_at(&self, dir: &Path, recent: &mut RecentFolders) -> Option<&Settings> {
+        self.settings_for_dir(dir, recent)
     }
 }
 
 /// The settings of the file at `path`.
-fn settings_of<'s>(at: &'s dyn SettingsAt, path: &Path) -> Option<&'s Settings> {
-    at.settings_at(path.parent().unwrap_or(Path::new("")))
+fn settings_of<'s>(
+    at: &'s dyn SettingsAt,
+    path: &Path,
+    recent: &mut RecentFolders,
+) -> Option<&'s Settings> {
+    at.settings_at(path.parent().unwrap_or(Path::new("")), recent)
+}
+
+/// What a thread remembers while it tells which files to lint: the nearest config of the
+/// folders it asked about last, and the experiment of the last folder (its files come
+/// together). Each walker thread and lint worker keeps its own for a run.
+#[derive(Default)]
+pub struct WalkMemo {
+    pub folders: RecentFolders,
+    experiment_of: Recent<PathBuf, Option<Arc<Path>>, 1>,
 }
 
 pub struct Options<'a> {
@@ -70,15 +86,9 @@ pub struct Options<'a> {
 
 /// Why a path that is not a regular file is not opened.
 pub(crate) fn not_regular(ft: &std::fs::FileType) -> String {
-    use std::os::unix::fs::FileTypeExt;
-    let kind = if ft.is_fifo() {
-        "a FIFO"
-    } else if ft.is_socket() {
-        "a socket"
-    } else if ft.is_block_device() || ft.is_char_device() {
-        "a device"
-    } else {
-        "a special file"
+    let kind = match crate::paths::special_kind(ft) {
+        "a character device" | "a block device" => "a device",
+        kind => kind,
     };
     format!("not a regular file ({kind}); it was not opened")
 }
@@ -87,9 +97,9 @@ impl Options<'_> {
     /// Is the folder `dir` an experiment directory by `[files] experiments`: globs relative to
     /// the project root, or to a parent that holds `.starforge` (the project root of the spec
     /// in it)?
-    pub fn is_experiment_dir(&self, dir: &Path) -> bool {
+    pub fn is_experiment_dir(&self, dir: &Path, memo: &mut WalkMemo) -> bool {
         self.settings
-            .settings_at(dir)
+            .settings_at(dir, &mut memo.folders)
             .is_some_and(|settings| self.is_experiment_dir_in(settings, dir))
     }
 
@@ -124,41 +134,33 @@ impl Options<'_> {
     }
 
     /// The experiment directory holding the file `path`, if any: its nearest parent that is
-    /// one. The answer for a folder is kept per thread, so the files of one folder ask once.
-    pub fn experiment_of(&self, path: &Path) -> Option<Arc<Path>> {
-        thread_local! {
-            static LAST: std::cell::RefCell<Option<(PathBuf, Option<Arc<Path>>)>> =
-                const { std::cell::RefCell::new(None) };
-        }
+    /// one. The answer for a folder is kept in `memo`, so the files of one folder ask once.
+    pub fn experiment_of(&self, path: &Path, memo: &mut WalkMemo) -> Option<Arc<Path>> {
         let parent = path.parent()?;
-        if let Some(root) = LAST.with(|last| {
-            let last = last.borrow();
-            last.as_ref()
-                .filter(|(dir, _)| dir == parent)
-                .map(|(_, root)| root.clone())
-        }) {
+        if let Some(root) = memo.experiment_of.get(|dir| dir == parent) {
             return root;
         }
         // The config of the file's folder tells which of its parents are experiments.
-        let settings = self.settings.settings_at(parent)?;
+        let settings = self.settings.settings_at(parent, &mut memo.folders)?;
         let root = parent
             .ancestors()
             .take_while(|d| !d.as_os_str().is_empty() && *d != Path::new("."))
             .find(|d| self.is_experiment_dir_in(settings, d))
             .map(Arc::from);
-        LAST.with(|last| *last.borrow_mut() = Some((parent.to_path_buf(), root.clone())));
+        memo.experiment_of.put(parent.to_path_buf(), root.clone());
         root
     }
 
     /// A file named on the command line: a spec, unless its name is not a spec's and it lies
     /// in an experiment directory.
-    pub fn explicit_kind(&self, path: &Path) -> Kind {
-        let by_name = settings_of(self.settings, path).and_then(|s| s.files.included_by_name(path));
-        if by_name == Some(true) || self.wanted(path) {
+    pub fn explicit_kind(&self, path: &Path, memo: &mut WalkMemo) -> Kind {
+        let by_name = settings_of(self.settings, path, &mut memo.folders)
+            .and_then(|s| s.files.included_by_name(path));
+        if by_name == Some(true) || self.wanted(path, memo) {
             return Kind::Spec;
         }
         let absolute = crate::paths::normalize(path, self.cwd);
-        match self.experiment_of(&absolute) {
+        match self.experiment_of(&absolute, memo) {
             // Spelt like the path, so the path in the experiment is `path` less `root`.
             Some(root) => Kind::ExperimentFile {
                 root: match (path.is_relative(), root.strip_prefix(self.cwd)) {
@@ -171,8 +173,8 @@ impl Options<'_> {
     }
 
     /// Is the file at `path` a spec by `[files] include` and `exclude`?
-    pub fn wanted(&self, path: &Path) -> bool {
-        let Some(settings) = settings_of(self.settings, path) else {
+    pub fn wanted(&self, path: &Path, memo: &mut WalkMemo) -> bool {
+        let Some(settings) = settings_of(self.settings, path, &mut memo.folders) else {
             return false;
         };
         let files = &settings.files;
@@ -200,15 +202,12 @@ pub fn discover(paths: &[PathBuf], opts: &Options<'_>) -> Discovery {
     });
     out.files
         .extend(walked.into_inner().unwrap_or_else(|e| e.into_inner()));
-    {
-        use std::os::unix::ffi::OsStrExt;
-        out.files.sort_unstable_by(|a, b| {
-            a.path
-                .as_os_str()
-                .as_bytes()
-                .cmp(b.path.as_os_str().as_bytes())
-        });
-    }
+    out.files.sort_unstable_by(|a, b| {
+        a.path
+            .as_os_str()
+            .as_encoded_bytes()
+            .cmp(b.path.as_os_str().as_encoded_bytes())
+    });
     out
 }
 
@@ -221,6 +220,7 @@ pub fn discover_each(
     visit: &(dyn Fn(Vec<Candidate>) + Sync),
 ) -> Discovery {
     let mut out = Discovery::default();
+    let mut memo = WalkMemo::default();
     let mut roots = Vec::new();
     for path in paths {
         match std::fs::metadata(path) {
@@ -247,7 +247,7 @@ pub fn discover_each(
             Ok(meta) if meta.is_dir() => roots.push(path.clone()),
             Ok(meta) if meta.is_file() => out.files.push(Candidate {
                 path: path.clone(),
-                kind: opts.explicit_kind(path),
+                kind: opts.explicit_kind(path, &mut memo),
                 explicit: true,
                 problem: None,
             }),
@@ -311,12 +311,16 @@ pub(crate) fn why_not_opened(ft: &std::fs::FileType, path: &Path) -> Option<Opti
 }
 
 /// What a file found by the walk is: a spec, a file of an experiment, or nothing to lint.
-fn candidate(entry: ignore::DirEntry, opts: &Options<'_>) -> Option<Candidate> {
+fn candidate(
+    entry: ignore::DirEntry,
+    opts: &Options<'_>,
+    memo: &mut WalkMemo,
+) -> Option<Candidate> {
     let ft = entry.file_type()?;
     if ft.is_dir() {
         return None;
     }
-    let spec = opts.wanted(entry.path());
+    let spec = opts.wanted(entry.path(), memo);
     let problem = why_not_opened(&ft, entry.path())?;
     // `./x` is shown as `x`, as every other linter does (in place: this runs for every file).
     let path = without_dot_prefix(entry.into_path());
@@ -325,7 +329,7 @@ fn candidate(entry: ignore::DirEntry, opts: &Options<'_>) -> Option<Candidate> {
     } else {
         // Spelt like `path`, so the path in the experiment is `path` less `root`.
         Kind::ExperimentFile {
-            root: opts.experiment_of(&path)?,
+            root: opts.experiment_of(&path, memo)?,
         }
     };
     Some(Candidate {
@@ -338,21 +342,24 @@ fn candidate(entry: ignore::DirEntry, opts: &Options<'_>) -> Option<Candidate> {
 
 /// `path` without a leading `./` (and the slashes after it), unless nothing would be left.
 fn without_dot_prefix(path: PathBuf) -> PathBuf {
-    use std::os::unix::ffi::OsStringExt;
-    let mut bytes = path.into_os_string().into_vec();
-    if bytes.starts_with(b"./") {
-        let slashes = bytes[1..].iter().take_while(|&&b| b == b'/').count();
+    use crate::paths::is_separator;
+    let mut bytes = path.into_os_string().into_encoded_bytes();
+    if bytes.first() == Some(&b'.') && bytes.get(1).is_some_and(|&b| is_separator(b)) {
+        let slashes = bytes[1..].iter().take_while(|&&b| is_separator(b)).count();
         if bytes.len() > 1 + slashes {
             bytes.drain(..1 + slashes);
         }
     }
-    PathBuf::from(std::ffi::OsString::from_vec(bytes))
+    // SAFETY: the encoded bytes of a path less ASCII characters (`.` and separators) at the
+    // start, a split `OsString::from_encoded_bytes_unchecked` allows.
+    PathBuf::from(unsafe { std::ffi::OsString::from_encoded_bytes_unchecked(bytes) })
 }
 
 /// One walker thread's visitor: collects candidates into batches, and hands over the last,
 /// partial batch when the thread is done with it.
 struct Batcher<'a, 'o> {
     batch: Vec<Candidate>,
+    memo: WalkMemo,
     opts: &'a Options<'o>,
     visit: &'a (dyn Fn(Vec<Candidate>) + Sync),
     warnings: &'a Mutex<Vec<String>>,
@@ -362,7 +369,7 @@ impl ignore::ParallelVisitor for Batcher<'_, '_> {
     fn visit(&mut self, entry: Result<ignore::DirEntry, ignore::Error>) -> ignore::WalkState {
         match entry {
             Ok(entry) => {
-                if let Some(c) = candidate(entry, self.opts) {
+                if let Some(c) = candidate(entry, self.opts, &mut self.memo) {
                     self.batch.push(c);
                     if self.batch.len() >= BATCH {
                         (self.visit)(std::mem::replace(
@@ -400,11 +407,37 @@ impl<'s> ignore::ParallelVisitorBuilder<'s> for Batchers<'s, '_> {
     fn build(&mut self) -> Box<dyn ignore::ParallelVisitor + 's> {
         Box::new(Batcher {
             batch: Vec::with_capacity(BATCH),
+            memo: WalkMemo::default(),
             opts: self.opts,
             visit: self.visit,
             warnings: self.warnings,
         })
     }
+}
+
+/// A walk of `root` as every walk of forgelint goes: hidden files seen, `.gitignore` obeyed
+/// (unless `no_ignore`; ripgrep's own `.ignore` files are not read), [`SKIPPED_DIRS`] never
+/// entered, links to folders not followed.
+pub(crate) fn walk_builder(root: &Path, no_ignore: bool) -> ignore::WalkBuilder {
+    let mut builder = ignore::WalkBuilder::new(root);
+    builder
+        .hidden(false)
+        .parents(true)
+        // `.gitignore` is the contract; ripgrep's own `.ignore` files are not read.
+        .ignore(false)
+        .git_ignore(!no_ignore)
+        .git_exclude(!no_ignore)
+        .git_global(!no_ignore)
+        .require_git(false)
+        .follow_links(false)
+        .filter_entry(|entry| {
+            !(entry.file_type().is_some_and(|t| t.is_dir())
+                && entry.depth() > 0
+                && SKIPPED_DIRS
+                    .iter()
+                    .any(|d| entry.file_name() == std::ffi::OsStr::new(d)))
+        });
+    builder
 }
 
 fn walk(
@@ -413,34 +446,18 @@ fn walk(
     out: &mut Discovery,
     visit: &(dyn Fn(Vec<Candidate>) + Sync),
 ) {
-    let mut builder = ignore::WalkBuilder::new(&roots[0]);
+    let mut builder = walk_builder(&roots[0], opts.no_ignore);
     for root in &roots[1..] {
         builder.add(root);
     }
-    builder
-        .hidden(false)
-        .parents(true)
-        // `.gitignore` is the contract; ripgrep's own `.ignore` files are not read.
-        .ignore(false)
-        .git_ignore(!opts.no_ignore)
-        .git_exclude(!opts.no_ignore)
-        .git_global(!opts.no_ignore)
-        .require_git(false)
-        .follow_links(false)
-        .threads(opts.threads.max(1))
-        .filter_entry(|entry| {
-            !(entry.file_type().is_some_and(|t| t.is_dir())
-                && entry.depth() > 0
-                && SKIPPED_DIRS
-                    .iter()
-                    .any(|d| entry.file_name() == std::ffi::OsStr::new(d)))
-        });
+    builder.threads(opts.threads.max(1));
     let warnings = Mutex::new(Vec::new());
     if opts.threads <= 1 {
         // One walker thread: the sequential walker, which keeps a stack of open folders
         // instead of passing every entry through a work-stealing queue.
         let mut batcher = Batcher {
             batch: Vec::with_capacity(BATCH),
+            memo: WalkMemo::default(),
             opts,
             visit,
             warnings: &warnings,

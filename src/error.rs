@@ -172,31 +172,26 @@ pub fn suggest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) ->
         .map(|(_, c)| c)
 }
 
-/// The one candidate close to `word` (as [`suggest`] judges closeness), if exactly one is.
-pub fn suggest_only<'a>(
-    word: &str,
-    candidates: impl IntoIterator<Item = &'a str>,
-) -> Option<&'a str> {
-    let lower = word.to_lowercase();
-    let mut close = candidates
-        .into_iter()
-        .filter(|c| strsim::jaro_winkler(&lower, &c.to_lowercase()) >= 0.8);
-    let first = close.next()?;
-    close.next().is_none().then_some(first)
+/// Recent answers of [`suggestions`], by the word and a hash of the candidates' text (not
+/// their address, which a later list may reuse). A worker keeps its own for a run
+/// (its scratch).
+#[derive(Default)]
+pub struct Suggestions {
+    answers: std::collections::HashMap<(u64, String), (Option<usize>, Option<usize>)>,
 }
 
-/// [`suggest`] and [`suggest_only`] of `word` among `candidates` at once, from one scoring of
-/// each candidate. An audit meets the same unknown keys in spec after spec, and scoring a key
-/// against every allowed one costs more than the rest of its finding: recent answers are kept
-/// per thread, by the word and a hash of the candidates' text (not their address, which a
-/// later list may reuse).
-pub fn suggestions<'a>(word: &str, candidates: &'a [String]) -> (Option<&'a str>, Option<&'a str>) {
-    type Answer = (Option<usize>, Option<usize>);
-    thread_local! {
-        static RECENT: std::cell::RefCell<std::collections::HashMap<(u64, String), Answer>> =
-            std::cell::RefCell::default();
-    }
-    const KEPT: usize = 4096;
+/// Answers kept before [`Suggestions`] starts over.
+const KEPT_SUGGESTIONS: usize = 4096;
+
+/// [`suggest`] of `word` among `candidates`, and the one close candidate if exactly one is, at
+/// once, from one scoring of each candidate. An audit meets the same unknown keys in spec
+/// after spec, and scoring a key against every allowed one costs more than the rest of its
+/// finding: recent answers are kept in `kept`.
+pub fn suggestions<'a>(
+    word: &str,
+    candidates: &'a [String],
+    kept: &mut Suggestions,
+) -> (Option<&'a str>, Option<&'a str>) {
     let mut hash = crate::diagnostic::Fnv::default();
     for c in candidates {
         std::hash::Hasher::write(&mut hash, c.as_bytes());
@@ -204,8 +199,7 @@ pub fn suggestions<'a>(word: &str, candidates: &'a [String]) -> (Option<&'a str>
     }
     let list = std::hash::Hasher::finish(&hash);
     let pick = |i: Option<usize>| i.and_then(|i| candidates.get(i)).map(String::as_str);
-    let cached = RECENT.with(|r| r.borrow().get(&(list, word.to_string())).copied());
-    if let Some((best, only)) = cached {
+    if let Some(&(best, only)) = kept.answers.get(&(list, word.to_string())) {
         return (pick(best), pick(only));
     }
     let lower = word.to_lowercase();
@@ -221,13 +215,10 @@ pub fn suggestions<'a>(word: &str, candidates: &'a [String]) -> (Option<&'a str>
         .max_by(|a, b| a.0.total_cmp(&b.0))
         .map(|(_, i)| i);
     let only = (close.len() == 1).then(|| close[0].1);
-    RECENT.with(|r| {
-        let mut recent = r.borrow_mut();
-        if recent.len() >= KEPT {
-            recent.clear();
-        }
-        recent.insert((list, word.to_string()), (best, only));
-    });
+    if kept.answers.len() >= KEPT_SUGGESTIONS {
+        kept.answers.clear();
+    }
+    kept.answers.insert((list, word.to_string()), (best, only));
     (pick(best), pick(only))
 }
 
@@ -309,6 +300,19 @@ impl Error {
 mod tests {
     use super::*;
 
+    /// The one candidate close to `word` (as [`suggest`] judges closeness), if exactly one is.
+    pub fn suggest_only<'a>(
+        word: &str,
+        candidates: impl IntoIterator<Item = &'a str>,
+    ) -> Option<&'a str> {
+        let lower = word.to_lowercase();
+        let mut close = candidates
+            .into_iter()
+            .filter(|c| strsim::jaro_winkler(&lower, &c.to_lowercase()) >= 0.8);
+        let first = close.next()?;
+        close.next().is_none().then_some(first)
+    }
+
     /// The answers kept from one call are those a fresh scoring gives, for the list they were
     /// made from only.
     #[test]
@@ -324,6 +328,7 @@ mod tests {
         .map(String::from)
         .to_vec();
         let other: Vec<String> = ["metadat", "kinds"].map(String::from).to_vec();
+        let mut kept = Suggestions::default();
         for word in [
             "metdata",
             "kindd",
@@ -339,8 +344,8 @@ mod tests {
                     suggest(word, list.iter().map(String::as_str)),
                     suggest_only(word, list.iter().map(String::as_str)),
                 );
-                assert_eq!(suggestions(word, list), fresh, "{word}");
-                assert_eq!(suggestions(word, list), fresh, "{word}, kept");
+                assert_eq!(suggestions(word, list, &mut kept), fresh, "{word}");
+                assert_eq!(suggestions(word, list, &mut kept), fresh, "{word}, kept");
             }
         }
     }

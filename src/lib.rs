@@ -11,60 +11,60 @@
 // Output goes through the `Env` streams (tests run in-process), never straight to the terminal.
 #![warn(clippy::print_stdout, clippy::print_stderr)]
 
-pub mod atomic_write;
-pub mod baseline;
-pub mod cases;
+pub(crate) mod atomic_write;
+pub(crate) mod baseline;
+pub mod case_runner;
 pub mod catalog;
-pub mod check;
+pub(crate) mod check;
 pub mod cli;
-pub mod collect;
-pub mod commands;
+pub(crate) mod collect;
+pub(crate) mod commands;
 pub mod config;
-pub mod configs;
 pub mod diagnostic;
 pub mod discover;
 pub mod engine;
-pub mod error;
+pub(crate) mod env;
+pub(crate) mod error;
 pub mod escape;
 pub mod experiment;
 pub mod fix;
 pub mod formats;
-pub mod handoff;
+pub(crate) mod handoff;
 pub mod history;
 pub mod json;
-pub mod lsp;
-pub mod merge;
-pub mod paths;
-pub mod platform;
-pub mod process;
+pub(crate) mod lsp;
+pub(crate) mod merge;
+pub(crate) mod paths;
+pub mod platform_facts;
 pub mod project;
 pub mod read;
-pub mod report;
+pub(crate) mod recent;
+pub(crate) mod report;
 pub mod ruledoc;
 pub mod rules;
 pub mod schema;
+pub mod scratch;
 pub mod select;
-pub mod shard;
-pub mod source;
+pub(crate) mod shard;
 pub mod text;
 
 use check::check;
-pub use check::load_settings;
 use cli::{Cli, Command};
+pub use env::{Env, ExitStatus};
 pub use error::Error;
-pub use process::{Env, ExitStatus};
 
 pub fn run(cli: Cli, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
     match cli.command {
-        Some(Command::Check(args)) => check(*args, env),
+        Some(Command::Check(args)) => check(check::Options::from_args(*args, env)?, env),
         Some(Command::Rules(args)) => commands::rules(args, env),
         Some(Command::Explain(args)) => commands::explain(args, env),
         Some(Command::TestRules(args)) => commands::test_rules(args, env),
         Some(Command::Init) => commands::init(env),
         Some(Command::Completions(args)) => commands::completions(args, env),
-        Some(Command::Schema(args)) => schema::command(args, env),
-        Some(Command::Lsp(args)) => lsp::run(args, env),
-        Some(Command::Merge(args)) => merge::merge(args, env),
-        None => check(cli.check, env),
+        Some(Command::Schema(args)) => commands::schema(args, env),
+        // `--stdio` is the only transport: accepted, nothing to decide.
+        Some(Command::Lsp(_)) => lsp::run(env),
+        Some(Command::Merge(args)) => commands::merge(args, env),
+        None => check(check::Options::from_args(cli.check, env)?, env),
     }
 }

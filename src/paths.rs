@@ -21,14 +21,17 @@ pub fn normalize(path: &Path, cwd: &Path) -> PathBuf {
 
 /// `path` relative to `base` (the config's folder), for glob matching; as given when outside it.
 pub fn relative_to<'p>(path: &'p Path, base: &Path, cwd: &Path) -> std::borrow::Cow<'p, Path> {
-    use std::os::unix::ffi::OsStrExt;
     // Runs for every file: bytes first, components only when they may differ.
     let clean = without_leading_dot(path);
-    let simple = !clean.as_os_str().as_bytes().windows(2).any(|w| w == b"..")
+    let simple = !clean
+        .as_os_str()
+        .as_encoded_bytes()
+        .windows(2)
+        .any(|w| w == b"..")
         || !clean
             .components()
             .any(|c| matches!(c, std::path::Component::ParentDir));
-    let base_is_cwd = matches!(base.as_os_str().as_bytes(), b"." | b"./")
+    let base_is_cwd = matches!(base.as_os_str().as_encoded_bytes(), b"." | b"./")
         || base.as_os_str() == cwd.as_os_str()
         || base == Path::new(".")
         || base == cwd;
@@ -44,26 +47,201 @@ pub fn relative_to<'p>(path: &'p Path, base: &Path, cwd: &Path) -> std::borrow::
 
 /// `path.strip_prefix(".")` (or `path` when that fails), from the bytes when they tell.
 fn without_leading_dot(path: &Path) -> &Path {
-    use std::os::unix::ffi::OsStrExt;
-    let bytes = path.as_os_str().as_bytes();
+    let bytes = path.as_os_str().as_encoded_bytes();
     match bytes {
         [b'.'] => Path::new(""),
-        [b'.', b'/', rest @ ..] => {
-            let rest = &rest[rest.iter().take_while(|&&b| b == b'/').count()..];
-            if rest.starts_with(b"./") || rest == b"." {
+        [b'.', slash, rest @ ..] if is_separator(*slash) => {
+            let rest = &rest[rest.iter().take_while(|&&b| is_separator(b)).count()..];
+            let dot_again =
+                rest.first() == Some(&b'.') && rest.get(1).is_none_or(|&b| is_separator(b));
+            if dot_again {
                 // `././x`: components drop every `.`; leave that to them.
                 path.strip_prefix(".").unwrap_or(path)
             } else {
-                Path::new(std::ffi::OsStr::from_bytes(rest))
+                // SAFETY: `rest` is the encoded bytes of `path` after ASCII characters (`.` and
+                // separators), a split `OsStr::from_encoded_bytes_unchecked` allows.
+                Path::new(unsafe { std::ffi::OsStr::from_encoded_bytes_unchecked(rest) })
             }
         }
         _ => path,
     }
 }
 
+/// A glob of a config or rule file, as both compile them: `*` never crosses a `/`. The error
+/// is what to tell the user, for the caller to place at the pattern's own span.
+pub fn glob(pattern: &str) -> Result<globset::Glob, String> {
+    globset::GlobBuilder::new(pattern)
+        .literal_separator(true)
+        .build()
+        .map_err(|e| format!("bad glob: {}", e.kind()))
+}
+
+/// The set of `patterns` (each with what places its errors, its span), compiled with [`glob`].
+/// An error names the pattern's place, or none when the set as a whole fails.
+pub fn glob_set<'a, P: Clone + 'a>(
+    patterns: impl IntoIterator<Item = (&'a str, P)>,
+) -> Result<globset::GlobSet, (Option<P>, String)> {
+    let mut builder = globset::GlobSetBuilder::new();
+    for (pattern, place) in patterns {
+        builder.add(glob(pattern).map_err(|message| (Some(place), message))?);
+    }
+    builder.build().map_err(|e| (None, e.to_string()))
+}
+
+/// Whether the byte `b` of a path's encoded bytes separates components: `/`, and `\` on
+/// Windows.
+pub fn is_separator(b: u8) -> bool {
+    b == b'/' || (cfg!(windows) && b == b'\\')
+}
+
+/// How a finding names the file at `path`, in every format: as given, with `/` between its
+/// components on every platform. SARIF URIs, GitHub annotations and the other machine formats
+/// need `/`, and a file is named alike on Windows and elsewhere (SARIF fingerprints agree).
+/// Every path that becomes a finding's file goes through here.
+pub fn shown(path: &Path) -> std::sync::Arc<str> {
+    std::sync::Arc::from(slashed(&path.to_string_lossy(), cfg!(windows)).as_ref())
+}
+
+/// A path's `text` with `/` between its components: when `windows`, its `\` are separators
+/// (elsewhere a `\` is part of a name) and the `\\?\` prefix of an extended-length path,
+/// which `canonicalize` gives, is dropped where the plain path means the same file.
+fn slashed(text: &str, windows: bool) -> std::borrow::Cow<'_, str> {
+    if !windows || !text.contains('\\') {
+        return text.into();
+    }
+    let plain = if let Some(unc) = text.strip_prefix(r"\\?\UNC\") {
+        // `\\?\UNC\server\share\x` is `\\server\share\x`.
+        format!(r"\\{unc}")
+    } else {
+        match text.strip_prefix(r"\\?\") {
+            Some(rest) if has_drive(rest) => rest.to_string(),
+            _ => text.to_string(),
+        }
+    };
+    plain.replace('\\', "/").into()
+}
+
+/// The `file:` URI of an absolute path, every byte outside RFC 3986's unreserved set (and `/`)
+/// percent-encoded: on Windows with `/` for `\` and a drive after a `/`, its `:` kept
+/// (`file:///C:/x`), as editors write it.
+pub fn file_uri(path: &Path) -> String {
+    if cfg!(windows) {
+        file_uri_of(slashed(&path.to_string_lossy(), true).as_bytes(), true)
+    } else {
+        file_uri_of(path.as_os_str().as_encoded_bytes(), false)
+    }
+}
+
+/// [`file_uri`] of a path's bytes, `/`-separated; `windows`: it may start with a drive.
+fn file_uri_of(mut bytes: &[u8], windows: bool) -> String {
+    let mut out = String::from("file:");
+    match bytes {
+        [letter, b':', rest @ ..] if windows && letter.is_ascii_alphabetic() => {
+            out.extend(['/', '/', '/', char::from(*letter), ':']);
+            bytes = rest;
+        }
+        // `//server/share/x` (UNC) is `file://server/share/x`.
+        [b'/', b'/', ..] if windows => {}
+        [b'/', ..] => out.push_str("//"),
+        _ => out.push_str("///"),
+    }
+    for &b in bytes {
+        if b.is_ascii_alphanumeric() || b"-._~/".contains(&b) {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// Whether `text` starts with a drive, `C:\`.
+fn has_drive(text: &str) -> bool {
+    matches!(text.as_bytes(), [letter, b':', b'\\', ..] if letter.is_ascii_alphabetic())
+}
+
+/// What a file that is neither a regular file nor a folder is: "a FIFO", "a socket", ...
+#[cfg(unix)]
+pub fn special_kind(ft: &std::fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if ft.is_fifo() {
+        "a FIFO"
+    } else if ft.is_socket() {
+        "a socket"
+    } else if ft.is_char_device() {
+        "a character device"
+    } else if ft.is_block_device() {
+        "a block device"
+    } else {
+        "a special file"
+    }
+}
+
+/// What a file that is neither a regular file nor a folder is: Windows tells no more.
+#[cfg(not(unix))]
+pub fn special_kind(_: &std::fs::FileType) -> &'static str {
+    "a special file"
+}
+
 #[cfg(test)]
 mod tests {
     use std::path::Path;
+
+    /// Windows paths in every form a run meets are named with `/`; elsewhere a `\` is kept,
+    /// as part of a file's name.
+    #[test]
+    fn shown_paths_use_forward_slashes() {
+        for (windows, expected) in [
+            (r"exp\jobspec.json", "exp/jobspec.json"),
+            (r".\exp\jobspec.json", "./exp/jobspec.json"),
+            (r"C:\work\exp\jobspec.json", "C:/work/exp/jobspec.json"),
+            (r"\\?\C:\work\jobspec.json", "C:/work/jobspec.json"),
+            (r"\\?\UNC\server\share\x.json", "//server/share/x.json"),
+            (r"\\server\share\x.json", "//server/share/x.json"),
+            (r"\\?\Volume{1234}\x.json", "//?/Volume{1234}/x.json"),
+            ("exp/mixed\\jobspec.json", "exp/mixed/jobspec.json"),
+            ("a/b.json", "a/b.json"),
+        ] {
+            assert_eq!(super::slashed(windows, true), expected, "{windows}");
+        }
+        for name in [r"exp\jobspec.json", r"a\\b", "a/b.json"] {
+            assert_eq!(super::slashed(name, false), name);
+        }
+        #[cfg(not(windows))]
+        assert_eq!(
+            &*super::shown(Path::new(r"odd\name.json")),
+            r"odd\name.json"
+        );
+        #[cfg(windows)]
+        assert_eq!(&*super::shown(Path::new(r"exp\name.json")), "exp/name.json");
+    }
+
+    /// Windows paths make the URIs editors send: the drive after a `/`, `:` kept, a UNC
+    /// path's server as the authority. Elsewhere a `\` and a `:` are bytes of a name.
+    #[test]
+    fn file_uris_of_windows_and_unix_paths() {
+        for (path, uri) in [
+            (
+                r"C:\work\exp one\jobspec.json",
+                "file:///C:/work/exp%20one/jobspec.json",
+            ),
+            (r"\\?\d:\work\x.json", "file:///d:/work/x.json"),
+            (r"\\server\share\x.json", "file://server/share/x.json"),
+            ("/work/x.json", "file:///work/x.json"),
+        ] {
+            let slashed = super::slashed(path, true);
+            assert_eq!(super::file_uri_of(slashed.as_bytes(), true), uri, "{path}");
+        }
+        for (path, uri) in [
+            (&b"/a\\b:c/\xff%"[..], "file:///a%5Cb%3Ac/%FF%25"),
+            (b"/", "file:///"),
+            (b"c:/x", "file:///c%3A/x"),
+        ] {
+            assert_eq!(super::file_uri_of(path, false), uri);
+        }
+        #[cfg(unix)]
+        assert_eq!(super::file_uri(Path::new("/a b")), "file:///a%20b");
+    }
 
     #[test]
     fn leading_dots_are_dropped_like_strip_prefix() {
@@ -92,6 +270,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(unix)] // Unix absolute paths: on Windows they name no drive.
     fn relative_paths_against_the_current_folder() {
         let cwd = Path::new("/w/repo");
         for (path, base, expected) in [

@@ -1,125 +1,76 @@
 //! The project a spec belongs to: its root folder and the directories under it, asked once per
 //! run and answered from per-worker memory after that.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
 
+use crate::json::Document;
+use crate::recent::Recent;
 use crate::rules::eval::ProjectFs;
+use crate::rules::functions::path_escape;
 
 /// File-system facts asked once per run: thousands of specs name the same few directories and
-/// live in the same few git work trees. Each worker answers repeated questions from a map of its
-/// own (no lock, no cache line shared with the other workers); the shared maps make sure each
-/// folder is looked at once.
+/// live in the same few git work trees. Each worker answers repeated questions from a
+/// [`DirMemo`] of its own (no lock, no cache line shared with the other workers); the shared
+/// maps make sure each folder is looked at once.
+#[derive(Default)]
 pub struct DirCache {
-    /// Tells this cache's entries in a worker's map from those of an earlier run's cache.
-    id: u64,
     /// Per project root: whether each relative path asked about is a directory.
     known: RwLock<HashMap<PathBuf, HashMap<String, bool>>>,
     git_roots: RwLock<HashMap<PathBuf, Option<Arc<Path>>>>,
 }
 
-impl Default for DirCache {
-    fn default() -> DirCache {
-        static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-        DirCache {
-            id: NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
-            known: RwLock::default(),
-            git_roots: RwLock::default(),
-        }
-    }
-}
-
-/// A worker's own copy of the answers it got from a [`DirCache`] (the one with the id). Roots
-/// are keyed by their bytes: hashing a `Path` walks its components.
+/// A worker's own copy of the answers it got from the run's [`DirCache`]. Roots are keyed by
+/// their bytes: hashing a `Path` walks its components.
 #[derive(Default)]
-struct LocalDirs {
-    id: u64,
+pub struct DirMemo {
     known: HashMap<std::ffi::OsString, HashMap<String, bool>>,
-    /// The latest answers, most recent first: specs name the same few experiments, and comparing
-    /// a few short byte strings costs less than hashing two (SipHash stays for the map, whose
-    /// keys come from the files).
-    recent: Vec<RecentDir>,
+    /// The latest answers: specs name the same few experiments, and comparing a few short
+    /// byte strings costs less than hashing two (SipHash stays for the map, whose keys come
+    /// from the files).
+    recent: Recent<(std::ffi::OsString, String), bool, RECENT_DIRS>,
 }
 
-struct RecentDir {
-    root: std::ffi::OsString,
-    relative: String,
-    is_dir: bool,
-}
-
-/// How many answers [`LocalDirs::recent`] keeps.
+/// How many answers [`DirMemo::recent`] keeps.
 const RECENT_DIRS: usize = 16;
 
-thread_local! {
-    static LOCAL_DIRS: std::cell::RefCell<LocalDirs> = std::cell::RefCell::default();
-}
-
-impl LocalDirs {
-    fn recent(&mut self, root: &[u8], relative: &str) -> Option<bool> {
-        use std::os::unix::ffi::OsStrExt;
-        let at = self.recent.iter().position(|r| {
-            crate::json::same_key(r.relative.as_bytes(), relative.as_bytes())
-                && crate::json::same_key(r.root.as_bytes(), root)
-        })?;
-        let is_dir = self.recent[at].is_dir;
-        // Move to front, so the commonest answers are found first.
-        self.recent[..=at].rotate_right(1);
-        Some(is_dir)
-    }
-
-    fn remember(&mut self, root: &std::ffi::OsStr, relative: &str, is_dir: bool) {
-        if self.recent.len() == RECENT_DIRS {
-            self.recent.pop();
-        }
-        self.recent.insert(
-            0,
-            RecentDir {
-                root: root.to_os_string(),
-                relative: relative.to_string(),
-                is_dir,
-            },
-        );
-    }
-}
-
 impl DirCache {
-    /// Is `relative` (below `root`) a directory?
-    pub fn is_dir(&self, root: &Path, relative: &str) -> bool {
-        use std::os::unix::ffi::OsStrExt;
-        LOCAL_DIRS.with(|cell| {
-            let Ok(mut local) = cell.try_borrow_mut() else {
-                return self.shared_is_dir(root, relative);
-            };
-            if local.id != self.id {
-                *local = LocalDirs {
-                    id: self.id,
-                    ..LocalDirs::default()
-                };
+    /// Is `relative` (below `root`) a directory? Asked of the worker's `memo` first.
+    pub fn is_dir(&self, root: &Path, relative: &str, memo: &RefCell<DirMemo>) -> bool {
+        let Ok(mut memo) = memo.try_borrow_mut() else {
+            return self.shared_is_dir(root, relative);
+        };
+        let bytes = root.as_os_str().as_encoded_bytes();
+        let recent = memo.recent.get(|(r, rel)| {
+            crate::json::same_key(rel.as_bytes(), relative.as_bytes())
+                && crate::json::same_key(r.as_encoded_bytes(), bytes)
+        });
+        if let Some(known) = recent {
+            return known;
+        }
+        let known = match memo
+            .known
+            .get(root.as_os_str())
+            .and_then(|r| r.get(relative))
+        {
+            Some(&known) => known,
+            None => {
+                let known = self.shared_is_dir(root, relative);
+                bound(&mut memo.known);
+                memo.known
+                    .entry(root.as_os_str().to_os_string())
+                    .or_default()
+                    .insert(relative.to_string(), known);
+                known
             }
-            if let Some(known) = local.recent(root.as_os_str().as_bytes(), relative) {
-                return known;
-            }
-            let known = match local
-                .known
-                .get(root.as_os_str())
-                .and_then(|r| r.get(relative))
-            {
-                Some(&known) => known,
-                None => {
-                    let known = self.shared_is_dir(root, relative);
-                    bound(&mut local.known);
-                    local
-                        .known
-                        .entry(root.as_os_str().to_os_string())
-                        .or_default()
-                        .insert(relative.to_string(), known);
-                    known
-                }
-            };
-            local.remember(root.as_os_str(), relative, known);
-            known
-        })
+        };
+        memo.recent.put(
+            (root.as_os_str().to_os_string(), relative.to_string()),
+            known,
+        );
+        known
     }
 
     fn shared_is_dir(&self, root: &Path, relative: &str) -> bool {
@@ -174,6 +125,8 @@ fn bound<K, V>(map: &mut HashMap<K, V>) {
 
 pub struct RealProject<'a> {
     pub spec: &'a Path,
+    /// The worker's memo of the cache's answers.
+    pub memo: &'a RefCell<DirMemo>,
     /// The folder of the spec's config file, absolute, if it has one.
     pub config_root: Option<&'a Arc<Path>>,
     pub cwd: &'a Path,
@@ -189,11 +142,41 @@ impl ProjectFs for RealProject<'_> {
         if let Some(root) = self.config_root {
             let outside = !self.cwd_mentions_starforge && !mentions_starforge(self.spec);
             if outside || !in_starforge(self.spec, self.cwd) {
-                return self.cache.is_dir(root, relative);
+                return self.cache.is_dir(root, relative, self.memo);
             }
         }
         let root = project_root(self.spec, self.config_root, self.cwd, self.cache);
-        self.cache.is_dir(&root, relative)
+        self.cache.is_dir(&root, relative, self.memo)
+    }
+}
+
+/// The experiment directory a spec names (`spec.source.exp`), found under its project root.
+pub struct ExperimentDir {
+    /// The folder, absolute.
+    pub dir: PathBuf,
+    /// The spec's project root, when the spec may be in its `.starforge` folder.
+    pub starforge_root: Option<Arc<Path>>,
+}
+
+impl RealProject<'_> {
+    /// The experiment directory the spec `doc` names, when it names one that exists under
+    /// its project root.
+    pub fn experiment_dir(&self, doc: &Document<'_>) -> Option<ExperimentDir> {
+        let spec = doc.get(doc.root(), "spec")?;
+        let source = doc.get(spec, "source")?;
+        let exp = doc.as_str(doc.get(source, "exp")?)?;
+        if exp.is_empty() || path_escape(exp).is_some() {
+            return None;
+        }
+        let root = project_root(self.spec, self.config_root, self.cwd, self.cache);
+        // Asked once already by source-exp-missing: the answer is cached.
+        if !self.cache.is_dir(&root, exp, self.memo) {
+            return None;
+        }
+        Some(ExperimentDir {
+            dir: crate::paths::normalize(&root.join(exp), self.cwd),
+            starforge_root: mentions_starforge(self.spec).then_some(root),
+        })
     }
 }
 
@@ -265,8 +248,7 @@ fn in_starforge(path: &Path, cwd: &Path) -> bool {
 /// the working directory, the spec is not in a `.starforge` folder: the folder's name would be
 /// part of one or the other. Cheaper than [`in_starforge`], which parses components.
 pub fn mentions_starforge(path: &Path) -> bool {
-    use std::os::unix::ffi::OsStrExt;
-    let bytes = path.as_os_str().as_bytes();
+    let bytes = path.as_os_str().as_encoded_bytes();
     memchr::memchr_iter(b'.', bytes).any(|at| bytes[at..].starts_with(b".starforge"))
 }
 
@@ -327,17 +309,18 @@ mod tests {
         }
         std::fs::create_dir_all(&b).unwrap();
         let cache = DirCache::default();
+        let memo = RefCell::default();
         for _ in 0..3 {
             for i in 0..24 {
                 let rel = format!("exp-{i:02}");
-                assert_eq!(cache.is_dir(&a, &rel), i % 2 == 0, "{rel} in a");
-                assert!(!cache.is_dir(&b, &rel), "{rel} in b");
+                assert_eq!(cache.is_dir(&a, &rel, &memo), i % 2 == 0, "{rel} in a");
+                assert!(!cache.is_dir(&b, &rel, &memo), "{rel} in b");
             }
         }
-        // A new cache (a new run) does not reuse the answers: the folder has changed.
+        // A new cache and memo (a new run) do not reuse the answers: the folder has changed.
         std::fs::create_dir_all(b.join("exp-01")).unwrap();
-        assert!(!cache.is_dir(&b, "exp-01"));
-        assert!(DirCache::default().is_dir(&b, "exp-01"));
+        assert!(!cache.is_dir(&b, "exp-01", &memo));
+        assert!(DirCache::default().is_dir(&b, "exp-01", &RefCell::default()));
         std::fs::remove_dir_all(&base).ok();
     }
 }

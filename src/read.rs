@@ -31,17 +31,38 @@ pub fn read_text(path: &Path) -> std::io::Result<String> {
 /// Reads at most `MAX_FILE_SIZE + 1` bytes of a regular file into `bytes`, which is emptied
 /// first and keeps its capacity: a worker reads thousands of files into one buffer.
 pub fn read_bounded_into(path: &Path, bytes: &mut Vec<u8>) -> std::io::Result<()> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(OPEN_FLAGS)
-        .open(path)?;
-    read_opened(file, short_read_ends_file(folder_of(path)), bytes)
+    let (file, fills) = open_by_path(path)?;
+    read_opened(file, fills, bytes)
 }
 
-/// Non-blocking: a file swapped for a FIFO or a device after discovery must not hang the run
-/// (open(2) on a FIFO without a writer blocks).
+/// Opens the file at `path` by its whole path, and says whether a short read ends it.
+fn open_by_path(path: &Path) -> std::io::Result<(std::fs::File, bool)> {
+    #[cfg(unix)]
+    let file = open_non_blocking(path)?;
+    #[cfg(not(unix))]
+    let file = portable::open_regular(path)?;
+    Ok((file, short_read_ends_file(folder_of(path))))
+}
+
+/// Opens `path` for reading without waiting: a file swapped for a FIFO or a device after
+/// discovery must not hang the run (open(2) on a FIFO without a writer blocks). What it is
+/// shows in the read ([`read_opened`]).
+#[cfg(unix)]
+fn open_non_blocking(path: &Path) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(OPEN_FLAGS)
+        .open(path)
+}
+
+#[cfg(unix)]
 const OPEN_FLAGS: libc::c_int = libc::O_NONBLOCK | libc::O_NOCTTY;
+
+/// The error for what is not a regular file where one was found.
+fn not_regular() -> std::io::Error {
+    std::io::Error::other("not a regular file (it changed since it was found); it was not read")
+}
 
 /// The folder that holds `path` (`.` for a bare name).
 fn folder_of(path: &Path) -> &Path {
@@ -70,9 +91,7 @@ fn read_opened(mut file: std::fs::File, fills: bool, bytes: &mut Vec<u8>) -> std
         let metadata = file.metadata()?;
         if !metadata.is_file() {
             bytes.clear();
-            return Err(std::io::Error::other(
-                "not a regular file (it changed since it was found); it was not read",
-            ));
+            return Err(not_regular());
         }
         if filled && room < limit {
             // Sized from the file's length: one allocation, not a chain of doublings.
@@ -88,6 +107,7 @@ fn read_opened(mut file: std::fs::File, fills: bool, bytes: &mut Vec<u8>) -> std
 /// the whole file when it stops short of that room (the caller knows a short read ends the
 /// file); after a full or empty read, goes on as `read_to_end` would.
 /// Most specs fit: this saves the second read that only finds the end, one system call a file.
+#[cfg(unix)]
 fn read_once(file: &mut std::fs::File, bytes: &mut Vec<u8>, room: u64) -> std::io::Result<usize> {
     use std::os::fd::AsRawFd;
     bytes.reserve(usize::try_from(room).unwrap_or(usize::MAX).min(FIRST_READ));
@@ -119,23 +139,9 @@ fn read_once(file: &mut std::fs::File, bytes: &mut Vec<u8>, room: u64) -> std::i
 /// Whether a read shorter than asked means the end of a regular file in `dir`. It does on the
 /// local file systems that serve reads from the page cache: Linux fills a read up to the end
 /// of the file. FUSE, network and pseudo file systems promise less, and their files are read
-/// until a read returns nothing. Asked once per folder a thread moves to.
+/// until a read returns nothing. A lint worker asks once per folder it moves to ([`Reader`]).
 fn short_read_ends_file(dir: &Path) -> bool {
-    thread_local! {
-        static LAST: std::cell::RefCell<Option<(std::path::PathBuf, bool)>> =
-            const { std::cell::RefCell::new(None) };
-    }
-    LAST.with(|last| {
-        let mut last = last.borrow_mut();
-        match &*last {
-            Some((known, fills)) if known.as_os_str() == dir.as_os_str() => *fills,
-            _ => {
-                let fills = file_system_of(dir).is_some_and(fills_reads);
-                *last = Some((dir.to_path_buf(), fills));
-                fills
-            }
-        }
-    })
+    file_system_of(dir).is_some_and(fills_reads)
 }
 
 /// The type (`f_type`, a magic number) of the file system that holds `dir`.
@@ -183,65 +189,61 @@ const FIRST_READ: usize = 16 * 1024;
 /// Read buffers larger than this (a large file) are not kept for the next file.
 const KEPT_READ_BUFFER: usize = 1 << 20;
 
-thread_local! {
-    /// A worker thread's read buffer, reused from one file to the next.
-    static READ_BUFFER: std::cell::Cell<Vec<u8>> = std::cell::Cell::default();
+/// A lint worker's reads: one buffer reused from one file to the next, and the folder it reads
+/// from now. Made per worker for one run (its scratch).
+#[derive(Default)]
+pub struct Reader {
+    buffer: Vec<u8>,
+    #[cfg(unix)]
+    folder: Option<Folder>,
 }
 
-/// Reads the file at `path` (see [`read_bounded_into`]) into the worker's buffer and hands
-/// the bytes, or the error, to `use_bytes`. For the lint workers: the file is opened in the
-/// thread's current folder (see [`Folder`]).
-pub fn with_file_bytes<R>(path: &Path, use_bytes: impl FnOnce(std::io::Result<&[u8]>) -> R) -> R {
-    let mut buffer = READ_BUFFER.with(|cell| cell.take());
-    if buffer.capacity() == 0 {
-        buffer.reserve(FIRST_READ);
+impl Reader {
+    /// Reads the file at `path` (see [`read_bounded_into`]) into the worker's buffer and hands
+    /// the bytes, or the error, to `use_bytes`. The file is opened in the current folder (see
+    /// `Folder`, on Unix).
+    pub fn with_file_bytes<R>(
+        &mut self,
+        path: &Path,
+        use_bytes: impl FnOnce(std::io::Result<&[u8]>) -> R,
+    ) -> R {
+        let mut buffer = std::mem::take(&mut self.buffer);
+        if buffer.capacity() == 0 {
+            buffer.reserve(FIRST_READ);
+        }
+        let read = self
+            .open_in_folder(path)
+            .and_then(|(file, fills)| read_opened(file, fills, &mut buffer));
+        let result = use_bytes(read.map(|()| buffer.as_slice()));
+        if buffer.capacity() <= KEPT_READ_BUFFER {
+            self.buffer = buffer;
+        }
+        result
     }
-    let read = open_in_folder(path).and_then(|(file, fills)| read_opened(file, fills, &mut buffer));
-    let result = use_bytes(read.map(|()| buffer.as_slice()));
-    if buffer.capacity() <= KEPT_READ_BUFFER {
-        READ_BUFFER.with(|cell| cell.set(buffer));
+
+    /// Where files cannot be opened relative to a folder handle: each by its path.
+    #[cfg(not(unix))]
+    fn open_in_folder(&mut self, path: &Path) -> std::io::Result<(std::fs::File, bool)> {
+        open_by_path(path)
     }
-    result
-}
 
-/// The folder a lint worker reads from now: the files of a walk come folder by folder.
-///
-/// Its files are opened relative to it, which looks up one name instead of every folder on
-/// the path (the folders' lookups were about 4% of a 100,000-spec run's CPU). Kept per thread
-/// for one run's workers (the pool's threads end with the run), so a folder replaced between
-/// runs is never read through a stale handle. Within a run, a file the handle does not find
-/// (its folder deleted and made again) is opened by its path; a folder renamed away while the
-/// run reads it is still read through the handle, as if the rename came after.
-struct Folder {
-    path: std::path::PathBuf,
-    /// A read shorter than asked ends a regular file here (see [`short_read_ends_file`]).
-    fills: bool,
-    /// The folder, opened for lookups only; `None` where it could not be opened.
-    handle: Option<std::os::fd::OwnedFd>,
-}
-
-thread_local! {
-    static FOLDER: std::cell::RefCell<Option<Folder>> = const { std::cell::RefCell::new(None) };
-}
-
-/// Opens the file at `path` for reading, and says whether a short read ends it.
-fn open_in_folder(path: &Path) -> std::io::Result<(std::fs::File, bool)> {
-    use std::os::unix::ffi::OsStrExt;
-    // Split at the last `/` by hand: `Path::parent` and `Path::file_name` parse components,
-    // which showed in the profile. The name after the last `/` opened in the folder before it
-    // is the file the whole path opens.
-    let bytes = path.as_os_str().as_bytes();
-    let (dir, name) = match memchr::memrchr(b'/', bytes) {
-        Some(0) => (Path::new("/"), &bytes[1..]),
-        Some(slash) => (
-            Path::new(std::ffi::OsStr::from_bytes(&bytes[..slash])),
-            &bytes[slash + 1..],
-        ),
-        None => (Path::new("."), bytes),
-    };
-    FOLDER.with(|folder| {
-        let mut folder = folder.borrow_mut();
-        let folder = match &mut *folder {
+    /// Opens the file at `path` for reading, and says whether a short read ends it.
+    #[cfg(unix)]
+    fn open_in_folder(&mut self, path: &Path) -> std::io::Result<(std::fs::File, bool)> {
+        use std::os::unix::ffi::OsStrExt;
+        // Split at the last `/` by hand: `Path::parent` and `Path::file_name` parse components,
+        // which showed in the profile. The name after the last `/` opened in the folder before it
+        // is the file the whole path opens.
+        let bytes = path.as_os_str().as_bytes();
+        let (dir, name) = match memchr::memrchr(b'/', bytes) {
+            Some(0) => (Path::new("/"), &bytes[1..]),
+            Some(slash) => (
+                Path::new(std::ffi::OsStr::from_bytes(&bytes[..slash])),
+                &bytes[slash + 1..],
+            ),
+            None => (Path::new("."), bytes),
+        };
+        let folder = match &mut self.folder {
             Some(known) if known.path.as_os_str() == dir.as_os_str() => known,
             other => other.insert(Folder {
                 path: dir.to_path_buf(),
@@ -261,16 +263,29 @@ fn open_in_folder(path: &Path) -> std::io::Result<(std::fs::File, bool)> {
                 return Ok((file, folder.fills));
             }
         }
-        use std::os::unix::fs::OpenOptionsExt;
-        let file = std::fs::OpenOptions::new()
-            .read(true)
-            .custom_flags(OPEN_FLAGS)
-            .open(path)?;
-        Ok((file, folder.fills))
-    })
+        Ok((open_non_blocking(path)?, folder.fills))
+    }
+}
+
+/// The folder a lint worker reads from now: the files of a walk come folder by folder.
+///
+/// Its files are opened relative to it, which looks up one name instead of every folder on
+/// the path (the folders' lookups were about 4% of a 100,000-spec run's CPU). Kept by a
+/// worker's [`Reader`] for one run, so a folder replaced between runs is never read through a
+/// stale handle. Within a run, a file the handle does not find (its folder deleted and made
+/// again) is opened by its path; a folder renamed away while the run reads it is still read
+/// through the handle, as if the rename came after.
+#[cfg(unix)]
+struct Folder {
+    path: std::path::PathBuf,
+    /// A read shorter than asked ends a regular file here (see [`short_read_ends_file`]).
+    fills: bool,
+    /// The folder, opened for lookups only; `None` where it could not be opened.
+    handle: Option<std::os::fd::OwnedFd>,
 }
 
 /// Opens `name` in the folder `handle` for reading.
+#[cfg(unix)]
 fn open_at(handle: &std::os::fd::OwnedFd, name: &std::ffi::CStr) -> std::io::Result<std::fs::File> {
     use std::os::fd::{AsRawFd, FromRawFd};
     // SAFETY: an open folder and a NUL-terminated name, both alive for the call.
@@ -289,6 +304,7 @@ fn open_at(handle: &std::os::fd::OwnedFd, name: &std::ffi::CStr) -> std::io::Res
 }
 
 /// `dir` opened for lookups of its files, or `None`.
+#[cfg(unix)]
 fn open_folder(dir: &Path) -> Option<std::os::fd::OwnedFd> {
     use std::os::unix::fs::OpenOptionsExt;
     // Lookups only (no read permission needed) where the system has it.
@@ -303,6 +319,37 @@ fn open_folder(dir: &Path) -> Option<std::os::fd::OwnedFd> {
         .ok()
         .map(std::os::fd::OwnedFd::from)
 }
+
+/// The reads of a system without non-blocking opens or `openat` (Windows). Built for the tests
+/// on every system too, where they are checked against the Unix reads.
+#[cfg(any(test, not(unix)))]
+mod portable {
+    use std::io::Read;
+    use std::path::Path;
+
+    /// Opens `path` by its path if it is a regular file. What is not (a folder, a FIFO, a
+    /// device) is refused by its metadata before it is opened: an open that cannot be made
+    /// non-blocking could wait for a writer forever.
+    pub(super) fn open_regular(path: &Path) -> std::io::Result<std::fs::File> {
+        if !std::fs::metadata(path)?.is_file() {
+            return Err(super::not_regular());
+        }
+        std::fs::File::open(path)
+    }
+
+    /// Reads up to `room` bytes into `bytes`, to the end or the room (the Unix read's
+    /// contract, without its single system call).
+    pub(super) fn read_once(
+        file: &mut std::fs::File,
+        bytes: &mut Vec<u8>,
+        room: u64,
+    ) -> std::io::Result<usize> {
+        file.take(room).read_to_end(bytes)
+    }
+}
+
+#[cfg(not(unix))]
+use portable::read_once;
 
 #[cfg(test)]
 mod tests {
@@ -339,8 +386,70 @@ mod tests {
                 let want = (len as u64).min(room) as usize;
                 assert_eq!(read, want, "{len} bytes, room {room}");
                 assert!(bytes == text[..want], "{len} bytes, room {room}");
+                let mut portable_bytes = Vec::new();
+                let mut file = std::fs::File::open(&path).unwrap();
+                let read = portable::read_once(&mut file, &mut portable_bytes, room).unwrap();
+                assert_eq!(read, want, "{len} bytes, room {room}, portable");
+                assert!(
+                    portable_bytes == bytes,
+                    "{len} bytes, room {room}, portable"
+                );
+            }
+            // The portable open and read, into a reused buffer.
+            let file = portable::open_regular(&path).unwrap();
+            read_opened(file, false, &mut reused).unwrap();
+            assert!(reused == text, "{len} bytes, portable read");
+        }
+    }
+
+    /// The portable read refuses by metadata what the Unix read refuses once opened (a folder,
+    /// a FIFO without a writer, devices), with the same error, and neither waits on a FIFO.
+    #[test]
+    #[cfg(unix)]
+    fn portable_reads_refuse_what_unix_reads_refuse() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("swapped.json");
+        let c_path = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: a NUL-terminated path, alive for the call.
+        assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0);
+        let file = dir.path().join("spec.json");
+        std::fs::write(&file, "{}").unwrap();
+        let portable_read = |path: &Path| {
+            let mut bytes = Vec::new();
+            portable::open_regular(path).and_then(|f| read_opened(f, false, &mut bytes))?;
+            Ok::<_, std::io::Error>(bytes)
+        };
+        let outcome = |read: std::io::Result<Vec<u8>>| read.map_err(|e| (e.kind(), e.to_string()));
+        let mut paths = vec![
+            file.clone(),
+            fifo,
+            dir.path().to_path_buf(),
+            dir.path().join("missing.json"),
+        ];
+        paths.extend(
+            ["/dev/null", "/dev/zero"]
+                .map(std::path::PathBuf::from)
+                .into_iter()
+                .filter(|p| p.exists()),
+        );
+        // An open of the FIFO would wait for a writer: the refusal must come first. Asked on a
+        // thread, so a wait fails the test instead of hanging it.
+        let (sender, receiver) = std::sync::mpsc::channel();
+        let fifo = paths[1].clone();
+        std::thread::spawn(move || sender.send(portable::open_regular(&fifo).map(drop)));
+        let refused = receiver
+            .recv_timeout(std::time::Duration::from_secs(30))
+            .expect("the FIFO was opened, not refused")
+            .unwrap_err();
+        assert_eq!(refused.to_string(), not_regular().to_string());
+        for path in &paths {
+            let unix = outcome(read_bounded(path));
+            assert_eq!(outcome(portable_read(path)), unix, "{}", path.display());
+            if path != &file {
+                assert!(unix.is_err(), "{}", path.display());
             }
         }
+        assert_eq!(portable_read(&file).unwrap(), b"{}");
     }
 
     /// Short reads are trusted on the page-cache file systems only: not on FUSE, NFS, SMB or
@@ -364,7 +473,6 @@ mod tests {
         }
         if file_system_of(Path::new("/proc")) == Some(0x9FA0) {
             assert!(!short_read_ends_file(Path::new("/proc")));
-            // Asked again after another folder: the answer follows the folder.
             let here = std::env::temp_dir();
             let local = file_system_of(&here).is_some_and(fills_reads);
             assert_eq!(short_read_ends_file(&here), local);
@@ -378,7 +486,9 @@ mod tests {
     #[test]
     fn reads_through_the_kept_folder_follow_the_path() {
         let root = tempfile::tempdir().unwrap();
-        let read = |path: &Path| with_file_bytes(path, |bytes| bytes.map(<[u8]>::to_vec));
+        let mut reader = Reader::default();
+        let mut read =
+            |path: &Path| reader.with_file_bytes(path, |bytes| bytes.map(<[u8]>::to_vec));
         for dir in ["a", "b"] {
             std::fs::create_dir(root.path().join(dir)).unwrap();
             for name in ["x.json", "y.json"] {
@@ -413,7 +523,8 @@ mod tests {
         assert!(read(&root.path().join("b")).is_err());
         assert!(read(&root.path().join("b/")).is_err());
         // Spellings of one path that split at other places read the same file.
-        let spelled = |tail: &str| read(Path::new(&format!("{}/{tail}", root.path().display())));
+        let mut spelled =
+            |tail: &str| read(Path::new(&format!("{}/{tail}", root.path().display())));
         for tail in ["b//x.json", "b/./x.json", "a/../b/x.json", "./b/x.json"] {
             assert_eq!(spelled(tail).unwrap(), b"b/x.json", "{tail}");
         }

@@ -3,7 +3,7 @@
 //! failing cases as forgelint prints them (pinned per rule by a snapshot test, and shown on the
 //! page).
 
-use crate::cases::run_case;
+use crate::case_runner::run_case;
 use crate::rules::{Case, CaseSource, Rule, Target};
 
 /// What context a rule needs, for `forgelint rules` and the page's header.
@@ -31,8 +31,8 @@ pub fn rule_doc(rule: &Rule) -> String {
         out.push_str(&format!("\n## Why\n\n{}\n", rule.explanation));
     }
     let automatic = rule.fix_safety().map(|safety| match safety {
-        crate::fix::Safety::Safe => "`forgelint --fix` fixes it (a safe fix).".to_string(),
-        crate::fix::Safety::Unsafe => {
+        crate::diagnostic::Safety::Safe => "`forgelint --fix` fixes it (a safe fix).".to_string(),
+        crate::diagnostic::Safety::Unsafe => {
             "`forgelint --fix --unsafe-fixes` fixes it (an unsafe fix: it may change what the job does; `--diff` shows it first).".to_string()
         }
     });
@@ -164,7 +164,7 @@ fn spec_text(case: &Case) -> String {
         CaseSource::Patch(patch) => {
             let pretty = serde_json::from_str::<serde_json::Value>(patch)
                 .ok()
-                .and_then(|v| serde_json::to_string_pretty(&v).ok())
+                .map(|v| crate::json::writer::to_pretty_string(&v))
                 .unwrap_or_else(|| patch.clone());
             let removes = patch.contains("null");
             format!(

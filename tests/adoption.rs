@@ -1,6 +1,6 @@
 //! Adoption features: baselines, test-rules, init, select/ignore, severity overrides.
 
-mod common;
+use crate::common;
 
 use common::run_in;
 

@@ -12,7 +12,7 @@
 //! an unreadable file for non-root users) and `tests/formats.rs` (a hostile value in name, owner,
 //! corpus, a role key and a top-level key) are extended here, not repeated.
 
-mod common;
+use crate::common;
 
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -998,6 +998,7 @@ fn escapes_in_keys_are_decoded_before_keys_are_compared() {
 // ---------------------------------------------------------------------------------------------
 
 #[test]
+#[cfg(unix)]
 fn special_files_are_findings_and_the_other_files_are_still_linted() {
     use std::os::unix::fs::PermissionsExt;
     let tree = Tree::with_companion();
@@ -1118,9 +1119,9 @@ fn a_file_that_vanishes_after_discovery_cannot_be_read() {
     // run reports as an `invalid-json` finding ("cannot read the file: …").
     let tree = Tree::with_companion();
     tree.write("gone.jobspec.json", reference());
-    let settings = forgelint::load_settings(
-        &forgelint::cli::ConfigArgs {
-            no_config: true,
+    let settings = forgelint::config::load_settings(
+        &forgelint::config::ConfigSource {
+            none: true,
             ..Default::default()
         },
         tree.root(),
@@ -1143,7 +1144,7 @@ fn a_file_that_vanishes_after_discovery_cannot_be_read() {
         .find(|c| c.path.ends_with("gone.jobspec.json"))
         .unwrap();
     assert!(gone.problem.is_none() && gone.explicit);
-    let err = forgelint::engine::read_bounded(&gone.path).unwrap_err();
+    let err = forgelint::read::read_bounded(&gone.path).unwrap_err();
     assert_eq!(err.kind(), std::io::ErrorKind::NotFound);
 }
 
@@ -1162,13 +1163,13 @@ fn reading_what_replaced_a_regular_file_names_it_and_a_reused_buffer_holds_only_
     assert!(status.success());
     std::fs::create_dir(tree.path("folder.json")).unwrap();
     let mut buffer = Vec::new();
-    forgelint::engine::read_bounded_into(&tree.path("big.json"), &mut buffer).unwrap();
+    forgelint::read::read_bounded_into(&tree.path("big.json"), &mut buffer).unwrap();
     assert_eq!(buffer.len(), 40_000);
     // A file larger than the first read is sized from its length, not grown by doubling.
     assert!(buffer.capacity() < 48_000, "capacity {}", buffer.capacity());
-    forgelint::engine::read_bounded_into(&tree.path("small.json"), &mut buffer).unwrap();
+    forgelint::read::read_bounded_into(&tree.path("small.json"), &mut buffer).unwrap();
     assert_eq!(buffer, b"{}");
-    forgelint::engine::read_bounded_into(&tree.path("empty.json"), &mut buffer).unwrap();
+    forgelint::read::read_bounded_into(&tree.path("empty.json"), &mut buffer).unwrap();
     assert!(buffer.is_empty());
     let mut others = vec![tree.path("fifo.json"), tree.path("folder.json")];
     // (Some sandboxes make /dev/null a regular file.)
@@ -1176,7 +1177,7 @@ fn reading_what_replaced_a_regular_file_names_it_and_a_reused_buffer_holds_only_
         others.push(PathBuf::from("/dev/null"));
     }
     for path in others {
-        let err = match forgelint::engine::read_bounded_into(&path, &mut buffer) {
+        let err = match forgelint::read::read_bounded_into(&path, &mut buffer) {
             Ok(()) => panic!("{}: read as {} bytes", path.display(), buffer.len()),
             Err(e) => e,
         };
@@ -1187,7 +1188,7 @@ fn reading_what_replaced_a_regular_file_names_it_and_a_reused_buffer_holds_only_
         );
     }
     if std::fs::metadata("/dev/zero").is_ok_and(|m| !m.is_file()) {
-        let err = forgelint::engine::read_bounded(Path::new("/dev/zero")).unwrap_err();
+        let err = forgelint::read::read_bounded(Path::new("/dev/zero")).unwrap_err();
         assert!(err.to_string().contains("not a regular file"), "{err}");
     }
 }
@@ -1375,7 +1376,11 @@ fn a_panic_on_one_file_is_an_internal_error_finding_and_the_run_goes_on() {
 
 /// Every file under `root`: its bytes, modification time and mode.
 fn snapshot(root: &Path) -> Vec<(PathBuf, Vec<u8>, SystemTime, u32)> {
-    use std::os::unix::fs::PermissionsExt;
+    #[cfg(unix)]
+    let mode =
+        |meta: &std::fs::Metadata| std::os::unix::fs::PermissionsExt::mode(&meta.permissions());
+    #[cfg(not(unix))]
+    let mode = |meta: &std::fs::Metadata| u32::from(meta.permissions().readonly());
     let mut out = Vec::new();
     let mut stack = vec![root.to_path_buf()];
     while let Some(dir) = stack.pop() {
@@ -1389,7 +1394,7 @@ fn snapshot(root: &Path) -> Vec<(PathBuf, Vec<u8>, SystemTime, u32)> {
                     entry.path().strip_prefix(root).unwrap().to_path_buf(),
                     std::fs::read(entry.path()).unwrap(),
                     meta.modified().unwrap(),
-                    meta.permissions().mode(),
+                    mode(&meta),
                 ));
             }
         }
@@ -1785,6 +1790,7 @@ fn no_value_or_file_name_injects_a_command_or_an_escape_in_any_format() {
 }
 
 #[test]
+#[cfg(unix)]
 fn a_file_name_that_is_not_utf8_is_shown_lossily() {
     use std::os::unix::ffi::OsStrExt;
     let tree = Tree::with_companion();

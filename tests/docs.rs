@@ -1,7 +1,7 @@
 //! `docs/rules/<id>.md` (what SARIF's helpUri points at) is generated from the rule files and kept
 //! in sync here. Run with `FORGELINT_UPDATE_DOCS=1` to regenerate.
 
-use forgelint::commands::rule_doc;
+use forgelint::ruledoc::rule_doc;
 use forgelint::rules::RuleSet;
 
 #[test]
@@ -27,6 +27,6 @@ fn rule_docs_are_in_sync_with_the_rule_files() {
     );
     assert!(
         stale.is_empty(),
-        "stale docs (run FORGELINT_UPDATE_DOCS=1 cargo test --test docs): {stale:?}"
+        "stale docs (run FORGELINT_UPDATE_DOCS=1 cargo test --test tests docs::): {stale:?}"
     );
 }

@@ -9,11 +9,12 @@
 use std::sync::Arc;
 
 use forgelint::catalog::Catalog;
+use forgelint::diagnostic::Applicability;
 use forgelint::diagnostic::Finding;
-use forgelint::engine::{lint_bytes, Active, VirtualProject};
+use forgelint::engine::{lint_bytes, Active};
 use forgelint::fix::apply::fix_text;
-use forgelint::fix::Applicability;
-use forgelint::platform::Platform;
+use forgelint::platform_facts::Platform;
+use forgelint::project::VirtualProject;
 use forgelint::rules::{RuleSet, REFERENCE_CATALOG, REFERENCE_SPEC};
 use proptest::prelude::*;
 use serde_json::{json, Value};

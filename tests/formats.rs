@@ -3,10 +3,8 @@
 //! formats (JSON Lines, JUnit, GitLab) are checked further in `audit`; the config file formats
 //! (YAML, TOML, JSON converted to documents) are tested in `config`.
 
-#[path = "formats/audit.rs"]
 mod audit;
-mod common;
-#[path = "formats/config.rs"]
+use crate::common;
 mod config;
 
 use std::path::Path;
@@ -99,7 +97,7 @@ fn format_matrix() {
                 let files = if fixture == "invalid" { 1 } else { 2 };
                 assert_eq!(doc["summary"]["files"].as_u64(), Some(files), "{fixture}");
             }
-            insta::assert_snapshot!(format!("{fixture}__{format}"), out);
+            assert_named_snapshot!(format!("{fixture}__{format}"), out);
         }
     }
 }
@@ -116,7 +114,7 @@ fn html_audit_page_of_the_demo() {
     assert_eq!(run.code, 1, "{}", run.stderr);
     let page = normalize(&run.stdout);
     assert!(!page.contains("pZkVbXwLm"), "the demo's secret is masked");
-    insta::assert_snapshot!("demo__html", page);
+    assert_named_snapshot!("demo__html", page);
 }
 
 /// `--group-depth N`: the page's breakdown counts each file in the first N folders of its path.

@@ -5,13 +5,13 @@
 //! without the rule_file target's allowance for known bugs).
 //!
 //! The input of a known, unfixed bug is listed in `KNOWN_BUGS`: the replay skips it and its own
-//! ignored test (`cargo test --test fuzz_regressions -- --ignored`) shows the failure.
+//! ignored test (`cargo test --test tests fuzz_regressions -- --ignored`) shows the failure.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
 #[path = "../fuzz/src/lib.rs"]
-mod props;
+pub(crate) mod props;
 
 /// A property check on an input's raw bytes.
 type Check = fn(&[u8]);

@@ -7,7 +7,7 @@
 //!
 //! Speed itself is measured by `bench/hostile.sh`, on specs at the 32 MiB limit.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::time::Duration;

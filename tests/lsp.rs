@@ -4,7 +4,8 @@
 //!
 //! Every wait has a timeout, so a server that hangs fails the test instead of blocking it.
 
-mod common;
+use crate::common;
+#[path = "lsp_client/mod.rs"]
 mod lsp_client;
 
 use std::path::Path;

@@ -9,8 +9,8 @@
 
 use proptest::prelude::*;
 
-#[path = "../fuzz/src/pattern_shapes.rs"]
-mod shapes;
+// The fuzz target's decoder, from its checks as the fuzz-regression replay includes them.
+use crate::fuzz_regressions::props::{check_pattern_shapes, decode_pattern_shape};
 
 /// About 3 s in a debug build; before the fix of `[\x00-\x7F]*` taken for any character, about
 /// one input in 500 failed. `PROPTEST_CASES` asks for more.
@@ -29,7 +29,7 @@ proptest! {
 
     #[test]
     fn the_run_matcher_agrees_with_the_regex(bytes in prop::collection::vec(any::<u8>(), 0..40)) {
-        shapes::check_pattern_shapes(&bytes);
+        check_pattern_shapes(&bytes);
     }
 }
 
@@ -52,7 +52,7 @@ fn the_decoded_patterns_take_the_run_matcher() {
                 (seed >> 24) as u8
             })
             .collect();
-        let (source, text) = shapes::decode(&bytes);
+        let (source, text) = decode_pattern_shape(&bytes);
         non_ascii += usize::from(!text.is_ascii());
         if regex::Regex::new(&source).is_err() {
             continue;

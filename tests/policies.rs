@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use forgelint::cases::verify_case;
+use forgelint::case_runner::verify_case;
 use forgelint::rules::RuleSet;
 
 #[test]
@@ -53,7 +53,7 @@ fn example_policies_load_beside_the_builtin_rules() {
 /// each failing case of the rule file renders the message pinned here.
 #[test]
 fn raw_placeholders_render_in_messages() {
-    use forgelint::cases::run_case;
+    use forgelint::case_runner::run_case;
     let mut set = RuleSet::default();
     set.load_path(Path::new("tests/data/rules/raw-placeholders.toml"))
         .expect("the rule file compiles");

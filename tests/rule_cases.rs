@@ -7,7 +7,7 @@
 //! the list below fails `every_rule_file_has_a_test_of_its_own`. Each test also pins the findings
 //! of its rule's failing cases in a snapshot (`tests/snapshots/rule_cases__findings__<id>.snap`).
 
-use forgelint::cases::verify_case;
+use forgelint::case_runner::verify_case;
 use forgelint::rules::RuleSet;
 
 /// The cases of the built-in rule of `rules/<file>`, each as declared, run against the whole rule
@@ -51,7 +51,7 @@ fn rule_file_cases_hold(test: &str, file: &str) {
     );
     // The findings of every failing case, as forgelint prints them: pinned here, and shown on
     // the rule's page in docs/rules/.
-    insta::assert_snapshot!(
+    assert_named_snapshot!(
         format!("findings__{id}"),
         forgelint::ruledoc::failing_cases_findings(rule)
     );
@@ -177,7 +177,7 @@ fn every_builtin_rule_has_passing_and_failing_cases() {
 /// the fixes are the ones the contract lists, at the safety it gives.
 #[test]
 fn every_builtin_fix_has_a_case_with_the_fixed_text() {
-    use forgelint::fix::Safety;
+    use forgelint::diagnostic::Safety;
     let set = RuleSet::builtin().unwrap();
     let fixes: Vec<(&str, Safety)> = set
         .rules

@@ -6,13 +6,13 @@
 use std::path::Path;
 use std::process::Command;
 
-use forgelint::cases::run_case;
-use forgelint::cli::SchemaKind;
+use forgelint::case_runner::run_case;
 use forgelint::rules::{RuleSet, Target, REFERENCE_SPEC};
 use forgelint::schema;
+use forgelint::schema::Kind as SchemaKind;
 use serde_json::Value;
 
-const KINDS: [SchemaKind; 3] = [SchemaKind::Jobspec, SchemaKind::Config, SchemaKind::Rule];
+const KINDS: [SchemaKind; 3] = SchemaKind::ALL;
 
 fn validator(kind: SchemaKind) -> jsonschema::Validator {
     let schema = schema::generate(kind).expect("the schema is generated");
@@ -69,7 +69,7 @@ fn committed_schemas_match_the_command() {
     }
     assert!(
         stale.is_empty(),
-        "stale schemas (run FORGELINT_UPDATE_SCHEMAS=1 cargo test --test schemas): {stale:?}"
+        "stale schemas (run FORGELINT_UPDATE_SCHEMAS=1 cargo test --test tests schemas::): {stale:?}"
     );
 }
 

@@ -1,13 +1,14 @@
-//! Stress test of the walk → lint hand-over: the binary, run hundreds of times with 3 to 16
-//! worker threads on a tree large enough to fill the hand-over queue, must finish every time
-//! (a watchdog kills a run that does not) and write the same report as a one-thread run.
+//! Stress test of the walk → lint hand-over: the binary, run many times with 3 to 16 worker
+//! threads on a tree large enough to fill the hand-over queue, must finish every time (a
+//! watchdog kills a run that does not) and write the same report as a one-thread run. A debug
+//! build runs 8 rounds per thread count, an optimised one 50 (`FORGELINT_STRESS_RUNS` sets it).
 //!
 //! From `-j3` the directory walk runs on several threads that all hand files over to the
 //! workers; a lost wake-up between them hung such runs for good. On the 2-core machine the
 //! unfixed queue hung the first run of this test, and 17–20 of 20 runs of `-j3` and `-j8` on
 //! such a tree.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::time::Duration;
@@ -15,8 +16,26 @@ use std::time::Duration;
 /// A run that takes longer than this is taken for a hang (a run takes about 0.2 s).
 const WATCHDOG: Duration = Duration::from_secs(20);
 
-/// Runs per thread count.
+/// Runs per thread count with optimisations (`cargo test --release`): the count the lost
+/// wake-up was found with.
 const RUNS: usize = 50;
+
+/// Runs per thread count in a debug build, where a run is slower but the queue is the same:
+/// every interleaving the test can reach is reached in fewer rounds.
+const DEBUG_RUNS: usize = 8;
+
+/// The runs per thread count: `FORGELINT_STRESS_RUNS` when set, else [`RUNS`] with
+/// optimisations and [`DEBUG_RUNS`] without.
+fn runs() -> usize {
+    std::env::var("FORGELINT_STRESS_RUNS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(if cfg!(debug_assertions) {
+            DEBUG_RUNS
+        } else {
+            RUNS
+        })
+}
 
 /// 64 folders of 125 specs: more files than the queue holds (32 batches of 128), spread over
 /// folders so every walker thread has some to hand over.
@@ -76,7 +95,7 @@ fn many_threads_never_hang_and_agree_with_one() {
     let expected = report_of(&out);
     assert!(expected.contains("\"files\": 8000"), "{expected:.2000}");
     for jobs in [3, 4, 8, 16] {
-        for run in 0..RUNS {
+        for run in 0..runs() {
             assert_eq!(lint(&tree, jobs, &out), 1, "-j{jobs}, run {run}");
             assert!(
                 report_of(&out) == expected,

@@ -10,13 +10,13 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
 
 use forgelint::catalog::Catalog;
-use forgelint::diagnostic::Finding;
-use forgelint::engine::{lint_bytes, Active, VirtualProject};
-use forgelint::json::{self, Document, NodeId, Span, Value};
-use forgelint::platform::Platform;
+use forgelint::diagnostic::{Finding, LineIndex, Span};
+use forgelint::engine::{lint_bytes, Active};
+use forgelint::json::{self, Document, NodeId, Value};
+use forgelint::platform_facts::Platform;
+use forgelint::project::VirtualProject;
 use forgelint::rules::{compile_rule, Pattern, Rule, RuleSet, REFERENCE_CATALOG};
 use forgelint::select::{Selector, SelectorTable};
-use forgelint::source::LineIndex;
 
 /// serde_json refuses nesting deeper than this (its recursion limit); ours goes to
 /// [`json::MAX_DEPTH`].
@@ -326,8 +326,8 @@ fn check_location(
     text: &str,
     index: &mut LineIndex,
     span: Span,
-    start: forgelint::source::Position,
-    end: forgelint::source::Position,
+    start: forgelint::diagnostic::Position,
+    end: forgelint::diagnostic::Position,
     what: &str,
 ) {
     let (s, e) = (span.start as usize, span.end as usize);
@@ -373,7 +373,9 @@ pub fn lint_setup() -> &'static LintSetup {
             rules,
             platform: reference_platform(),
             project: VirtualProject {
-                dirs: forgelint::cases::REFERENCE_DIRS.map(String::from).to_vec(),
+                dirs: forgelint::case_runner::REFERENCE_DIRS
+                    .map(String::from)
+                    .to_vec(),
             },
         }
     })
@@ -386,11 +388,11 @@ fn reference_platform() -> Platform {
     Platform {
         catalog: Some(Arc::new(catalog)),
         registries: Some(
-            forgelint::cases::REFERENCE_REGISTRIES
+            forgelint::case_runner::REFERENCE_REGISTRIES
                 .map(String::from)
                 .to_vec(),
         ),
-        gpu_quota: Some(forgelint::cases::REFERENCE_GPU_QUOTA),
+        gpu_quota: Some(forgelint::case_runner::REFERENCE_GPU_QUOTA),
         project_quota: BTreeMap::from([("big-lab".to_string(), 256)]),
         ..Platform::default()
     }
@@ -455,7 +457,7 @@ fn check_fixes(bytes: &[u8], findings: Vec<Finding>) {
     match forgelint::fix::apply::fix_text(
         text,
         findings,
-        forgelint::fix::Applicability::All,
+        forgelint::diagnostic::Applicability::All,
         &relint,
     ) {
         Ok(fixed) => {
@@ -555,9 +557,10 @@ fn run_compiled_rule(rule: &Rule) {
     check_findings(spec, &findings);
     for case in rule.cases() {
         // A case whose patch or edits do not apply is an error `test-rules` reports.
-        let (Ok(document), Ok(findings)) =
-            (case.document(), forgelint::cases::run_case(case, &[rule]))
-        else {
+        let (Ok(document), Ok(findings)) = (
+            case.document(),
+            forgelint::case_runner::run_case(case, &[rule]),
+        ) else {
             continue;
         };
         check_findings(document.as_bytes(), &findings);

@@ -6,10 +6,10 @@ use std::time::Instant;
 
 use super::lint::Linted;
 use super::plan::Plan;
+use crate::collect::Findings;
+use crate::diagnostic::Severity;
+use crate::env::{Env, ExitStatus};
 use crate::error::Error;
-use crate::process::{Env, ExitStatus};
-use crate::report::Findings;
-use crate::rules::Severity;
 use crate::{atomic_write, baseline, escape, report, rules};
 
 pub fn finish(
@@ -18,17 +18,15 @@ pub fn finish(
     started: Instant,
     env: &mut Env<'_>,
 ) -> Result<ExitStatus, Error> {
-    if plan.args.diff {
+    if plan.options.diff() {
         return finish_diff(&plan, linted, env);
     }
-    if let Some(path) = &plan.args.write_baseline {
+    if let Some(path) = &plan.options.write_baseline {
         write_baseline(&plan, &linted, path, env)?;
     }
     let applied = match plan.baseline.take() {
         Some(b) => Some(
-            linted
-                .findings
-                .apply_baseline(b, &env.cwd)
+            b.apply(&mut linted.findings, &env.cwd)
                 .map_err(temporary_error)?,
         ),
         None => None,
@@ -41,28 +39,24 @@ pub fn finish(
     let sources = FileSources {
         stdin: linted.stdin_source.take(),
     };
-    // Writing a baseline reports what it wrote; reports go only to the files asked for.
-    let to_stdout = plan.args.write_baseline.is_none() || plan.args.output.is_some();
     // `--fix -`: the fixed spec is the output; the report goes to standard error.
     if let Some(fixed) = &linted.stdin_fixed {
         let written = env.stdout.write_all(fixed.as_bytes());
         if written.and_then(|_| env.stdout.flush()).is_err() {
             return Ok(ExitStatus::Success);
         }
-        write_report(&plan, &linted, &summary, &sources, env, true, true)?;
-    } else if write_report(&plan, &linted, &summary, &sources, env, to_stdout, false)?
-        == Written::PipeClosed
-    {
+        write_report(&plan, &linted, &summary, &sources, env, true)?;
+    } else if write_report(&plan, &linted, &summary, &sources, env, false)? == Written::PipeClosed {
         return Ok(ExitStatus::Success);
     }
-    if !plan.args.quiet {
+    if !plan.options.quiet {
         for skipped in &summary.skipped {
             writeln!(env.stderr, "note: {}", skipped.text()).ok();
         }
     }
-    if !plan.args.quiet && plan.args.write_baseline.is_none() {
+    if !plan.options.quiet && plan.options.write_baseline.is_none() {
         writeln!(env.stderr, "{}", summary.line()).ok();
-        if let Some(line) = summary.fixes.line(plan.args.fix) {
+        if let Some(line) = summary.fixes.line(plan.options.fix.is_some()) {
             writeln!(env.stderr, "{line}").ok();
         }
     }
@@ -89,7 +83,7 @@ fn write_baseline(
             source,
         })?;
     let shown = escape::visible(&path.display().to_string()).into_owned();
-    if !plan.args.quiet {
+    if !plan.options.quiet {
         let (count, files) = (written.findings, written.files);
         writeln!(
             env.stderr,
@@ -115,7 +109,7 @@ struct Tally {
 
 impl Tally {
     fn of(plan: &Plan<'_>, linted: &Linted) -> std::io::Result<Tally> {
-        let applicability = plan.fix_mode.map(|m| m.applicability);
+        let applicability = plan.options.fix.map(|m| m.applicability);
         let mut tally = Tally {
             fixes: report::Fixes {
                 applied: linted.fixes_applied,
@@ -127,7 +121,7 @@ impl Tally {
         linted.findings.each_batch(&mut |batch| {
             for f in batch {
                 tally.severities[f.severity as usize] += 1;
-                tally.failing |= f.severity >= plan.threshold;
+                tally.failing |= f.severity >= plan.options.threshold;
                 if last_path.as_deref() != Some(&*f.path) {
                     tally.files += 1;
                     last_path = Some(f.path.clone());
@@ -139,8 +133,8 @@ impl Tally {
                     continue;
                 }
                 match fix.safety {
-                    crate::fix::Safety::Safe => tally.fixes.safe_available += 1,
-                    crate::fix::Safety::Unsafe => tally.fixes.unsafe_available += 1,
+                    crate::diagnostic::Safety::Safe => tally.fixes.safe_available += 1,
+                    crate::diagnostic::Safety::Unsafe => tally.fixes.unsafe_available += 1,
                 }
             }
             Ok(())
@@ -170,7 +164,7 @@ fn finish_diff(
         }
     }
     env.stdout.flush().ok();
-    if !plan.args.quiet {
+    if !plan.options.quiet {
         let files = linted.diffs.len();
         let line = match linted.fixes_applied {
             0 => "No fixes would apply.".to_string(),
@@ -248,15 +242,14 @@ enum Written {
     PipeClosed,
 }
 
-/// Writes every report asked for: those with a file of their own, then the one for standard
-/// output (or `-o FILE`), unless `to_stdout` is false (writing a baseline without `-o`).
+/// Writes every report of the run: those with a file, and the one for standard output (on
+/// standard error instead with `to_stderr`: `--fix -`, whose output is the fixed spec).
 fn write_report(
     plan: &Plan<'_>,
     linted: &Linted,
     summary: &report::Summary,
     sources: &FileSources,
     env: &mut Env<'_>,
-    to_stdout: bool,
     to_stderr: bool,
 ) -> Result<Written, Error> {
     let ran = rules_run(plan);
@@ -266,24 +259,21 @@ fn write_report(
         summary,
         rules: &ran,
         cwd: &cwd,
-        statistics: plan.args.statistics,
+        statistics: plan.options.statistics,
         tool_error: linted.tool_error,
-        threads: plan.threads,
+        threads: plan.options.threads,
     };
     let mut written = Written::Whole;
-    for target in plan.args.formats() {
+    for target in &plan.options.reports {
         let opts = report::ReportOptions {
             format: target.format,
-            color: plan.color,
+            color: plan.options.color,
             width: env.width,
-            group_depth: plan.args.group_depth as usize,
+            group_depth: plan.options.group_depth,
         };
-        match target.file.as_ref().or(plan.args.output.as_ref()) {
+        match &target.file {
             Some(path) => write_report_file(path, &input, sources, opts)?,
-            None if to_stdout => {
-                written = write_report_out(&input, sources, opts, env, to_stderr)?;
-            }
-            None => {}
+            None => written = write_report_out(&input, sources, opts, env, to_stderr)?,
         }
     }
     Ok(written)
@@ -339,7 +329,7 @@ fn write_report_out(
 fn exit_status(plan: &Plan<'_>, linted: &Linted, tally: &Tally) -> ExitStatus {
     if linted.tool_error {
         ExitStatus::Error
-    } else if plan.args.write_baseline.is_some() || plan.args.exit_zero {
+    } else if plan.options.write_baseline.is_some() || plan.options.exit_zero {
         ExitStatus::Success
     } else if tally.failing {
         ExitStatus::Failure
@@ -360,7 +350,7 @@ impl report::Sources for FileSources {
                 return Some(text.clone());
             }
         }
-        let bytes = crate::engine::read_bounded(std::path::Path::new(path)).ok()?;
+        let bytes = crate::read::read_bounded(std::path::Path::new(path)).ok()?;
         String::from_utf8(bytes).ok().map(Arc::from)
     }
 }

@@ -5,10 +5,8 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use crate::diagnostic::{Finding, INTERNAL_ERROR};
+use crate::diagnostic::{Applicability, Finding, Severity, INTERNAL_ERROR};
 use crate::fix::apply::fix_text;
-use crate::fix::Applicability;
-use crate::rules::Severity;
 
 /// What `--fix`, `--unsafe-fixes` and `--diff` ask of every spec.
 #[derive(Debug, Clone, Copy)]

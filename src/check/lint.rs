@@ -11,16 +11,19 @@ use rayon::prelude::*;
 
 use super::plan::Plan;
 use super::profiles::Profile;
-use crate::diagnostic::Finding;
+use crate::diagnostic::{Finding, INVALID_JSON};
+use std::cell::RefCell;
 use std::collections::HashSet;
 use std::path::PathBuf;
 
+use crate::discover::WalkMemo;
 use crate::discover::{self, Candidate, Kind};
-use crate::engine::{self, DirCache, FileName, OpenedExperiment, RealProject, SpecExperiment};
+use crate::engine::{self, ExperimentLookup, ExperimentToLint, FileName, LintInput, SpecInput};
+use crate::env::Env;
 use crate::error::Error;
-use crate::json::Document;
-use crate::process::Env;
-use crate::rules::eval::ConfigDoc;
+use crate::project::{mentions_starforge, DirCache, DirMemo, RealProject};
+use crate::read::MAX_FILE_SIZE;
+use crate::scratch::{LintScratch, Scratch};
 use crate::{escape, handoff};
 
 /// What the lint run found.
@@ -54,7 +57,7 @@ struct FileOutcome {
 }
 
 /// What every file's lint shares.
-struct Linter<'p, 's> {
+struct LintRun<'p, 's> {
     plan: &'p Plan<'s>,
     cwd: &'p Path,
     dir_cache: DirCache,
@@ -73,13 +76,14 @@ struct Linter<'p, 's> {
 /// spec on standard input.
 pub fn run(plan: &Plan<'_>, env: &mut Env<'_>) -> Result<Linted, Error> {
     let cwd = env.cwd.clone();
-    let linter = Linter {
+    let linter = LintRun {
         plan,
         cwd: &cwd,
         dir_cache: DirCache::default(),
-        cwd_mentions_starforge: engine::mentions_starforge(&env.cwd),
+        cwd_mentions_starforge: mentions_starforge(&env.cwd),
         claimed: Mutex::new(HashSet::new()),
         walked: plan
+            .options
             .paths
             .iter()
             .filter(|p| cwd.join(p).is_dir())
@@ -95,9 +99,9 @@ pub fn run(plan: &Plan<'_>, env: &mut Env<'_>) -> Result<Linted, Error> {
             .files
             .par_iter()
             .filter(|candidate| linter.owns(&candidate.path))
-            .for_each(|candidate| {
+            .for_each_init(Scratch::default, |scratch, candidate| {
                 collector.files.fetch_add(1, Ordering::Relaxed);
-                collector.keep(linter.contained(candidate))
+                collector.keep(linter.contained(candidate, scratch))
             })
     });
     if let Some(error) = plan.profiles.configs().take_errors().into_iter().next() {
@@ -110,7 +114,7 @@ pub fn run(plan: &Plan<'_>, env: &mut Env<'_>) -> Result<Linted, Error> {
         let path = escape::visible(&path.display().to_string()).into_owned();
         writeln!(env.stderr, "error: {path}: {why}").ok();
     }
-    let stdin = match &plan.stdin_name {
+    let stdin = match &plan.options.stdin_name {
         Some(name) => lint_stdin(&linter, name, env, &collector)?,
         None => Stdin::default(),
     };
@@ -138,7 +142,7 @@ fn binary_files(plan: &Plan<'_>) -> usize {
 fn walk_options<'a>(plan: &'a Plan<'_>, cwd: &'a Path, threads: usize) -> discover::Options<'a> {
     discover::Options {
         settings: plan.profiles.configs(),
-        no_ignore: plan.args.no_ignore,
+        no_ignore: plan.options.no_ignore,
         threads,
         cwd,
     }
@@ -149,16 +153,16 @@ fn walk_options<'a>(plan: &'a Plan<'_>, cwd: &'a Path, threads: usize) -> discov
 /// not grow with the size of the tree. Returns what the walk found besides (named files,
 /// warnings, missing paths).
 fn walk_and_lint(
-    linter: &Linter<'_, '_>,
+    linter: &LintRun<'_, '_>,
     collector: &Collector,
 ) -> Result<discover::Discovery, Error> {
     let plan = linter.plan;
-    let options = walk_options(plan, linter.cwd, plan.threads);
+    let options = walk_options(plan, linter.cwd, plan.options.threads);
     let batches = handoff::Handoff::<Vec<Candidate>>::new(32);
     std::thread::scope(|scope| {
         let walker = scope.spawn(|| {
             let _closer = batches.closer();
-            discover::discover_each(&plan.paths, &options, &|batch| {
+            discover::discover_each(&plan.options.paths, &options, &|batch| {
                 // Refused only once the workers are gone, and then nobody needs the batch.
                 batches.push(batch);
             })
@@ -168,6 +172,8 @@ fn walk_and_lint(
         // share one lock around the queue, and a worker whose take wakes the walker can be
         // switched out for the walker while it holds that lock, leaving the other idle.
         plan.pool.broadcast(|_| {
+            // The worker's buffers and memos, for this run only.
+            let mut scratch = Scratch::default();
             while let Some(batch) = batches.pop() {
                 // Counted and kept per batch: one shared counter bumped per file would bounce
                 // between the workers, and one lock serves the batch's findings.
@@ -175,7 +181,7 @@ fn walk_and_lint(
                 collector.files.fetch_add(owned, Ordering::Relaxed);
                 let mut outcome = FileOutcome::default();
                 for candidate in batch.iter().filter(|c| linter.owns(&c.path)) {
-                    let one = linter.contained(candidate);
+                    let one = linter.contained(candidate, &mut scratch);
                     outcome.tool_error |= one.tool_error;
                     outcome.findings.extend(one.findings);
                     outcome.fixed += one.fixed;
@@ -191,53 +197,55 @@ fn walk_and_lint(
     .map_err(|_| Error::usage("the directory walk failed unexpectedly (this is a bug)"))
 }
 
-impl<'s> Linter<'_, 's> {
+impl<'s> LintRun<'_, 's> {
     /// Lints one file; a panic while linting it is a bug, reported for that file, and the
     /// others are still linted (the run exits 2).
-    fn contained(&self, candidate: &Candidate) -> FileOutcome {
-        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            engine::panic_for_tests(&candidate.path);
-            self.lint_file(candidate)
-        }))
-        .unwrap_or_else(|payload| {
-            let display: Arc<str> = Arc::from(candidate.path.to_string_lossy().as_ref());
-            FileOutcome {
-                findings: vec![engine::internal_error(&display, payload.as_ref())],
+    fn contained(&self, candidate: &Candidate, scratch: &mut Scratch) -> FileOutcome {
+        engine::contain(&candidate.path, || self.lint_file(candidate, scratch)).unwrap_or_else(
+            |crashed| FileOutcome {
+                findings: vec![crashed],
                 tool_error: true,
                 ..FileOutcome::default()
-            }
-        })
+            },
+        )
     }
 
-    fn lint_file(&self, candidate: &Candidate) -> FileOutcome {
+    fn lint_file(&self, candidate: &Candidate, scratch: &mut Scratch) -> FileOutcome {
         // A file whose config cannot be loaded is not linted: the run stops with its error.
-        let Some(profile) = self.plan.profiles.for_file(&candidate.path) else {
+        let profiles = &self.plan.profiles;
+        let Some(profile) = profiles.for_file(&candidate.path, &mut scratch.walk.folders) else {
             return FileOutcome {
                 tool_error: true,
                 ..FileOutcome::default()
             };
         };
         match &candidate.kind {
-            Kind::Spec => self.lint_spec(candidate, profile),
+            Kind::Spec => self.lint_spec(candidate, profile, scratch),
             Kind::ExperimentFile { root } => FileOutcome {
                 findings: profile.experiments.lint_named_file(
                     &candidate.path,
                     root,
                     candidate.problem.clone(),
+                    scratch,
                 ),
                 ..FileOutcome::default()
             },
         }
     }
 
-    fn lint_spec(&self, candidate: &Candidate, profile: &Profile<'s>) -> FileOutcome {
-        let display = || -> Arc<str> { Arc::from(candidate.path.to_string_lossy().as_ref()) };
+    fn lint_spec(
+        &self,
+        candidate: &Candidate,
+        profile: &Profile<'s>,
+        scratch: &mut Scratch,
+    ) -> FileOutcome {
+        let display = || -> Arc<str> { crate::paths::shown(&candidate.path) };
         let display = FileName::lazy(&display);
         let active = profile.rules_for(&candidate.path, self.cwd);
         let file_problem = |message: String| FileOutcome {
             findings: profile
                 .invalid_json
-                .filter(|_| active.iter().any(|a| a.rule.id == engine::INVALID_JSON))
+                .filter(|_| active.iter().any(|a| a.rule.id == INVALID_JSON))
                 .map(|r| vec![engine::file_finding(display.get(), r, message)])
                 .unwrap_or_default(),
             tool_error: candidate.explicit,
@@ -246,151 +254,184 @@ impl<'s> Linter<'_, 's> {
         if let Some(problem) = &candidate.problem {
             return file_problem(problem.clone());
         }
-        engine::with_file_bytes(&candidate.path, |read| match read {
-            Ok(bytes) => {
-                let lint = |bytes: &[u8], lint_files: bool| {
-                    engine::lint_named(
-                        bytes,
-                        &display,
-                        &active,
-                        &profile.table,
-                        &profile.settings.platform,
-                        &self.project(&candidate.path, profile),
-                        &SpecExperiments {
-                            linter: self,
-                            spec: &candidate.path,
-                            profile,
-                            lint_files,
-                        },
-                    )
-                };
-                let findings = lint(bytes, true);
-                match (self.plan.fix_mode, std::str::from_utf8(bytes)) {
-                    (Some(mode), Ok(text)) => {
-                        let relint = |text: &str| lint(text.as_bytes(), false);
-                        let shown = display.get();
-                        let fixed = super::fixing::fix_spec(
-                            Some(&candidate.path),
-                            shown,
-                            text,
-                            findings,
-                            mode,
-                            &relint,
-                        );
-                        FileOutcome {
-                            findings: fixed.findings,
-                            tool_error: fixed.tool_error,
-                            fixed: fixed.applied,
-                            diff: fixed.diff.map(|d| (shown.clone(), d)),
-                        }
-                    }
-                    _ => FileOutcome {
-                        findings,
-                        ..FileOutcome::default()
-                    },
-                }
-            }
-            Err(e) => file_problem(format!("cannot read the file: {e}")),
-        })
+        let Scratch {
+            lint,
+            reader,
+            dirs,
+            walk,
+            ..
+        } = scratch;
+        let lint = RefCell::new(lint);
+        let linted = reader.with_file_bytes(&candidate.path, |read| {
+            let bytes = read.map_err(|e| file_problem(format!("cannot read the file: {e}")))?;
+            let project = self.project(&candidate.path, profile, dirs);
+            let input = |lint_files: bool| profile.spec_input(&active, &project, lint_files);
+            let lint_spec = |bytes: &[u8], lint_files: bool| {
+                engine::lint_spec(bytes, &display, &input(lint_files), &mut lint.borrow_mut())
+            };
+            let linted = lint_spec(bytes, true);
+            let outcome = self.fixed(candidate, &display, bytes, linted.findings, &|text| {
+                lint_spec(text.as_bytes(), false).findings
+            });
+            let experiment = linted.experiment.filter(|e| self.takes(e, walk));
+            // The spec as read, for the rules of its experiment's files that read it.
+            let spec_text = experiment
+                .as_ref()
+                .filter(|_| profile.experiments.reads_spec)
+                .and_then(|_| crate::json::text_of(bytes))
+                .map(str::to_string);
+            Ok((outcome, experiment, spec_text))
+        });
+        let (mut outcome, experiment, spec_text) = match linted {
+            Ok(linted) => linted,
+            Err(problem) => return problem,
+        };
+        if let Some(experiment) = experiment {
+            let spec = SpecOfExperiment {
+                text: spec_text.as_deref(),
+                profile,
+            };
+            outcome
+                .findings
+                .extend(self.lint_experiment(&spec, experiment, scratch));
+        }
+        outcome
     }
 
-    /// The project a spec at `spec` belongs to (for `spec.source.exp`).
-    fn project<'a>(&'a self, spec: &'a Path, profile: &'a Profile<'_>) -> RealProject<'a> {
+    /// Whether the run lints the files of `found`, the experiment a spec names, with the spec:
+    /// not when the walk lints that experiment itself, nor when another spec claimed it first.
+    fn takes(&self, found: &ExperimentToLint, memo: &mut WalkMemo) -> bool {
+        let dir = &found.dir.dir;
+        !self.walk_lints(dir, found.dir.starforge_root.as_deref(), memo) && self.claim(dir)
+    }
+
+    /// `--fix` and `--diff` on a spec whose findings are `findings`: its fixes applied, in
+    /// passes that `relint` lints again. The findings as they are without them.
+    fn fixed(
+        &self,
+        candidate: &Candidate,
+        display: &FileName<'_>,
+        bytes: &[u8],
+        findings: Vec<Finding>,
+        relint: &dyn Fn(&str) -> Vec<Finding>,
+    ) -> FileOutcome {
+        let (Some(mode), Ok(text)) = (self.plan.options.fix, std::str::from_utf8(bytes)) else {
+            return FileOutcome {
+                findings,
+                ..FileOutcome::default()
+            };
+        };
+        let shown = display.get();
+        let fixed =
+            super::fixing::fix_spec(Some(&candidate.path), shown, text, findings, mode, relint);
+        FileOutcome {
+            findings: fixed.findings,
+            tool_error: fixed.tool_error,
+            fixed: fixed.applied,
+            diff: fixed.diff.map(|d| (shown.clone(), d)),
+        }
+    }
+
+    /// The project a spec at `spec` belongs to (for `spec.source.exp`), with the worker's
+    /// `memo` of its directories.
+    fn project<'a>(
+        &'a self,
+        spec: &'a Path,
+        profile: &'a Profile<'_>,
+        memo: &'a RefCell<DirMemo>,
+    ) -> RealProject<'a> {
         RealProject {
             spec,
+            memo,
             config_root: profile.config_root.as_ref(),
             cwd: self.cwd,
             cwd_mentions_starforge: self.cwd_mentions_starforge,
             cache: &self.dir_cache,
         }
     }
-}
 
-/// The experiment a linted spec names, read and linted with it.
-struct SpecExperiments<'l, 'p, 's> {
-    linter: &'l Linter<'p, 's>,
-    spec: &'l Path,
-    /// The profile of the spec: its experiment is linted with it.
-    profile: &'l Profile<'s>,
-    /// Whether the experiment's files are linted too (not when a fixed spec is linted again).
-    lint_files: bool,
-}
-
-impl SpecExperiment for SpecExperiments<'_, '_, '_> {
-    fn open(&self, doc: &Document<'_>) -> Option<OpenedExperiment> {
-        let linter = self.linter;
-        let lints = |dir: &Path, starforge_root: Option<&Path>| {
-            !linter.walk_lints(dir, starforge_root) && linter.claim(dir)
-        };
-        let wants_files = self.lint_files && !self.profile.experiment_rules.is_empty();
-        super::in_memory::open_experiment(
-            doc,
-            self.spec,
-            self.profile,
-            linter.cwd,
-            &linter.dir_cache,
-            wants_files.then_some(&lints as &dyn Fn(&Path, Option<&Path>) -> bool),
-        )
-    }
-
-    fn lint_files(
+    /// The files of the experiment a spec names, which the run has taken ([`Self::takes`]).
+    fn lint_experiment(
         &self,
-        opened: &OpenedExperiment,
-        spec: &Document<'_>,
-        config: Option<ConfigDoc<'_>>,
+        spec: &SpecOfExperiment<'_, 's>,
+        found: ExperimentToLint,
+        scratch: &mut Scratch,
     ) -> Vec<Finding> {
-        let linter = self.linter;
-        let options = walk_options(linter.plan, linter.cwd, 1);
+        let dir = &found.dir.dir;
+        let experiments = &spec.profile.experiments;
+        // Read with the spec, or else by the experiment's linter when its rules read it.
+        let config = found.config.filter(|_| experiments.reads_config);
+        let config_docs = config.as_ref().and_then(|c| c.parse().map(|d| (c, d)));
+        // Experiment rules with a `spec` condition read the spec that names the experiment.
+        let spec_doc = spec.text.and_then(|text| crate::json::parse(text).ok());
+        let options = walk_options(self.plan, self.cwd, 1);
+        let mut memo = WalkMemo::default();
         // Left to others: a spec inside the experiment (the walk's, or its own candidate's), a
         // file named on the command line, and the files of an experiment the walk lints (an
         // experiment `.` holds the project's `experiments/*`).
-        self.profile
-            .experiments
-            .lint_dir(&opened.dir, Some(spec), config, &mut |path| {
-                options.wanted(path)
-                    || (!linter.named.is_empty()
-                        && linter
-                            .named
-                            .contains(&crate::paths::normalize(path, linter.cwd)))
-                    || options
-                        .experiment_of(path)
-                        .is_some_and(|root| *root != *opened.dir && linter.walk_lints(&root, None))
-            })
+        let mut skip = |path: &Path| {
+            options.wanted(path, &mut memo)
+                || (!self.named.is_empty()
+                    && self
+                        .named
+                        .contains(&crate::paths::normalize(path, self.cwd)))
+                || options
+                    .experiment_of(path, &mut memo)
+                    .is_some_and(|root| *root != **dir && self.walk_lints(&root, None, &mut memo))
+        };
+        experiments.lint_dir(
+            dir,
+            spec_doc.as_ref(),
+            config_docs.as_ref().and_then(|(c, docs)| c.first(docs)),
+            &mut skip,
+            scratch,
+        )
     }
+}
+
+/// The spec whose experiment's files are linted: its text, when their rules read it.
+struct SpecOfExperiment<'a, 's> {
+    text: Option<&'a str>,
+    /// The profile of the spec: its experiment is linted with it.
+    profile: &'a Profile<'s>,
 }
 
 /// The files named on the command line that are linted as experiment files.
 fn named_experiment_files(plan: &Plan<'_>, cwd: &Path) -> HashSet<PathBuf> {
     let options = walk_options(plan, cwd, 1);
-    plan.paths
+    plan.options
+        .paths
         .iter()
         .filter(|p| cwd.join(p).is_file())
-        .filter(|p| matches!(options.explicit_kind(p), Kind::ExperimentFile { .. }))
+        .filter(|p| {
+            let kind = options.explicit_kind(p, &mut WalkMemo::default());
+            matches!(kind, Kind::ExperimentFile { .. })
+        })
         .map(|p| crate::paths::normalize(p, cwd))
         .collect()
 }
 
-impl Linter<'_, '_> {
+impl LintRun<'_, '_> {
     /// Does the walk lint the experiment directory `dir` itself (it matches
     /// `[files] experiments` under a walked folder)? `starforge_root` is the spec's project
     /// root when the spec is in its `.starforge` folder: known to hold one, not asked again.
-    fn walk_lints(&self, dir: &Path, starforge_root: Option<&Path>) -> bool {
+    fn walk_lints(&self, dir: &Path, starforge_root: Option<&Path>, memo: &mut WalkMemo) -> bool {
         if !self.walked.iter().any(|root| dir.starts_with(root)) {
             return false;
         }
         let options = walk_options(self.plan, self.cwd, 1);
         if let Some(tail) = starforge_root.and_then(|r| dir.strip_prefix(r).ok()) {
-            let settings = options.settings.settings_at(dir);
+            let settings = options.settings.settings_at(dir, &mut memo.folders);
             if settings.is_some_and(|s| s.files.experiments.is_match(tail)) {
                 return true;
             }
         }
-        options.is_experiment_dir(dir)
+        options.is_experiment_dir(dir, memo)
     }
 
     /// Whether `path` is in this run's part (`--shard`); always without it.
     fn owns(&self, path: &Path) -> bool {
-        self.plan.args.shard.is_none_or(|shard| shard.owns(path))
+        self.plan.options.shard.is_none_or(|shard| shard.owns(path))
     }
 
     /// Claims `dir` for linting: true the first time only, and only in the run's part
@@ -411,14 +452,15 @@ impl Linter<'_, '_> {
 /// Lints the spec on standard input, reported as `name`, with the config of the folder it
 /// names.
 fn lint_stdin(
-    linter: &Linter<'_, '_>,
+    linter: &LintRun<'_, '_>,
     name: &Path,
     env: &mut Env<'_>,
     collector: &Collector,
 ) -> Result<Stdin, Error> {
     collector.files.fetch_add(1, Ordering::Relaxed);
+    let mut scratch = Scratch::default();
     let profiles = &linter.plan.profiles;
-    let Some(profile) = profiles.for_file(name) else {
+    let Some(profile) = profiles.for_file(name, &mut scratch.walk.folders) else {
         return Err(profiles
             .configs()
             .take_errors()
@@ -429,42 +471,45 @@ fn lint_stdin(
             }));
     };
     let mut bytes = Vec::new();
-    let read = env
-        .stdin
-        .take(engine::MAX_FILE_SIZE + 1)
-        .read_to_end(&mut bytes);
+    let read = env.stdin.take(MAX_FILE_SIZE + 1).read_to_end(&mut bytes);
     if let Err(e) = read {
         collector.failed.store(true, Ordering::Relaxed);
         writeln!(env.stderr, "error: cannot read standard input: {e}").ok();
         return Ok(Stdin::default());
     }
-    let display: Arc<str> = Arc::from(name.to_string_lossy().as_ref());
+    let display: Arc<str> = crate::paths::shown(name);
     let options = walk_options(linter.plan, linter.cwd, 1);
     // Named as a file of an experiment: linted as that file would be.
-    if let Kind::ExperimentFile { root } = options.explicit_kind(name) {
-        collector
-            .findings
-            .keep(profile.experiments.lint_given(name, &root, &bytes));
+    if let Kind::ExperimentFile { root } = options.explicit_kind(name, &mut scratch.walk) {
+        let findings = profile
+            .experiments
+            .lint_given(name, &root, &bytes, &mut scratch);
+        collector.findings.keep(findings);
         return Ok(Stdin {
             source: Some((display, Arc::from(String::from_utf8_lossy(&bytes).as_ref()))),
             fixed: None,
         });
     }
     let active = profile.rules_for(name, linter.cwd);
-    let project = linter.project(name, profile);
+    let project = linter.project(name, profile, &scratch.dirs);
+    // A spec on standard input is linted on its own: its experiment is not read.
+    let input = SpecInput {
+        lint: LintInput {
+            rules: &active,
+            table: &profile.table,
+            platform: &profile.settings.platform,
+            project: &project,
+        },
+        experiment: ExperimentLookup::None,
+    };
+    let lint_scratch = RefCell::new(LintScratch::default());
+    let name = FileName::ready(display.clone());
     let lint = |bytes: &[u8]| {
-        engine::lint_bytes(
-            bytes,
-            &display,
-            &active,
-            &profile.table,
-            &profile.settings.platform,
-            &project,
-        )
+        engine::lint_spec(bytes, &name, &input, &mut lint_scratch.borrow_mut()).findings
     };
     let findings = lint(&bytes);
     let text = String::from_utf8_lossy(&bytes).into_owned();
-    match (linter.plan.fix_mode, std::str::from_utf8(&bytes)) {
+    match (linter.plan.options.fix, std::str::from_utf8(&bytes)) {
         (Some(mode), Ok(original)) => {
             let relint = |text: &str| lint(text.as_bytes());
             let fixed = super::fixing::fix_spec(None, &display, original, findings, mode, &relint);

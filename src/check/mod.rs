@@ -1,4 +1,4 @@
-//! `forgelint check` in three steps: the [`plan`] resolved once from the arguments, the
+//! `forgelint check` in three steps: the [`plan`] made once from the resolved [`Options`], the
 //! [`lint`] run that turns it into findings, and the [`finish`] that reports them and decides
 //! the exit status.
 
@@ -13,17 +13,16 @@ mod skipped;
 use std::time::Instant;
 
 pub use in_memory::{lint_experiment_text, lint_spec_text};
-pub use plan::load_settings;
+pub use plan::Options;
 
-use crate::cli::CheckArgs;
+use crate::env::{Env, ExitStatus};
 use crate::error::Error;
-use crate::process::{Env, ExitStatus};
 
-pub fn check(args: CheckArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
+pub fn check(options: Options, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
     let started = Instant::now();
     let cwd = env.cwd.clone();
-    let configs = crate::configs::Configs::new(&args.config, &cwd)?;
-    let plan = plan::Plan::new(&args, &configs, &cwd, env)?;
+    let configs = crate::config::ConfigTree::new(&options.config, &cwd)?;
+    let plan = plan::Plan::new(&options, &configs, &cwd)?;
     let linted = lint::run(&plan, env)?;
     finish::finish(plan, linted, started, env)
 }

@@ -1,136 +1,202 @@
-//! The plan of a run, resolved once from the arguments before any spec is read: settings,
-//! the rules that run and at which severity, the baseline, threads, paths, colour and the
-//! exit threshold. A bad flag, config, rule file or baseline stops the run here.
+//! The arguments of `forgelint check` resolved once into [`Options`] the core owns (as
+//! ripgrep's low-level arguments become its high-level ones), then the plan of the run made
+//! from them before any spec is read: the configs' profiles, the baseline, the worker pool.
+//! A bad flag, config, rule file or baseline stops the run here. This is the only part of
+//! `check` that reads the command line.
 
 use std::path::{Path, PathBuf};
 
-use super::profiles::Profiles;
+use super::fixing::FixMode;
+use super::profiles::{Profiles, RuleChoice};
 use crate::baseline::Baseline;
-use crate::cli::{CheckArgs, ColorChoice, ConfigArgs, FailOn};
-use crate::config::{self, Settings};
-use crate::configs::Configs;
+use crate::cli::{CheckArgs, ColorChoice, FailOn, FormatTarget};
+use crate::config::ConfigTree;
+use crate::config::{ConfigSource, Settings};
+use crate::diagnostic::{Applicability, Severity};
+use crate::env::Env;
 use crate::error;
 use crate::error::Error;
-use crate::process::Env;
-use crate::rules::Severity;
+use crate::report::Format;
+use crate::shard::Shard;
 
-/// Loads the settings the flags ask for: `--config`, `--no-config`, or the nearest config
-/// file; `--rules` adds rule files to them.
-pub fn load_settings(flags: &ConfigArgs, cwd: &Path) -> Result<Settings, Error> {
-    let found = if flags.no_config {
-        None
-    } else {
-        flags.config.clone().or_else(|| config::find_config(cwd))
-    };
-    match found {
-        Some(path) => Settings::load(&path, &flags.rules),
-        None => {
-            let mut settings = Settings::defaults(PathBuf::from("."))?;
-            for p in &flags.rules {
-                settings.rules.load_path(p)?;
-            }
-            settings.rules.sort();
-            Ok(settings)
-        }
-    }
-}
-
-pub struct Plan<'s> {
-    pub args: &'s CheckArgs,
-    /// What each config decides; a file is linted with its nearest config's.
-    pub profiles: Profiles<'s>,
-    pub baseline: Option<Baseline>,
-    pub threads: usize,
-    pub pool: rayon::ThreadPool,
-    /// Files and folders to lint, `-` left out.
+/// What a `check` run does, resolved from its arguments: every choice made, every default
+/// filled in, every combination of flags checked.
+pub struct Options {
+    pub config: ConfigSource,
+    /// Files and folders to lint (`.` when none is given), `-` left out.
     pub paths: Vec<PathBuf>,
-    /// The name a spec read from standard input is reported by, when `-` was given.
+    /// The name the spec on standard input is reported by, when `-` was given.
     pub stdin_name: Option<PathBuf>,
-    pub color: bool,
+    /// The reports to write, each to its file or to standard output.
+    pub reports: Vec<ReportTarget>,
+    /// `--statistics`.
+    pub statistics: bool,
+    /// `--group-depth`: the folders of the HTML report's breakdown.
+    pub group_depth: usize,
+    /// `--select` and `--ignore`.
+    pub rules: RuleChoice,
+    /// `--baseline`: the findings it records are hidden.
+    pub baseline: Option<PathBuf>,
+    /// `--write-baseline`: today's findings are recorded there.
+    pub write_baseline: Option<PathBuf>,
     /// The lowest severity that fails the run.
     pub threshold: Severity,
+    /// `--exit-zero`.
+    pub exit_zero: bool,
+    /// Whether the report on standard output is coloured.
+    pub color: bool,
+    /// Worker threads.
+    pub threads: usize,
+    /// `--no-ignore`: `.gitignore` and `.ignore` are not read.
+    pub no_ignore: bool,
+    /// `--quiet`: no summary.
+    pub quiet: bool,
     /// `--fix` or `--diff`: the fixes applied to each spec, and whether they are written.
-    pub fix_mode: Option<super::fixing::FixMode>,
+    pub fix: Option<FixMode>,
+    /// `--shard K/N`: the part of the files this run lints.
+    pub shard: Option<Shard>,
 }
 
-impl<'s> Plan<'s> {
-    pub fn new(
-        args: &'s CheckArgs,
-        configs: &'s Configs,
-        cwd: &'s Path,
-        env: &Env<'_>,
-    ) -> Result<Plan<'s>, Error> {
-        check_rule_ids(args, configs.first())?;
-        check_statistics_format(args)?;
-        check_format_targets(args)?;
-        // Read before any spec: a bad baseline stops the run before the work is done.
-        let baseline = match &args.baseline {
-            Some(path) => Some(Baseline::load(path)?),
-            None => None,
-        };
-        let threads = args
-            .jobs
-            .filter(|&j| j > 0)
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .map_err(|e| Error::usage(format!("cannot start worker threads: {e}")))?;
-        let (paths, stdin_name) = paths_to_lint(args, &env.cwd)?;
+/// One report of a run: its format and its file; `None` for standard output.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReportTarget {
+    pub format: Format,
+    pub file: Option<PathBuf>,
+}
+
+impl Options {
+    /// Resolves `forgelint check`'s arguments, with the terminal and folder of `env`.
+    pub fn from_args(args: CheckArgs, env: &Env<'_>) -> Result<Options, Error> {
+        let requested = requested_formats(&args);
+        check_statistics_format(args.statistics, &requested)?;
+        check_format_targets(&requested, args.output.is_some())?;
+        let (paths, stdin_name) = paths_to_lint(&args, &env.cwd)?;
         if stdin_name.is_some() && args.shard.is_some() {
             return Err(Error::usage(
                 "--shard splits the files of a tree; a spec on standard input (`-`) belongs to no part",
             ));
         }
-        Ok(Plan {
-            profiles: Profiles::new(configs, args, cwd),
-            args,
-            baseline,
-            threads,
-            pool,
+        Ok(Options {
+            config: args.config.source(),
+            reports: report_targets(requested, &args),
             paths,
             stdin_name,
-            color: match args.color {
-                ColorChoice::Always => true,
-                ColorChoice::Never => false,
-                ColorChoice::Auto => env.stdout_is_terminal && !env.no_color,
+            statistics: args.statistics,
+            group_depth: args.group_depth as usize,
+            rules: RuleChoice {
+                select: args.select,
+                ignore: args.ignore,
             },
-            fix_mode: fix_mode(args),
+            baseline: args.baseline,
+            write_baseline: args.write_baseline,
             threshold: match args.fail_on {
                 FailOn::Error => Severity::Error,
                 FailOn::Warning => Severity::Warning,
                 FailOn::Note => Severity::Note,
             },
+            exit_zero: args.exit_zero,
+            color: match args.color {
+                ColorChoice::Always => true,
+                ColorChoice::Never => false,
+                ColorChoice::Auto => env.stdout_is_terminal && !env.no_color,
+            },
+            threads: args
+                .jobs
+                .filter(|&j| j > 0)
+                .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+            no_ignore: args.no_ignore,
+            quiet: args.quiet,
+            fix: fix_mode(args.fix, args.unsafe_fixes, args.diff),
+            shard: args.shard,
+        })
+    }
+
+    /// `--diff`: the fixes are shown, not written.
+    pub fn diff(&self) -> bool {
+        self.fix.is_some_and(|mode| !mode.write)
+    }
+}
+
+/// The reports asked for, or the human report on standard output.
+fn requested_formats(args: &CheckArgs) -> Vec<FormatTarget> {
+    if args.format.is_empty() {
+        return vec![FormatTarget {
+            format: Format::Human,
+            file: None,
+        }];
+    }
+    args.format.clone()
+}
+
+/// Each report's file: its own, else `-o FILE`, else standard output. Writing a baseline
+/// reports what it wrote: without `-o`, the report meant for standard output is not written.
+fn report_targets(requested: Vec<FormatTarget>, args: &CheckArgs) -> Vec<ReportTarget> {
+    requested
+        .into_iter()
+        .map(|t| ReportTarget {
+            format: t.format,
+            file: t.file.or_else(|| args.output.clone()),
+        })
+        .filter(|t| t.file.is_some() || args.write_baseline.is_none())
+        .collect()
+}
+
+/// The plan of a run: its options, and what they make before any spec is read.
+pub struct Plan<'s> {
+    pub options: &'s Options,
+    /// What each config decides; a file is linted with its nearest config's.
+    pub profiles: Profiles<'s>,
+    pub baseline: Option<Baseline>,
+    pub pool: rayon::ThreadPool,
+}
+
+impl<'s> Plan<'s> {
+    pub fn new(
+        options: &'s Options,
+        configs: &'s ConfigTree,
+        cwd: &'s Path,
+    ) -> Result<Plan<'s>, Error> {
+        check_rule_ids(&options.rules, configs.first())?;
+        // Read before any spec: a bad baseline stops the run before the work is done.
+        let baseline = match &options.baseline {
+            Some(path) => Some(Baseline::load(path)?),
+            None => None,
+        };
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(options.threads)
+            .build()
+            .map_err(|e| Error::usage(format!("cannot start worker threads: {e}")))?;
+        Ok(Plan {
+            profiles: Profiles::new(configs, &options.rules, options.no_ignore, cwd),
+            options,
+            baseline,
+            pool,
         })
     }
 }
 
 /// What `--fix`, `--unsafe-fixes` and `--diff` ask for.
-fn fix_mode(args: &CheckArgs) -> Option<super::fixing::FixMode> {
-    let applicability = if args.unsafe_fixes {
-        crate::fix::Applicability::All
+fn fix_mode(fix: bool, unsafe_fixes: bool, diff: bool) -> Option<FixMode> {
+    let applicability = if unsafe_fixes {
+        Applicability::All
     } else {
-        crate::fix::Applicability::Safe
+        Applicability::Safe
     };
-    (args.fix || args.diff).then_some(super::fixing::FixMode {
+    (fix || diff).then_some(FixMode {
         applicability,
-        write: !args.diff,
+        write: !diff,
     })
 }
 
-/// `--statistics` has a place in human, concise, JSON and JSON Lines output only.
-fn check_statistics_format(args: &CheckArgs) -> Result<(), Error> {
-    use crate::cli::OutputFormat;
-    let refused = args.formats().into_iter().find(|t| {
-        matches!(
-            t.format,
-            OutputFormat::Sarif | OutputFormat::Github | OutputFormat::Junit | OutputFormat::Gitlab
-        )
-    });
-    if let (true, Some(target)) = (args.statistics, refused) {
-        let name = format!("{:?}", target.format).to_lowercase();
+/// `--statistics` has a place in human, concise, JSON, JSON Lines and HTML output only.
+fn check_statistics_format(statistics: bool, requested: &[FormatTarget]) -> Result<(), Error> {
+    let refused = requested.iter().find(|t| !t.format.takes_statistics());
+    if let (true, Some(target)) = (statistics, refused) {
         return Err(Error::Usage {
-            message: format!("--statistics does not go with --format {name}"),
+            message: format!(
+                "--statistics does not go with --format {}",
+                target.format.name()
+            ),
             help: Some("it goes with human, concise, json, jsonl and html: SARIF, GitHub annotations, JUnit and GitLab reports have no place for counts per rule".into()),
         });
     }
@@ -138,13 +204,10 @@ fn check_statistics_format(args: &CheckArgs) -> Result<(), Error> {
 }
 
 /// At most one report goes to standard output (or `-o FILE`); the others name their files.
-fn check_format_targets(args: &CheckArgs) -> Result<(), Error> {
-    let unnamed = args.formats().iter().filter(|t| t.file.is_none()).count();
+fn check_format_targets(requested: &[FormatTarget], output: bool) -> Result<(), Error> {
+    let unnamed = requested.iter().filter(|t| t.file.is_none()).count();
     if unnamed > 1 {
-        let to = match &args.output {
-            Some(_) => "-o FILE",
-            None => "standard output",
-        };
+        let to = if output { "-o FILE" } else { "standard output" };
         return Err(Error::Usage {
             message: format!("{unnamed} --format reports would all go to {to}"),
             help: Some("give every report but one its own file: --format sarif=report.sarif --format github".into()),
@@ -154,10 +217,10 @@ fn check_format_targets(args: &CheckArgs) -> Result<(), Error> {
 }
 
 /// Every `--select` and `--ignore` id names a rule.
-fn check_rule_ids(args: &CheckArgs, settings: &Settings) -> Result<(), Error> {
-    for id in args.select.iter().chain(&args.ignore) {
+fn check_rule_ids(rules: &RuleChoice, settings: &Settings) -> Result<(), Error> {
+    for id in rules.select.iter().chain(&rules.ignore) {
         if settings.rules.get(id).is_none() {
-            let flag = if args.select.contains(id) {
+            let flag = if rules.select.contains(id) {
                 "--select"
             } else {
                 "--ignore"

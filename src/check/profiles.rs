@@ -1,7 +1,7 @@
 //! What each config of a run decides, resolved once per config: the rules that run and at
 //! which severity, which of them apply to a file, the selectors they share, and the linter of
 //! experiment files. A file is linted with the profile of its nearest config
-//! ([`crate::configs`]); most runs have one.
+//! ([`crate::config::ConfigTree`]); most runs have one.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -9,12 +9,13 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock};
 
-use crate::cli::CheckArgs;
 use crate::config::Settings;
-use crate::configs::Configs;
-use crate::engine::{Active, INVALID_JSON};
+use crate::config::{ConfigTree, RecentFolders};
+use crate::diagnostic::INVALID_JSON;
+use crate::engine::{Active, ExperimentLookup, ExperimentSite, LintInput, SpecInput};
 use crate::experiment;
 use crate::paths::relative_to;
+use crate::project::RealProject;
 use crate::select::SelectorTable;
 
 pub struct Profile<'s> {
@@ -35,14 +36,19 @@ pub struct Profile<'s> {
     pub table: SelectorTable,
     /// Some jobspec rule reads the experiment's config (`hyperparam-unknown`).
     pub spec_reads_config: bool,
-    pub experiments: experiment::Linter<'s>,
+    pub experiments: experiment::ExperimentLinter<'s>,
     /// Some file was linted with it: only those count in the run's notes.
     used: AtomicBool,
 }
 
 impl<'s> Profile<'s> {
-    pub(super) fn new(args: &'s CheckArgs, settings: &'s Settings, cwd: &'s Path) -> Profile<'s> {
-        let rules = active_rules(args, settings);
+    pub(super) fn new(
+        choice: &RuleChoice,
+        no_ignore: bool,
+        settings: &'s Settings,
+        cwd: &'s Path,
+    ) -> Profile<'s> {
+        let rules = active_rules(choice, settings);
         let (experiment_rules, spec_rules): (Vec<Active<'s>>, Vec<Active<'s>>) =
             rules.iter().partition(|a| a.rule.target.is_experiment());
         let scoped = scopes_rules(&rules, settings);
@@ -55,14 +61,14 @@ impl<'s> Profile<'s> {
         };
         let display = move |path: &Path| -> Arc<str> {
             let shown = path.strip_prefix(cwd).unwrap_or(path);
-            Arc::from(shown.to_string_lossy().as_ref())
+            crate::paths::shown(shown)
         };
-        let mut experiments = experiment::Linter::new(
+        let mut experiments = experiment::ExperimentLinter::new(
             &settings.platform,
             &experiment_rules,
             Box::new(rules_for),
             Box::new(display),
-            args.no_ignore,
+            no_ignore,
             cwd,
             settings.rules.rules.iter().map(|r| r.id.clone()).collect(),
         );
@@ -72,7 +78,7 @@ impl<'s> Profile<'s> {
             table: crate::rules::selector_table(spec_rules.iter().map(|a| a.rule)),
             spec_reads_config: spec_rules
                 .iter()
-                .any(|a| experiment::spec_rule_reads_config(a.rule)),
+                .any(|a| crate::engine::spec_rule_reads_config(a.rule)),
             config_root: settings
                 .config_path
                 .as_ref()
@@ -102,6 +108,42 @@ impl<'s> Profile<'s> {
                 .copied()
                 .collect(),
         )
+    }
+
+    /// What linting a spec of `project` with `rules` (this profile's for it) reads: its
+    /// experiment on disk, whose files the run may lint when `lint_files`.
+    pub fn spec_input<'a>(
+        &'a self,
+        rules: &'a [Active<'s>],
+        project: &'a RealProject<'a>,
+        lint_files: bool,
+    ) -> SpecInput<'a> {
+        SpecInput {
+            lint: LintInput {
+                rules,
+                table: &self.table,
+                platform: &self.settings.platform,
+                project,
+            },
+            experiment: ExperimentLookup::OnDisk(self.experiment_site(project, lint_files)),
+        }
+    }
+
+    /// The experiment a spec at `project` names, as this profile reads it; `lint_files`: the
+    /// run may lint its files.
+    fn experiment_site<'a>(
+        &'a self,
+        project: &'a RealProject<'a>,
+        lint_files: bool,
+    ) -> ExperimentSite<'a> {
+        ExperimentSite {
+            project,
+            config_names: &self.settings.platform.experiments.config,
+            display: &*self.experiments.display,
+            spec_reads_config: self.spec_reads_config,
+            wanted: lint_files && !self.experiment_rules.is_empty(),
+            files_read_config: self.experiments.reads_config,
+        }
     }
 
     /// Whether some file was linted with this profile.
@@ -149,14 +191,29 @@ fn ignored_at<'s>(settings: &'s Settings, relative: &Path) -> Vec<&'s str> {
         .collect()
 }
 
-/// The rules `--select`, `--ignore` and `[severity]` leave, at their severity.
-fn active_rules<'s>(args: &CheckArgs, settings: &'s Settings) -> Vec<Active<'s>> {
+/// The rules a run asks for (`--select`, `--ignore`): every rule when both are empty.
+#[derive(Debug, Clone, Default)]
+pub struct RuleChoice {
+    /// Only these, when there are any.
+    pub select: Vec<String>,
+    /// Never these.
+    pub ignore: Vec<String>,
+}
+
+impl RuleChoice {
+    fn allows(&self, id: &str) -> bool {
+        (self.select.is_empty() || self.select.iter().any(|s| s == id))
+            && !self.ignore.iter().any(|i| i == id)
+    }
+}
+
+/// The rules the run's choice and `[severity]` leave, at their severity.
+fn active_rules<'s>(choice: &RuleChoice, settings: &'s Settings) -> Vec<Active<'s>> {
     settings
         .rules
         .rules
         .iter()
-        .filter(|r| args.select.is_empty() || args.select.contains(&r.id))
-        .filter(|r| !args.ignore.contains(&r.id))
+        .filter(|r| choice.allows(&r.id))
         .filter_map(|r| {
             let severity = match settings.severity.get(&r.id) {
                 Some(None) => return None,
@@ -179,20 +236,27 @@ fn scopes_rules(rules: &[Active<'_>], settings: &Settings) -> bool {
 
 /// The profiles of a run, one per config met, each built when its first file is.
 pub struct Profiles<'s> {
-    configs: &'s Configs,
-    args: &'s CheckArgs,
+    configs: &'s ConfigTree,
+    choice: &'s RuleChoice,
+    no_ignore: bool,
     cwd: &'s Path,
     built: boxcar::Vec<Profile<'s>>,
-    /// Per config (its index in [`Configs`]): its profile's index in `built`.
+    /// Per config (its index in [`ConfigTree`]): its profile's index in `built`.
     of_config: RwLock<HashMap<usize, usize>>,
 }
 
 impl<'s> Profiles<'s> {
     /// The profiles of `configs`, with the first config's built now.
-    pub fn new(configs: &'s Configs, args: &'s CheckArgs, cwd: &'s Path) -> Profiles<'s> {
+    pub fn new(
+        configs: &'s ConfigTree,
+        choice: &'s RuleChoice,
+        no_ignore: bool,
+        cwd: &'s Path,
+    ) -> Profiles<'s> {
         let profiles = Profiles {
             configs,
-            args,
+            choice,
+            no_ignore,
             cwd,
             built: boxcar::Vec::new(),
             of_config: RwLock::default(),
@@ -208,8 +272,9 @@ impl<'s> Profiles<'s> {
 
     /// The profile the files in folder `dir` are linted with; `None` when their config cannot
     /// be loaded (the run then stops with its error).
-    pub fn for_dir(&self, dir: &Path) -> Option<&Profile<'s>> {
-        let profile = self.of_index(self.configs.for_dir(dir)?)?;
+    /// `recent` holds the asking worker's latest answers.
+    pub fn for_dir(&self, dir: &Path, recent: &mut RecentFolders) -> Option<&Profile<'s>> {
+        let profile = self.of_index(self.configs.for_dir(dir, recent)?)?;
         if !profile.used.load(Ordering::Relaxed) {
             profile.used.store(true, Ordering::Relaxed);
         }
@@ -217,8 +282,8 @@ impl<'s> Profiles<'s> {
     }
 
     /// The profile the file at `path` is linted with.
-    pub fn for_file(&self, path: &Path) -> Option<&Profile<'s>> {
-        self.for_dir(path.parent().unwrap_or(Path::new("")))
+    pub fn for_file(&self, path: &Path, recent: &mut RecentFolders) -> Option<&Profile<'s>> {
+        self.for_dir(path.parent().unwrap_or(Path::new("")), recent)
     }
 
     fn of_index(&self, config: usize) -> Option<&Profile<'s>> {
@@ -230,7 +295,12 @@ impl<'s> Profiles<'s> {
             return self.built.get(at);
         }
         let settings = self.configs.get(config)?;
-        let at = self.built.push(Profile::new(self.args, settings, self.cwd));
+        let at = self.built.push(Profile::new(
+            self.choice,
+            self.no_ignore,
+            settings,
+            self.cwd,
+        ));
         of_config.insert(config, at);
         self.built.get(at)
     }
@@ -250,7 +320,7 @@ impl<'s> Profiles<'s> {
         }
     }
 
-    pub fn configs(&self) -> &'s Configs {
+    pub fn configs(&self) -> &'s ConfigTree {
         self.configs
     }
 }

@@ -3,7 +3,7 @@
 //! what is missing, so the summary can say which rules did not run and what would make them.
 
 use crate::engine::Active;
-use crate::platform::{Needs, Platform};
+use crate::platform_facts::{Needs, Platform};
 use crate::report::Skipped;
 use crate::rules::plan::check_needs;
 use crate::rules::Rule;
@@ -87,7 +87,8 @@ fn blocked_by(rule: &Rule, available: Needs) -> Option<Needs> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::{RuleSet, Severity};
+    use crate::diagnostic::Severity;
+    use crate::rules::RuleSet;
 
     fn ids(groups: &[Skipped]) -> Vec<(&str, &str, Vec<&str>)> {
         groups

@@ -5,12 +5,7 @@
 use std::io::{self, BufRead, Write};
 use std::sync::Arc;
 
-use crate::diagnostic::{Finding, Related};
-use crate::fix::{Edit, Fix};
-use crate::json::Span;
-use crate::rules::fix::Safety;
-use crate::rules::Severity;
-use crate::source::Position;
+use crate::diagnostic::{Edit, Finding, Fix, Position, Related, Safety, Severity, Span};
 
 /// Writes one file's findings (all with the path of the first) as one record.
 pub fn write_group(out: &mut impl Write, findings: &[Finding]) -> io::Result<()> {

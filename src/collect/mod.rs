@@ -8,12 +8,9 @@ mod merge;
 
 use std::fs::File;
 use std::io::{self, BufWriter, Seek, SeekFrom, Write};
-use std::path::Path;
 use std::sync::{Arc, Mutex};
 
-use crate::baseline::{Applied, Baseline};
 use crate::diagnostic::{sort_findings, Finding};
-use crate::report::Findings;
 use merge::MAX_FAN_IN;
 
 /// Findings held in memory before they are spilled, by their estimated size in bytes.
@@ -32,6 +29,50 @@ fn spill_budget() -> usize {
         }
     }
     SPILL_BUDGET
+}
+
+/// The run's findings in sorted order (files in path order, a file's findings by position),
+/// read whole in one or more passes: held in memory, or merged from sorted runs spilled to
+/// disk. A reporter never holds on to a batch: memory stays bounded by one batch. A file's
+/// findings are never split between two batches.
+pub trait Findings: Sync {
+    /// How many findings there are.
+    fn count(&self) -> usize;
+    /// Calls `each` with consecutive batches that together are every finding, in order: one
+    /// whole pass.
+    fn each_batch(
+        &self,
+        each: &mut dyn FnMut(&[Finding]) -> std::io::Result<()>,
+    ) -> std::io::Result<()>;
+}
+
+impl Findings for Vec<Finding> {
+    fn count(&self) -> usize {
+        self.len()
+    }
+
+    fn each_batch(
+        &self,
+        each: &mut dyn FnMut(&[Finding]) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
+        self.as_slice().each_batch(each)
+    }
+}
+
+impl Findings for [Finding] {
+    fn count(&self) -> usize {
+        self.len()
+    }
+
+    fn each_batch(
+        &self,
+        each: &mut dyn FnMut(&[Finding]) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
+        if self.is_empty() {
+            return Ok(());
+        }
+        each(self)
+    }
 }
 
 /// Where the worker threads put their findings.
@@ -183,7 +224,7 @@ impl Spool {
                 held: held.findings,
                 runs: Vec::new(),
                 count,
-                baseline: None,
+                hidden: None,
             });
         }
         let mut spill_file = self
@@ -200,7 +241,7 @@ impl Spool {
             held: Vec::new(),
             runs: narrow(runs.into_iter().map(|(_, run)| run).collect(), MAX_FAN_IN)?,
             count,
-            baseline: None,
+            hidden: None,
         })
     }
 }
@@ -211,35 +252,45 @@ pub struct Collected {
     held: Vec<Finding>,
     runs: Vec<Run>,
     count: usize,
-    /// A baseline applied as the spilled findings are read (held ones are filtered at once).
-    baseline: Option<(Baseline, std::path::PathBuf)>,
+    /// Hides findings as the spilled ones are read (held ones are filtered at once): a fresh
+    /// filter for each pass, so that every pass hides the same findings.
+    hidden: Option<NewFilter>,
 }
 
+/// A filter of findings read in sorted order: true hides the finding. It may keep state (a
+/// baseline entry hides as many findings as it counts), so each pass takes a fresh one.
+pub type Filter<'a> = Box<dyn FnMut(&Finding) -> bool + 'a>;
+
+/// Makes a fresh [`Filter`] for one pass over the findings.
+pub type NewFilter = Box<dyn Fn() -> Filter<'static> + Send + Sync>;
+
 impl Collected {
-    /// Hides what `baseline` matches; returns what it hid and what it did not match.
-    pub fn apply_baseline(&mut self, baseline: Baseline, cwd: &Path) -> io::Result<Applied> {
+    /// Hides the findings `first` says to on the first pass, which it sees before any other;
+    /// every later pass hides the same ones with a fresh filter from `again`. Returns how many
+    /// are hidden.
+    pub fn hide(
+        &mut self,
+        first: &mut dyn FnMut(&Finding) -> bool,
+        again: NewFilter,
+    ) -> io::Result<usize> {
         if self.runs.is_empty() {
-            let applied = baseline.apply(&mut self.held, cwd);
+            let before = self.held.len();
+            self.held.retain(|f| !first(f));
             self.count = self.held.len();
-            return Ok(applied);
+            return Ok(before - self.held.len());
         }
-        // One pass learns what it hides and which entries match nothing; every later pass
-        // hides the same findings again, in the same order.
-        let mut counting = baseline.clone();
         let mut hidden = 0;
         merge::each_batch(&self.runs, &mut |batch| {
-            hidden += batch.iter().filter(|f| counting.hide(f, cwd)).count();
+            hidden += batch.iter().filter(|f| first(f)).count();
             Ok(())
         })?;
         self.count -= hidden;
-        self.baseline = Some((baseline, cwd.to_path_buf()));
-        Ok(Applied {
-            hidden,
-            stale: counting.stale(),
-        })
+        self.hidden = Some(again);
+        Ok(hidden)
     }
 
     /// Whether any finding was spilled to disk.
+    #[cfg(test)]
     pub fn spilled(&self) -> bool {
         !self.runs.is_empty()
     }
@@ -254,16 +305,12 @@ impl Findings for Collected {
         if self.runs.is_empty() {
             return self.held.each_batch(each);
         }
-        let Some((baseline, cwd)) = &self.baseline else {
+        let Some(new_filter) = &self.hidden else {
             return merge::each_batch(&self.runs, each);
         };
-        let mut baseline = baseline.clone();
+        let mut hide = new_filter();
         merge::each_batch(&self.runs, &mut |batch| {
-            let shown: Vec<Finding> = batch
-                .iter()
-                .filter(|f| !baseline.hide(f, cwd))
-                .cloned()
-                .collect();
+            let shown: Vec<Finding> = batch.iter().filter(|f| !hide(f)).cloned().collect();
             if shown.is_empty() {
                 return Ok(());
             }
@@ -342,9 +389,7 @@ pub fn drop_elsewhere(findings: Vec<Finding>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::json::Span;
-    use crate::rules::Severity;
-    use crate::source::Position;
+    use crate::diagnostic::{Position, Severity, Span};
     use std::sync::Arc;
 
     fn finding(path: &Arc<str>, at: u32, rule: &str) -> Finding {
@@ -353,19 +398,15 @@ mod tests {
             column: at + 1,
         };
         Finding {
+            // Shared: the findings of one file share their path.
             path: path.clone(),
-            rule: Arc::from(rule),
             severity: Severity::Warning,
             message: format!("m{at}"),
-            help: None,
-            pointer: String::new(),
             span: Span::new(at as usize, at as usize + 1),
             start,
             end: start,
-            related: Vec::new(),
             value_hash: u64::from(at),
-            secret: false,
-            fix: None,
+            ..Finding::for_tests("", rule, 1)
         }
     }
 

@@ -5,12 +5,14 @@
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use super::{Linter, BINARY_PROBE};
+use super::{ExperimentLinter, BINARY_PROBE};
 use crate::diagnostic::Finding;
-use crate::engine::{self, Active, FileName, KeptHits, VirtualProject};
+use crate::engine::{self, Active, FileName, KeptHits, LintInput};
 use crate::formats::ConfigFormat;
+use crate::project::VirtualProject;
 use crate::rules::eval::Others;
 use crate::rules::{ReportedBy, Target};
+use crate::scratch::{LintScratch, Scratch};
 use crate::text::{self, Language};
 
 /// File extensions of model weights and checkpoints: packed into the job package on every
@@ -37,7 +39,7 @@ pub struct FileCounts {
     pub files: AtomicUsize,
 }
 
-impl Linter<'_> {
+impl ExperimentLinter<'_> {
     /// Lints the file at `path`, which is `rel` in its experiment directory.
     pub(super) fn lint_file(
         &self,
@@ -45,6 +47,7 @@ impl Linter<'_> {
         rel: &Path,
         problem: Option<String>,
         others: &Others<'_>,
+        scratch: &mut Scratch,
     ) -> Vec<Finding> {
         let rules = self.rules_for.rules_for(path, rel);
         if rules.is_empty() {
@@ -64,8 +67,9 @@ impl Linter<'_> {
         if is_weights_file(path) {
             return self.too_large(&rules, &name, WEIGHTS_MESSAGE.into());
         }
-        engine::with_file_bytes(path, |read| match read {
-            Ok(bytes) => self.lint_read(path, &name, &rules, bytes, others),
+        let lint = &mut scratch.lint;
+        scratch.reader.with_file_bytes(path, |read| match read {
+            Ok(bytes) => self.lint_read(path, &name, &rules, bytes, others, lint),
             Err(e) => unreadable(format!("cannot read the file: {e}")),
         })
     }
@@ -79,6 +83,7 @@ impl Linter<'_> {
         rules: &[Active<'_>],
         bytes: &[u8],
         others: &Others<'_>,
+        scratch: &mut LintScratch,
     ) -> Vec<Finding> {
         let limit = self.platform.experiments.max_file_size;
         // A read stops one byte past its own limit: a file that long is too large.
@@ -98,7 +103,7 @@ impl Linter<'_> {
         let probe = &bytes[..bytes.len().min(BINARY_PROBE)];
         match std::str::from_utf8(bytes) {
             Ok(text) if memchr::memchr(0, probe).is_none() => {
-                self.lint_text(text, path, name, rules, others)
+                self.lint_text(text, path, name, rules, others, scratch)
             }
             _ => {
                 self.counts.binary.fetch_add(1, Ordering::Relaxed);
@@ -130,6 +135,7 @@ impl Linter<'_> {
         name: &FileName<'_>,
         rules: &[Active<'_>],
         others: &Others<'_>,
+        scratch: &mut LintScratch,
     ) -> Vec<Finding> {
         let language = text::language_of(path, text);
         let regions = text::scan(language, text);
@@ -137,7 +143,7 @@ impl Linter<'_> {
         super::text::run(text, &regions, rules, self.platform, others, &mut kept);
         let mut findings = engine::locate(text, name, kept, None);
         if let Some(format) = ConfigFormat::of_path(path) {
-            findings.extend(self.lint_config(text, format, name, rules, others));
+            findings.extend(self.lint_config(text, format, name, rules, others, scratch));
         }
         if has_comments(language) {
             super::suppress::apply(text, &regions, rules, &self.known_ids, name, &mut findings);
@@ -153,6 +159,7 @@ impl Linter<'_> {
         name: &FileName<'_>,
         rules: &[Active<'_>],
         others: &Others<'_>,
+        scratch: &mut LintScratch,
     ) -> Vec<Finding> {
         let target = match format {
             ConfigFormat::Yaml => Target::Yaml,
@@ -171,23 +178,16 @@ impl Linter<'_> {
             return Vec::new();
         };
         let project = VirtualProject { dirs: Vec::new() };
+        let input = LintInput {
+            rules: &config_rules,
+            table: &self.config_table,
+            platform: self.platform,
+            project: &project,
+        };
         let mut findings = Vec::new();
         for doc in &docs {
-            findings.extend(engine::with_resolutions(
-                &self.config_table,
-                doc,
-                |resolved| {
-                    engine::lint_document(
-                        text,
-                        doc,
-                        name,
-                        &config_rules,
-                        self.platform,
-                        &project,
-                        resolved,
-                        others,
-                    )
-                },
+            findings.extend(engine::lint_document(
+                text, doc, name, &input, others, scratch,
             ));
         }
         findings

@@ -9,17 +9,17 @@ mod suppress;
 mod text;
 mod walk;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use crate::diagnostic::Finding;
-use crate::engine::{Active, LoadedConfig};
-use crate::formats::ConfigFormat;
+use crate::engine::{load_config, reads, Active, LoadedConfig};
 use crate::json::Document;
-use crate::platform::Platform;
+use crate::platform_facts::Platform;
 use crate::rules::eval::{ConfigDoc, Others};
-use crate::rules::{Condition, OtherDoc, Rule};
+use crate::rules::OtherDoc;
+use crate::scratch::{LintScratch, RecentConfigFiles, Scratch};
 use crate::select::SelectorTable;
 
 pub use file::{is_weights_file, FileCounts};
@@ -49,7 +49,7 @@ impl<'a> RulesFor<'a> for NoRules {
 pub type Display<'a> = dyn Fn(&Path) -> Arc<str> + Send + Sync + 'a;
 
 /// What linting the files of experiments shares over a run.
-pub struct Linter<'a> {
+pub struct ExperimentLinter<'a> {
     pub platform: &'a Platform,
     /// The shared selectors of the config rules (`yaml`, `toml`, `json`).
     pub config_table: SelectorTable,
@@ -71,7 +71,7 @@ pub struct Linter<'a> {
     pub counts: FileCounts,
 }
 
-impl<'a> Linter<'a> {
+impl<'a> ExperimentLinter<'a> {
     pub fn new(
         platform: &'a Platform,
         rules: &[Active<'a>],
@@ -80,8 +80,8 @@ impl<'a> Linter<'a> {
         no_ignore: bool,
         cwd: &'a Path,
         known_ids: Vec<String>,
-    ) -> Linter<'a> {
-        Linter {
+    ) -> ExperimentLinter<'a> {
+        ExperimentLinter {
             known_ids,
             unreadable: None,
             platform,
@@ -114,8 +114,12 @@ impl<'a> Linter<'a> {
         spec: Option<&Document<'_>>,
         config: Option<ConfigDoc<'_>>,
         skip: &mut dyn FnMut(&Path) -> bool,
+        scratch: &mut Scratch,
     ) -> Vec<Finding> {
-        let loaded = config.is_none().then(|| self.own_config(dir)).flatten();
+        let loaded = config
+            .is_none()
+            .then(|| self.own_config(dir, &mut scratch.lint.config_files))
+            .flatten();
         let parsed = loaded
             .as_ref()
             .and_then(|c| c.parse().map(|docs| (c, docs)));
@@ -128,17 +132,22 @@ impl<'a> Linter<'a> {
             }
             let rel = path.strip_prefix(dir).unwrap_or(path);
             self.counts.files.fetch_add(1, Ordering::Relaxed);
-            findings.extend(self.lint_file(path, rel, problem, &others));
+            findings.extend(self.lint_file(path, rel, problem, &others, scratch));
         });
         findings
     }
 
     /// The config of the experiment `dir`, when an experiment rule reads it.
-    fn own_config(&self, dir: &Path) -> Option<LoadedConfig> {
+    fn own_config(&self, dir: &Path, recent: &mut RecentConfigFiles) -> Option<LoadedConfig> {
         if !self.reads_config {
             return None;
         }
-        load_config(dir, &self.platform.experiments.config, &*self.display)
+        load_config(
+            dir,
+            &self.platform.experiments.config,
+            &*self.display,
+            recent,
+        )
     }
 
     /// Lints one file of the experiment directory `root` (found by the walk, or named on the
@@ -148,48 +157,68 @@ impl<'a> Linter<'a> {
         path: &Path,
         root: &Path,
         problem: Option<String>,
+        scratch: &mut Scratch,
     ) -> Vec<Finding> {
-        self.with_context(root, |others| {
+        self.with_context(root, scratch, |others, scratch| {
             let rel = path.strip_prefix(root).unwrap_or(path);
-            self.lint_file(path, rel, problem, others)
+            self.lint_file(path, rel, problem, others, scratch)
         })
     }
 
     /// Runs `f` with what the rules of a file of the experiment `root` may read besides it:
     /// the experiment's config and the spec that names it, each only when a rule reads it.
-    fn with_context<R>(&self, root: &Path, f: impl FnOnce(&Others<'_>) -> R) -> R {
-        let loaded = self.own_config(root);
+    fn with_context<R>(
+        &self,
+        root: &Path,
+        scratch: &mut Scratch,
+        f: impl FnOnce(&Others<'_>, &mut Scratch) -> R,
+    ) -> R {
+        let loaded = self.own_config(root, &mut scratch.lint.config_files);
         let parsed = loaded
             .as_ref()
             .and_then(|c| c.parse().map(|docs| (c, docs)));
         let config = parsed.as_ref().and_then(|(c, docs)| c.first(docs));
         let spec_text = if self.reads_spec {
-            spec::naming(&crate::paths::normalize(root, self.cwd))
+            let root = crate::paths::normalize(root, self.cwd);
+            spec::naming(&root, &mut scratch.naming_spec)
         } else {
             None
         };
         let spec = spec_text
             .as_deref()
             .and_then(|text| crate::json::parse(text).ok());
-        f(&Others {
+        let others = Others {
             spec: spec.as_ref(),
             config,
-        })
+        };
+        f(&others, scratch)
     }
 }
 
-impl Linter<'_> {
+impl ExperimentLinter<'_> {
     /// Lints `bytes`, given for the file `path` of the experiment `root` (standard input with
     /// `--stdin-filename`): as the file would be linted, without reading it.
-    pub fn lint_given(&self, path: &Path, root: &Path, bytes: &[u8]) -> Vec<Finding> {
-        self.lint_given_with(path, root, bytes, &Others::NONE)
+    pub fn lint_given(
+        &self,
+        path: &Path,
+        root: &Path,
+        bytes: &[u8],
+        scratch: &mut Scratch,
+    ) -> Vec<Finding> {
+        self.lint_given_with(path, root, bytes, &Others::NONE, &mut scratch.lint)
     }
 
-    /// [`Linter::lint_given`] with the experiment's config and the spec that names it, as
-    /// [`Linter::lint_named_file`] reads them: for an editor's buffer of the file.
-    pub fn lint_given_in_context(&self, path: &Path, root: &Path, bytes: &[u8]) -> Vec<Finding> {
-        self.with_context(root, |others| {
-            self.lint_given_with(path, root, bytes, others)
+    /// [`ExperimentLinter::lint_given`] with the experiment's config and the spec that names it, as
+    /// [`ExperimentLinter::lint_named_file`] reads them: for an editor's buffer of the file.
+    pub fn lint_given_in_context(
+        &self,
+        path: &Path,
+        root: &Path,
+        bytes: &[u8],
+        scratch: &mut Scratch,
+    ) -> Vec<Finding> {
+        self.with_context(root, scratch, |others, scratch| {
+            self.lint_given_with(path, root, bytes, others, &mut scratch.lint)
         })
     }
 
@@ -199,6 +228,7 @@ impl Linter<'_> {
         root: &Path,
         bytes: &[u8],
         others: &Others<'_>,
+        scratch: &mut LintScratch,
     ) -> Vec<Finding> {
         let rel = path.strip_prefix(root).unwrap_or(path);
         let rules = self.rules_for.rules_for(path, rel);
@@ -206,7 +236,7 @@ impl Linter<'_> {
         if file::is_weights_file(path) {
             return self.too_large(&rules, &name, file::WEIGHTS_MESSAGE.into());
         }
-        self.lint_read(path, &name, &rules, bytes, others)
+        self.lint_read(path, &name, &rules, bytes, others, scratch)
     }
 }
 
@@ -224,7 +254,7 @@ pub fn lint_in_memory(
         .filter(|a| a.rule.target.is_experiment() && a.rule.applies_to(path))
         .copied()
         .collect();
-    let display = |p: &Path| -> Arc<str> { Arc::from(p.to_string_lossy().as_ref()) };
+    let display = |p: &Path| -> Arc<str> { crate::paths::shown(p) };
     // The rules given, and every built-in rule (named after its file), running or not.
     let known = rules
         .iter()
@@ -235,7 +265,7 @@ pub fn lint_in_memory(
                 .filter_map(|(file, _)| file.strip_suffix(".toml").map(String::from)),
         )
         .collect();
-    let linter = Linter::new(
+    let linter = ExperimentLinter::new(
         platform,
         &rules,
         Box::new(NoRules),
@@ -248,112 +278,12 @@ pub fn lint_in_memory(
     if file::is_weights_file(path) {
         return linter.too_large(&rules, &name, file::WEIGHTS_MESSAGE.into());
     }
-    linter.lint_text(text, path, &name, &rules, others)
-}
-
-/// Does a check of `rule` read the `which` document in a condition?
-pub fn reads(rule: &Rule, which: OtherDoc) -> bool {
-    fn in_condition(c: &Condition, which: OtherDoc) -> bool {
-        match c {
-            Condition::Other(w, ..) => *w == which,
-            Condition::Any(list) | Condition::All(list) => {
-                list.iter().any(|c| in_condition(c, which))
-            }
-            Condition::Not(inner) => in_condition(inner, which),
-            Condition::Select(..) | Condition::Fact(..) | Condition::Item(..) => false,
-        }
-    }
-    rule.checks
-        .iter()
-        .any(|check| check.when.iter().any(|c| in_condition(c, which)))
-}
-
-/// Does a check of the jobspec rule `rule` read the experiment's config?
-pub fn spec_rule_reads_config(rule: &Rule) -> bool {
-    use crate::rules::functions::Function;
-    use crate::rules::Assertion;
-    reads(rule, OtherDoc::Config)
-        || rule
-            .checks
-            .iter()
-            .any(|c| matches!(&c.assertion, Assertion::Function(Function::ConfigKey)))
-}
-
-/// Does `config` have every key the `config-key` checks of `rules` look up in `spec`, by the
-/// quick scan of a plain YAML config? `false` when it lacks one, when only a full parse can
-/// tell, or when a rule reads the config some other way: then the config is parsed.
-pub fn config_keys_present(
-    config: &LoadedConfig,
-    spec: &Document<'_>,
-    rules: &[Active<'_>],
-) -> bool {
-    use crate::rules::functions::Function;
-    use crate::rules::Assertion;
-    if config.format != ConfigFormat::Yaml {
-        return false;
-    }
-    let mut keys = Vec::new();
-    for rule in rules.iter().map(|a| a.rule) {
-        if reads(rule, OtherDoc::Config) {
-            return false;
-        }
-        for check in &rule.checks {
-            if let Assertion::Function(Function::ConfigKey) = check.assertion {
-                for m in check.select.resolve(spec).found {
-                    keys.push(crate::rules::eval::last_key(&m.pointer(spec)));
-                }
-            }
-        }
-    }
-    let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
-    crate::formats::has_key_paths(&config.text, &keys).is_some_and(|found| found.iter().all(|&f| f))
-}
-
-/// The experiment's config file: the first of `names` that is a regular file in `dir`, read
-/// (up to the size limit). `None` when there is none or it cannot be read.
-pub fn load_config(
-    dir: &Path,
-    names: &[String],
-    display: &dyn Fn(&Path) -> Arc<str>,
-) -> Option<LoadedConfig> {
-    let path = config_path(dir, names)?;
-    let format = ConfigFormat::of_path(&path)?;
-    let bytes = crate::read::read_bounded(&path).ok()?;
-    let text = String::from_utf8(bytes).ok()?;
-    Some(LoadedConfig {
-        path: display(&path),
+    linter.lint_text(
         text,
-        format,
-    })
-}
-
-/// Folders whose config file a worker looked up last: many specs name the same experiment.
-const RECENT_CONFIGS: usize = 16;
-
-/// The path of the experiment's config file, looked up once per folder among the recent ones.
-fn config_path(dir: &Path, names: &[String]) -> Option<PathBuf> {
-    type Recent = Vec<(PathBuf, Option<PathBuf>)>;
-    thread_local! {
-        static RECENT: std::cell::RefCell<Recent> = const { std::cell::RefCell::new(Vec::new()) };
-    }
-    if let Some(known) = RECENT.with(|r| {
-        r.borrow()
-            .iter()
-            .find(|(d, _)| d == dir)
-            .map(|(_, path)| path.clone())
-    }) {
-        return known;
-    }
-    let found = names
-        .iter()
-        .map(|n| dir.join(n))
-        .find(|p| std::fs::metadata(p).is_ok_and(|m| m.is_file()));
-    RECENT.with(|r| {
-        let mut recent = r.borrow_mut();
-        if recent.len() == RECENT_CONFIGS {
-            recent.pop();
-        }
-        recent.insert(0, (dir.to_path_buf(), found.clone()));
-    });
-    found
+        path,
+        &name,
+        &rules,
+        others,
+        &mut LintScratch::default(),
+    )
 }

@@ -5,28 +5,22 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::recent::Recent;
+
 /// Parent folders searched for the project of an experiment.
 const MAX_LEVELS: usize = 8;
 /// Where a project keeps its spec, by its root.
 const SPEC_PLACES: [&str; 2] = [".starforge/jobspec.json", "jobspec.json"];
 
 /// The text of the spec that names the experiment `root` (an absolute path), if one does;
-/// looked up once per experiment per thread (its files come one after another).
-pub fn naming(root: &Path) -> Option<String> {
-    thread_local! {
-        static LAST: std::cell::RefCell<Option<(PathBuf, Option<String>)>> =
-            const { std::cell::RefCell::new(None) };
-    }
-    if let Some(known) = LAST.with(|last| {
-        last.borrow()
-            .as_ref()
-            .filter(|(dir, _)| dir == root)
-            .map(|(_, text)| text.clone())
-    }) {
+/// looked up once per experiment by a worker (its files come one after another): `last`
+/// holds the answer for the experiment it asked about last.
+pub fn naming(root: &Path, last: &mut Recent<PathBuf, Option<String>, 1>) -> Option<String> {
+    if let Some(known) = last.get(|dir| dir == root) {
         return known;
     }
     let found = search(root);
-    LAST.with(|last| *last.borrow_mut() = Some((root.to_path_buf(), found.clone())));
+    last.put(root.to_path_buf(), found.clone());
     found
 }
 

@@ -5,9 +5,8 @@
 use std::sync::Arc;
 
 use super::UNUSED_SUPPRESSION;
-use crate::diagnostic::{Finding, Locator};
+use crate::diagnostic::{Finding, Locator, Span};
 use crate::engine::{Active, FileName};
-use crate::json::Span;
 use crate::rules::ReportedBy;
 use crate::text::Region;
 

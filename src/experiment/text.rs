@@ -1,12 +1,13 @@
 //! The text rules of one file: regex `pattern`s matched in the regions their `in` names, and
 //! the `host-path` function over string literals.
 
+use crate::diagnostic::Span;
 use crate::engine::{Active, KeptHits, MAX_FINDINGS_PER_FILE};
 use crate::escape::quote;
-use crate::json::{Document, Span};
-use crate::platform::Platform;
+use crate::json::Document;
+use crate::platform_facts::Platform;
 use crate::rules::eval::{emit, holds, Context, Faults, Hits, Others, Vars, MAX_VALUE_CHARS};
-use crate::rules::functions::Function;
+use crate::rules::functions::HOST_PATH;
 use crate::rules::{Assertion, Check, Scope, Target};
 use crate::select::Resolutions;
 use crate::text::{kind_at, Region, RegionKind};
@@ -25,7 +26,7 @@ pub fn run<'r>(
     let empty = Document::empty_object();
     let resolved = Resolutions::default();
     let faults = Faults::default();
-    let project = crate::engine::VirtualProject { dirs: Vec::new() };
+    let project = crate::project::VirtualProject { dirs: Vec::new() };
     let ctx = Context {
         doc: &empty,
         platform,
@@ -34,6 +35,8 @@ pub fn run<'r>(
         resolved: &resolved,
         faults: &faults,
         others,
+        // No key of a text file is reported unknown.
+        suggestions: &Default::default(),
     };
     for active in rules.iter().filter(|a| a.rule.target == Target::Text) {
         let mut hits = Hits::new(MAX_FINDINGS_PER_FILE);
@@ -52,7 +55,7 @@ pub fn run<'r>(
                     mask,
                     &mut hits,
                 ),
-                Assertion::Function(Function::HostPath) => host_paths(
+                Assertion::Function(f) if f.is(HOST_PATH) => host_paths(
                     check,
                     text,
                     regions,
@@ -185,7 +188,7 @@ mod tests {
 
     #[test]
     fn host_paths_are_under_a_root_not_beside_it() {
-        let roots: Vec<String> = crate::platform::DEFAULT_HOST_PATH_ROOTS
+        let roots: Vec<String> = crate::platform_facts::DEFAULT_HOST_PATH_ROOTS
             .map(String::from)
             .to_vec();
         for yes in [

@@ -3,8 +3,7 @@
 
 use std::sync::Arc;
 
-use super::{Applicability, Fix};
-use crate::diagnostic::Finding;
+use crate::diagnostic::{Applicability, Finding, Fix};
 
 /// At most this many passes: two fixes whose edits overlap are applied in separate passes,
 /// never merged, and each pass lints the result again.

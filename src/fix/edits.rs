@@ -1,11 +1,10 @@
 //! A rule's fix made into edits for one finding, from the parsed spec.
 
 use crate::catalog::Recipe;
-use crate::json::{Document, NodeId, Span, Value};
-use crate::platform::Platform;
+use crate::diagnostic::{Edit, Fix, Span};
+use crate::json::{Document, NodeId, Value};
+use crate::platform_facts::Platform;
 use crate::rules::fix::{FixAction, FixSpec, Piece, FIX_PLACEHOLDERS};
-
-use super::{Edit, Fix};
 
 /// The fix for a finding at `pointer` (the offending value) by `spec`, or `None` when it does
 /// not apply there: nothing to remove, a fact the template names is unknown, the value is
@@ -167,7 +166,8 @@ fn render(pieces: &[Piece], platform: &Platform, recipe: Option<&Recipe>) -> Opt
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::fix::{FixAction, FixSpec, Safety};
+    use crate::diagnostic::Safety;
+    use crate::rules::fix::{FixAction, FixSpec};
 
     fn apply(text: &str, fix: &Fix) -> String {
         let mut out = text.to_string();

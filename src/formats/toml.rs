@@ -14,7 +14,8 @@ use toml::de::{DeTable, DeValue};
 use toml::Spanned;
 
 use super::{error_at, json_number, radix_number};
-use crate::json::{Builder, Document, ParseError, Span, Value};
+use crate::diagnostic::Span;
+use crate::json::{Builder, Document, ParseError, Value};
 
 pub(super) fn parse(text: &str) -> Result<Document<'_>, ParseError> {
     let root = DeTable::parse(text).map_err(|e| {

@@ -14,7 +14,8 @@ use std::collections::{HashMap, HashSet};
 use saphyr_parser::{Event, Parser, ScalarStyle, Tag};
 
 use super::{error_at, json_number, radix_number};
-use crate::json::{Builder, Document, Member, NodeId, ParseError, Span, Value, MAX_DEPTH};
+use crate::diagnostic::Span;
+use crate::json::{Builder, Document, Member, NodeId, ParseError, Value, MAX_DEPTH};
 
 /// Nodes a stream may build (aliases expanded) are at most the larger of this and
 /// [`NODES_PER_BYTE`] per byte of text: far past any real config, far below an alias bomb.

@@ -3,9 +3,10 @@
 //! container's items or members one range, duplicate keys listed, `owned_strings` set when a
 //! node or key owns its text. The converter gives every span itself.
 
+use crate::diagnostic::Span;
 use std::borrow::Cow;
 
-use super::{Document, Member, Node, NodeId, Span, Value};
+use super::{Document, Member, Node, NodeId, Value};
 
 /// Builds one document: open containers with `start_array`/`start_object`, give each object
 /// member's `key` before its value, close with `end`; values are `scalar`s, closed containers

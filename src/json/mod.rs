@@ -1,4 +1,5 @@
-//! A strict, span-recording JSON parser.
+//! JSON in and out: a strict, span-recording parser, and the one JSON writer of everything
+//! forgelint prints or saves ([`writer`]).
 //!
 //! Every key and value keeps its byte range so a finding can point at the exact token. The
 //! parser is iterative (an explicit stack), so hostile nesting can never overflow the call stack;
@@ -8,8 +9,11 @@
 
 mod build;
 mod parser;
+pub mod writer;
 
 use std::borrow::Cow;
+
+use crate::diagnostic::Span;
 
 pub use build::Builder;
 pub use parser::{parse, parse_bytes, parse_reusing, Arena};
@@ -17,28 +21,6 @@ pub use parser::{parse, parse_bytes, parse_reusing, Arena};
 /// Deepest nesting of arrays and objects accepted; deeper input is `invalid-json`.
 /// Go's encoding/json stops at the same depth.
 pub const MAX_DEPTH: usize = 10_000;
-
-/// A byte range `start..end` in the source text.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
-pub struct Span {
-    pub start: u32,
-    pub end: u32,
-}
-
-impl Span {
-    pub fn new(start: usize, end: usize) -> Span {
-        Span {
-            start: start as u32,
-            end: end as u32,
-        }
-    }
-    pub fn len(self) -> usize {
-        (self.end - self.start) as usize
-    }
-    pub fn is_empty(self) -> bool {
-        self.end == self.start
-    }
-}
 
 pub type NodeId = u32;
 

@@ -4,9 +4,10 @@
 //! their closing quote, indentation after a newline); everything unusual (escapes, errors) goes
 //! through slower, straightforward code that keeps the exact error offsets and messages.
 
+use crate::diagnostic::Span;
 use std::borrow::Cow;
 
-use super::{Document, Member, Node, NodeId, ParseError, Span, Value, MAX_DEPTH};
+use super::{Document, Member, Node, NodeId, ParseError, Value, MAX_DEPTH};
 
 /// Checks that `bytes` is UTF-8 and parses it.
 pub fn parse_bytes(bytes: &[u8]) -> Result<Document<'_>, ParseError> {

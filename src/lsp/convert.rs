@@ -10,17 +10,15 @@ use lsp_types::{
     NumberOrString, Position, Range, TextEdit, Uri,
 };
 
-use crate::diagnostic::Finding;
+use crate::diagnostic::{Finding, LineIndex, Severity};
 use crate::error::{Error, FileError};
-use crate::rules::{Rule, Severity};
-use crate::source::LineIndex;
+use crate::rules::Rule;
 
 /// The `source` of every diagnostic.
 pub const SOURCE: &str = "forgelint";
 
 /// The local path a `file:` URI names; `None` for another scheme (an unsaved buffer).
 pub fn uri_to_path(uri: &str) -> Option<PathBuf> {
-    use std::os::unix::ffi::OsStringExt;
     let rest = uri
         .strip_prefix("file://")
         .or_else(|| uri.strip_prefix("FILE://"))?;
@@ -33,8 +31,30 @@ pub fn uri_to_path(uri: &str) -> Option<PathBuf> {
         return None;
     }
     let path = path.split(['?', '#']).next().unwrap_or(path);
-    let bytes = percent_decode(path.as_bytes())?;
+    path_of_bytes(percent_decode(path.as_bytes())?)
+}
+
+/// The path a URI's decoded path names: its bytes, where a path is bytes.
+#[cfg(unix)]
+fn path_of_bytes(bytes: Vec<u8>) -> Option<PathBuf> {
+    use std::os::unix::ffi::OsStringExt;
     Some(PathBuf::from(std::ffi::OsString::from_vec(bytes)))
+}
+
+/// The path a URI's decoded path names, where a path is Unicode (Windows).
+#[cfg(not(unix))]
+fn path_of_bytes(bytes: Vec<u8>) -> Option<PathBuf> {
+    let text = String::from_utf8(bytes).ok()?;
+    Some(PathBuf::from(without_drive_slash(&text)))
+}
+
+/// A URI's path puts a `/` before a drive (`file:///C:/x`): the path is `C:/x`.
+#[cfg(any(test, not(unix)))]
+fn without_drive_slash(path: &str) -> &str {
+    match path.as_bytes() {
+        [b'/', letter, b':', ..] if letter.is_ascii_alphabetic() => &path[1..],
+        _ => path,
+    }
 }
 
 fn percent_decode(bytes: &[u8]) -> Option<Vec<u8>> {
@@ -54,29 +74,20 @@ fn percent_decode(bytes: &[u8]) -> Option<Vec<u8>> {
     Some(out)
 }
 
-/// The `file:` URI of an absolute path, every byte outside RFC 3986's unreserved set (and `/`)
-/// percent-encoded.
+/// The `file:` URI of an absolute path ([`crate::paths::file_uri`]).
 pub fn path_to_uri(path: &Path) -> Option<Uri> {
-    use std::os::unix::ffi::OsStrExt;
-    let mut out = String::from("file://");
-    for &b in path.as_os_str().as_bytes() {
-        if b.is_ascii_alphanumeric() || b"-._~/".contains(&b) {
-            out.push(char::from(b));
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    Uri::from_str(&out).ok()
+    Uri::from_str(&crate::paths::file_uri(path)).ok()
 }
 
 /// A forgelint position (1-based line, 1-based UTF-16 column) in the protocol's terms.
-fn position(p: crate::source::Position) -> Position {
+fn position(p: crate::diagnostic::Position) -> Position {
     Position::new(p.line.saturating_sub(1), p.column.saturating_sub(1))
 }
 
 /// The protocol range of the bytes `start..end` of `text`.
 pub fn byte_range(text: &str, index: &mut LineIndex, start: usize, end: usize) -> Range {
-    let span = crate::diagnostic::Locator::new(text).clamp(crate::json::Span::new(start, end));
+    let span =
+        crate::diagnostic::Locator::new(text).clamp(crate::diagnostic::Span::new(start, end));
     Range::new(
         position(index.position(text, span.start as usize)),
         position(index.position(text, span.end as usize)),
@@ -258,7 +269,7 @@ fn same_file(a: &Path, b: &Path) -> bool {
 }
 
 /// The edits of a finding's fix, on `text` (the document as it was linted).
-pub fn fix_edits(fix: &crate::fix::Fix, text: &str, index: &mut LineIndex) -> Vec<TextEdit> {
+pub fn fix_edits(fix: &crate::diagnostic::Fix, text: &str, index: &mut LineIndex) -> Vec<TextEdit> {
     fix.edits
         .iter()
         .map(|edit| TextEdit {
@@ -293,6 +304,19 @@ mod tests {
         );
         assert_eq!(uri_to_path("untitled:Untitled-1"), None);
         assert_eq!(uri_to_path("file:///bad%zz"), None);
+    }
+
+    /// A Windows URI's path is the drive's, without the `/` before it.
+    #[test]
+    fn windows_uris_name_the_drive() {
+        for (decoded, path) in [
+            ("/C:/work/x.json", "C:/work/x.json"),
+            ("/c:", "c:"),
+            ("/work/x.json", "/work/x.json"),
+            ("/1:/x", "/1:/x"),
+        ] {
+            assert_eq!(without_drive_slash(decoded), path);
+        }
     }
 
     #[test]

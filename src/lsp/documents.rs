@@ -10,7 +10,7 @@ use lsp_types::{TextDocumentContentChangeEvent, Uri};
 use super::convert;
 use crate::diagnostic::Finding;
 
-pub struct Document {
+pub struct OpenDocument {
     pub uri: Uri,
     /// The local file it stands for; `None` for an unsaved buffer (not linted).
     pub path: Option<PathBuf>,
@@ -22,7 +22,7 @@ pub struct Document {
 
 #[derive(Default)]
 pub struct Documents {
-    open: HashMap<Uri, Document>,
+    open: HashMap<Uri, OpenDocument>,
 }
 
 impl Documents {
@@ -30,7 +30,7 @@ impl Documents {
         let path = convert::uri_to_path(uri.as_str());
         self.open.insert(
             uri.clone(),
-            Document {
+            OpenDocument {
                 uri,
                 path,
                 version,
@@ -65,15 +65,15 @@ impl Documents {
         true
     }
 
-    pub fn close(&mut self, uri: &Uri) -> Option<Document> {
+    pub fn close(&mut self, uri: &Uri) -> Option<OpenDocument> {
         self.open.remove(uri)
     }
 
-    pub fn get(&self, uri: &Uri) -> Option<&Document> {
+    pub fn get(&self, uri: &Uri) -> Option<&OpenDocument> {
         self.open.get(uri)
     }
 
-    pub fn get_mut(&mut self, uri: &Uri) -> Option<&mut Document> {
+    pub fn get_mut(&mut self, uri: &Uri) -> Option<&mut OpenDocument> {
         self.open.get_mut(uri)
     }
 

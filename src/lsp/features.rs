@@ -9,16 +9,14 @@ use lsp_types::{
 };
 
 use super::convert;
-use super::documents::Document;
+use super::documents::OpenDocument;
 use super::workspace::Workspace;
-use crate::diagnostic::Finding;
-use crate::fix::Safety;
+use crate::diagnostic::{Finding, LineIndex, Safety};
 use crate::rules::Rule;
-use crate::source::LineIndex;
 
 /// The protocol range of a finding.
 fn range_of(finding: &Finding) -> Range {
-    let at = |p: crate::source::Position| {
+    let at = |p: crate::diagnostic::Position| {
         Position::new(p.line.saturating_sub(1), p.column.saturating_sub(1))
     };
     Range::new(at(finding.start), at(finding.end))
@@ -27,7 +25,7 @@ fn range_of(finding: &Finding) -> Range {
 /// A quick fix for every fixable finding of `doc` whose range meets `range`; safe fixes are
 /// preferred, unsafe ones say that they may change what the job does.
 pub fn code_actions(
-    doc: &Document,
+    doc: &OpenDocument,
     range: &Range,
     workspace: &mut Workspace,
 ) -> Vec<CodeActionOrCommand> {
@@ -70,7 +68,7 @@ pub fn code_actions(
 }
 
 /// The explanation of the rules of the findings under `at`, with their messages.
-pub fn hover(doc: &Document, at: Position, workspace: &mut Workspace) -> Option<Hover> {
+pub fn hover(doc: &OpenDocument, at: Position, workspace: &mut Workspace) -> Option<Hover> {
     let under: Vec<&Finding> = doc
         .findings
         .iter()

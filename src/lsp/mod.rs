@@ -1,9 +1,9 @@
 //! `forgelint lsp`: a language server over standard input and output. It lints the documents
 //! an editor has open as `forgelint check` lints their files, from the editor's text, and
 //! publishes the findings as diagnostics; it offers their fixes as quick fixes and explains
-//! their rules on hover. One thread serves the protocol (lsp-server's synchronous loop); each
-//! lint runs on a thread of its own, so that a document that crashes a rule is a diagnostic,
-//! not the end of the server.
+//! their rules on hover. One thread serves the protocol (lsp-server's synchronous loop), with
+//! a large stack for hostile documents; a lint that crashes a rule is caught and becomes a
+//! diagnostic, not the end of the server.
 
 mod convert;
 mod documents;
@@ -18,17 +18,26 @@ use lsp_types::request::{self as req, Request as _};
 use lsp_types::{PublishDiagnosticsParams, Uri};
 use serde_json::{json, Value};
 
-use crate::cli::LspArgs;
+use crate::env::{Env, ExitStatus};
 use crate::error::Error;
-use crate::process::{Env, ExitStatus};
 use documents::Documents;
 use workspace::Workspace;
 
 /// Serves the protocol on standard input and output until the client says `exit`: status 0
 /// after a `shutdown`, 1 without one (as the protocol asks).
-pub fn run(_args: LspArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
+pub fn run(env: &mut Env<'_>) -> Result<ExitStatus, Error> {
     let (connection, io_threads) = Connection::stdio();
-    let status = serve(&connection, &env.cwd);
+    let cwd = env.cwd.clone();
+    let status = std::thread::scope(|scope| {
+        let server = std::thread::Builder::new()
+            .name("forgelint-lsp".into())
+            .stack_size(SERVER_STACK)
+            .spawn_scoped(scope, || serve(&connection, &cwd))
+            .map_err(|e| Error::usage(format!("cannot start the language server: {e}")))?;
+        server
+            .join()
+            .unwrap_or_else(|_| Err(Error::usage("the language server crashed (a bug)")))
+    });
     let exited = matches!(status, Ok(Some(_)));
     drop(connection);
     // The reader stops at `exit`; otherwise it may be blocked on standard input for good.
@@ -39,6 +48,9 @@ pub fn run(_args: LspArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
     }
     Ok(status?.unwrap_or(ExitStatus::Failure))
 }
+
+/// Stack of the server's thread: a hostile document nests deep, and the server must outlive it.
+const SERVER_STACK: usize = 64 * 1024 * 1024;
 
 /// The session: the handshake, then every message until `exit` (`Some`) or the end of the
 /// input (`None`).

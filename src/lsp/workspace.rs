@@ -9,11 +9,13 @@ use lsp_types::{Diagnostic, Uri};
 
 use super::convert;
 use crate::config::{ConfigFile, Settings, CONFIG_NAMES};
-use crate::configs::Configs;
+use crate::config::{ConfigTree, RecentFolders};
 use crate::diagnostic::Finding;
 use crate::discover::{Kind, Options};
+use crate::engine::contain;
 use crate::error::Error;
 use crate::rules::Rule;
+use crate::scratch::Scratch;
 
 /// A document's lint: the findings (for code actions and hover) and what is published.
 #[derive(Default)]
@@ -25,7 +27,7 @@ pub struct Linted {
 pub struct Workspace {
     pub root: PathBuf,
     /// Compiled on the first lint; `None` again after a config or rule file changed.
-    configs: Option<Configs>,
+    configs: Option<ConfigTree>,
 }
 
 impl Workspace {
@@ -41,10 +43,10 @@ impl Workspace {
         self.configs = None;
     }
 
-    fn configs(&mut self) -> Result<&Configs, Error> {
+    fn configs(&mut self) -> Result<&ConfigTree, Error> {
         if self.configs.is_none() {
-            let flags = crate::cli::ConfigArgs::default();
-            self.configs = Some(Configs::new(&flags, &self.root)?);
+            let source = crate::config::ConfigSource::default();
+            self.configs = Some(ConfigTree::new(&source, &self.root)?);
         }
         self.configs
             .as_ref()
@@ -67,20 +69,22 @@ impl Workspace {
     /// Lints `text`, the document at `path` (absolute), published as `uri`.
     pub fn lint(&mut self, path: &Path, text: &str, uri: &Uri) -> Linted {
         let root = self.root.clone();
-        // A config or rule file has no findings: its first error, if any, is its diagnostic.
-        let first_error = |found: Result<(), Contained>| Linted {
+        // A config or rule file has no findings: its first error, if any, is its diagnostic. A
+        // crash is an error too: a bug, and the server goes on.
+        let first_error = |found: Result<Result<(), Error>, Finding>| Linted {
             diagnostics: found
+                .unwrap_or_else(|crashed| Err(Error::usage(crashed.message)))
                 .err()
-                .map(|e| convert::error_diagnostic(&Error::from(e), path, &root))
+                .map(|e| convert::error_diagnostic(&e, path, &root))
                 .into_iter()
                 .collect(),
             ..Linted::default()
         };
         if is_config(path) {
-            return first_error(contained(path, || lint_config(path, text)));
+            return first_error(contain(path, || lint_config(path, text)));
         }
         if path.extension().is_some_and(|e| e == "toml") && self.is_rule_file(path, text) {
-            return first_error(contained(path, || lint_rule_file(path, text)));
+            return first_error(contain(path, || lint_rule_file(path, text)));
         }
         let shown = self.shown(path);
         match self.lint_file(&shown, text) {
@@ -103,25 +107,23 @@ impl Workspace {
         }
     }
 
-    /// The findings of a spec or experiment file at `shown`; none for another file.
+    /// The findings of a spec or experiment file at `shown`; none for another file. A crash
+    /// while linting it is its one finding. Each lint has caches of its own, so nothing
+    /// remembered of a file outlives the lint.
     fn lint_file(&mut self, shown: &Path, text: &str) -> Result<Vec<Finding>, Error> {
         let root = self.root.clone();
         let configs = self.configs()?;
-        // Told on the lint's thread too: what a folder is (an experiment's) is cached per thread.
-        let found = contained(shown, || match kind_of(configs, shown, &root)? {
-            Some(Kind::Spec) => {
-                crate::check::lint_spec_text(configs, shown, text.as_bytes(), &root)
-            }
+        let mut scratch = Scratch::default();
+        let scratch = &mut scratch;
+        let bytes = text.as_bytes();
+        let found = contain(shown, || match kind_of(configs, shown, &root, scratch)? {
+            Some(Kind::Spec) => crate::check::lint_spec_text(configs, shown, bytes, &root, scratch),
             Some(Kind::ExperimentFile { root: exp }) => {
-                crate::check::lint_experiment_text(configs, shown, &exp, text.as_bytes(), &root)
+                crate::check::lint_experiment_text(configs, shown, &exp, bytes, &root, scratch)
             }
             None => Ok(Vec::new()),
         });
-        match found {
-            Err(Contained::Crashed(finding)) => Ok(vec![*finding]),
-            Err(Contained::Failed(error)) => Err(error),
-            Ok(findings) => Ok(findings),
-        }
+        found.unwrap_or_else(|crashed| Ok(vec![crashed]))
     }
 
     /// The diagnostics of a file's findings, each with its rule's documentation link.
@@ -146,7 +148,8 @@ impl Workspace {
         let shown = self.shown(path);
         let dir = shown.parent().unwrap_or(Path::new(""));
         let configs = self.configs().ok()?;
-        configs.settings_for_dir(dir)?.rules.get(id)
+        let mut recent = RecentFolders::default();
+        configs.settings_for_dir(dir, &mut recent)?.rules.get(id)
     }
 
     /// A TOML file is a rule file when a config loads it, or when it looks like one (a
@@ -161,7 +164,7 @@ impl Workspace {
             return false;
         };
         // The nearest config of the file's folder usually names it (a `policies/` beside it).
-        configs.for_dir(&dir);
+        configs.for_dir(&dir, &mut RecentFolders::default());
         (0..)
             .map_while(|i| configs.get(i))
             .any(|s| s.rule_paths.contains(&resolved))
@@ -172,7 +175,12 @@ impl Workspace {
 /// command line: a spec when `[files] include` takes it, a file of an experiment directory by
 /// `[files] experiments`; `None` for any other file. The
 /// `[files]` of its nearest config decides, so a config that cannot be loaded is an error.
-fn kind_of(configs: &Configs, shown: &Path, cwd: &Path) -> Result<Option<Kind>, Error> {
+fn kind_of(
+    configs: &ConfigTree,
+    shown: &Path,
+    cwd: &Path,
+    scratch: &mut Scratch,
+) -> Result<Option<Kind>, Error> {
     let options = Options {
         settings: configs,
         no_ignore: false,
@@ -180,17 +188,18 @@ fn kind_of(configs: &Configs, shown: &Path, cwd: &Path) -> Result<Option<Kind>, 
         cwd,
     };
     let dir = shown.parent().unwrap_or(Path::new(""));
-    let Some(settings) = configs.settings_for_dir(dir) else {
+    let memo = &mut scratch.walk;
+    let Some(settings) = configs.settings_for_dir(dir, &mut memo.folders) else {
         return Err(configs
             .take_errors()
             .into_iter()
             .next()
             .unwrap_or_else(|| Error::usage("the configuration of this folder cannot be loaded")));
     };
-    if settings.files.included_by_name(shown) == Some(true) || options.wanted(shown) {
+    if settings.files.included_by_name(shown) == Some(true) || options.wanted(shown, memo) {
         return Ok(Some(Kind::Spec));
     }
-    let Some(root) = options.experiment_of(&crate::paths::normalize(shown, cwd)) else {
+    let Some(root) = options.experiment_of(&crate::paths::normalize(shown, cwd), memo) else {
         return Ok(None);
     };
     Ok(Some(Kind::ExperimentFile {
@@ -249,56 +258,4 @@ fn lint_rule_file(path: &Path, text: &str) -> Result<(), Error> {
     crate::rules::compile_rule(&name, Arc::from(text), false)
         .map(drop)
         .map_err(Error::File)
-}
-
-/// Why a contained lint gave no findings.
-enum Contained {
-    /// It returned an error (a config that cannot be loaded).
-    Failed(Error),
-    /// It panicked: a bug, reported as an `internal-error` finding.
-    Crashed(Box<Finding>),
-}
-
-/// Stack of a lint's thread: a hostile document nests deep, and the server must outlive it.
-const LINT_STACK: usize = 64 * 1024 * 1024;
-
-/// Runs one lint on a thread of its own, as `check` contains a file's lint: a panic becomes
-/// a finding and the server goes on. A fresh thread also starts with empty per-thread caches
-/// (the folders holding a config, an experiment's config file), which a long-lived server
-/// would otherwise keep after the files they describe change.
-fn contained<T: Send>(
-    path: &Path,
-    lint: impl FnOnce() -> Result<T, Error> + Send,
-) -> Result<T, Contained> {
-    let crashed = |payload: &(dyn std::any::Any + Send)| {
-        let shown: Arc<str> = Arc::from(path.to_string_lossy().as_ref());
-        Contained::Crashed(Box::new(crate::engine::internal_error(&shown, payload)))
-    };
-    std::thread::scope(|scope| {
-        let thread = std::thread::Builder::new()
-            .name("forgelint-lint".into())
-            .stack_size(LINT_STACK)
-            .spawn_scoped(scope, || {
-                crate::engine::panic_for_tests(path);
-                lint()
-            });
-        match thread {
-            Ok(handle) => match handle.join() {
-                Ok(result) => result.map_err(Contained::Failed),
-                Err(payload) => Err(crashed(payload.as_ref())),
-            },
-            Err(e) => Err(Contained::Failed(Error::usage(format!(
-                "cannot start a thread to lint the file: {e}"
-            )))),
-        }
-    })
-}
-
-impl From<Contained> for Error {
-    fn from(c: Contained) -> Error {
-        match c {
-            Contained::Failed(e) => e,
-            Contained::Crashed(finding) => Error::usage(finding.message),
-        }
-    }
 }

@@ -9,8 +9,9 @@ use serde_json::{Map, Value};
 
 use super::scan::Scanner;
 use super::{merge_sorted, merge_summaries, read_error, Sorted};
+use crate::diagnostic::Severity;
 use crate::error::Error;
-use crate::report::jsonwriter::{write_json_at, write_json_compact, ArrayWriter, ObjectWriter};
+use crate::json::writer::{write_json_at, write_json_compact, ArrayWriter, ObjectWriter};
 
 /// A finding's place in a run's order: path, span, rule, message.
 fn key_of(f: &Value) -> Sorted {
@@ -234,11 +235,7 @@ struct Tally {
 impl Tally {
     fn add(&mut self, finding: &Value) {
         let severity = finding["severity"].as_str().unwrap_or_default();
-        let rank = match severity {
-            "note" => 0,
-            "warning" => 1,
-            _ => 2,
-        };
+        let rank = Severity::parse(severity).unwrap_or(Severity::Error) as u8;
         let rule = finding["rule"].as_str().unwrap_or_default();
         match self.rules.get_mut(&(rule.to_string(), rank)) {
             Some(n) => *n += 1,
@@ -253,7 +250,7 @@ impl Tally {
     fn json(&self) -> Value {
         let mut rows: Vec<(&(String, u8), &u64)> = self.rules.iter().collect();
         rows.sort_by(|a, b| b.1.cmp(a.1).then(a.0 .0.cmp(&b.0 .0)));
-        let name = |rank: u8| ["note", "warning", "error"][usize::from(rank.min(2))];
+        let name = |rank: u8| Severity::ALL[usize::from(rank).min(2)].as_str();
         serde_json::json!({
             "rules": rows.iter().map(|((rule, rank), count)| serde_json::json!({
                 "rule": rule, "severity": name(*rank), "count": count,

@@ -14,9 +14,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-use crate::cli::MergeArgs;
+use crate::env::{Env, ExitStatus};
 use crate::error::Error;
-use crate::process::{Env, ExitStatus};
 use scan::Scanner;
 
 /// The kinds of report that merge.
@@ -27,9 +26,14 @@ enum Kind {
     Sarif,
 }
 
-pub fn merge(args: MergeArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
-    let inputs: Vec<PathBuf> = args.reports.iter().map(|p| env.cwd.join(p)).collect();
-    let kind = kind_of_all(&args.reports, &inputs)?;
+/// Merges `reports` into one, written to `output` (atomically) or standard output.
+pub fn merge(
+    reports: &[PathBuf],
+    output: Option<&Path>,
+    env: &mut Env<'_>,
+) -> Result<ExitStatus, Error> {
+    let inputs: Vec<PathBuf> = reports.iter().map(|p| env.cwd.join(p)).collect();
+    let kind = kind_of_all(reports, &inputs)?;
     let write = |out: &mut dyn Write| -> Result<(), Error> {
         let mut out = io::BufWriter::with_capacity(64 * 1024, out);
         match kind {
@@ -37,10 +41,9 @@ pub fn merge(args: MergeArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
             Kind::Jsonl => json::merge_jsonl(&inputs, &mut out)?,
             Kind::Sarif => sarif::merge(&inputs, &mut out)?,
         }
-        out.flush()
-            .map_err(|source| write_error(&args.output, source))
+        out.flush().map_err(|source| write_error(output, source))
     };
-    match &args.output {
+    match output {
         Some(path) => {
             let mut failure = None;
             crate::atomic_write::write_atomically(&env.cwd.join(path), |w| {
@@ -52,7 +55,7 @@ pub fn merge(args: MergeArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
             .map_err(|source| {
                 failure
                     .take()
-                    .unwrap_or_else(|| write_error(&args.output, source))
+                    .unwrap_or_else(|| write_error(output, source))
             })?;
         }
         None => match write(&mut *env.stdout) {
@@ -63,11 +66,9 @@ pub fn merge(args: MergeArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
     Ok(ExitStatus::Success)
 }
 
-fn write_error(output: &Option<PathBuf>, source: io::Error) -> Error {
+fn write_error(output: Option<&Path>, source: io::Error) -> Error {
     Error::Write {
-        path: output
-            .as_ref()
-            .map_or_else(|| "standard output".into(), |p| p.display().to_string()),
+        path: output.map_or_else(|| "standard output".into(), |p| p.display().to_string()),
         source,
     }
 }

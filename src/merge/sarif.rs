@@ -11,7 +11,8 @@ use serde_json::{Map, Value};
 use super::scan::Scanner;
 use super::{merge_sorted, read_error, Sorted};
 use crate::error::Error;
-use crate::report::jsonwriter::{write_json_at, ArrayWriter, ObjectWriter};
+use crate::json::writer::{write_json_at, ArrayWriter, ObjectWriter};
+use crate::report::sarif::{write_log, SarifLog};
 
 type Scan = Scanner<BufReader<File>>;
 
@@ -290,10 +291,15 @@ pub fn merge<W: Write>(paths: &[PathBuf], out: &mut W) -> Result<(), Error> {
     if let Some(driver) = head.get_mut("tool").and_then(|t| t.get_mut("driver")) {
         driver["rules"] = Value::Array(rules);
     }
-    let top = inputs[0].top.clone();
-    let mut failure = None;
-    let written = write_log(out, &top, &head, &invocations, &mut inputs, &mut failure);
-    if let Some(e) = failure {
+    let mut log = MergedLog {
+        top: inputs[0].top.clone(),
+        head,
+        invocations,
+        inputs,
+        failure: None,
+    };
+    let written = write_log(out, &mut log);
+    if let Some(e) = log.failure {
         return Err(e);
     }
     written.map_err(|source| Error::Write {
@@ -302,53 +308,58 @@ pub fn merge<W: Write>(paths: &[PathBuf], out: &mut W) -> Result<(), Error> {
     })
 }
 
-/// The log, laid out as `report::sarif` lays it out; a read error is left in `failure`.
-fn write_log<W: Write>(
-    out: &mut W,
-    top: &Map<String, Value>,
-    head: &Map<String, Value>,
-    invocations: &Value,
-    inputs: &mut [SarifInput],
-    failure: &mut Option<Error>,
-) -> std::io::Result<()> {
-    let mut log = ObjectWriter::begin(out, 0)?;
-    for (key, value) in top {
-        log.value(key, value)?;
+/// The merged log, laid out as a run's own log ([`write_log`]); a read error while merging is
+/// left in `failure`.
+struct MergedLog {
+    /// The first log's members before `runs`.
+    top: Map<String, Value>,
+    /// The first log's run's members before its artifacts, with the merged rules.
+    head: Map<String, Value>,
+    invocations: Value,
+    inputs: Vec<SarifInput>,
+    failure: Option<Error>,
+}
+
+impl<W: Write> SarifLog<W> for MergedLog {
+    fn log_head(&mut self, log: &mut ObjectWriter<'_, W>) -> std::io::Result<()> {
+        self.top
+            .iter()
+            .try_for_each(|(key, value)| log.value(key, value))
     }
-    log.field("runs", |out, level| {
-        let mut runs = ArrayWriter::begin(out, level)?;
-        runs.element(|out, level| {
-            let mut run = ObjectWriter::begin(out, level)?;
-            for (key, value) in head {
-                run.value(key, value)?;
-            }
-            run.field("artifacts", |out, level| {
-                merged_array(
-                    out,
-                    level,
-                    inputs,
-                    SarifInput::next_artifact,
-                    artifact_key,
-                    failure,
-                )
-            })?;
-            run.value("invocations", invocations)?;
-            run.field("results", |out, level| {
-                merged_array(
-                    out,
-                    level,
-                    inputs,
-                    SarifInput::next_result,
-                    result_key,
-                    failure,
-                )
-            })?;
-            run.end()
-        })?;
-        runs.end()
-    })?;
-    log.end()?;
-    writeln!(out)
+
+    fn run_head(&mut self, run: &mut ObjectWriter<'_, W>) -> std::io::Result<()> {
+        self.head
+            .iter()
+            .try_for_each(|(key, value)| run.value(key, value))
+    }
+
+    fn artifacts(&mut self, out: &mut W, level: usize) -> std::io::Result<()> {
+        let next = SarifInput::next_artifact;
+        merged_array(
+            out,
+            level,
+            &mut self.inputs,
+            next,
+            artifact_key,
+            &mut self.failure,
+        )
+    }
+
+    fn invocations(&mut self, out: &mut W, level: usize) -> std::io::Result<()> {
+        write_json_at(out, level, &self.invocations)
+    }
+
+    fn results(&mut self, out: &mut W, level: usize) -> std::io::Result<()> {
+        let next = SarifInput::next_result;
+        merged_array(
+            out,
+            level,
+            &mut self.inputs,
+            next,
+            result_key,
+            &mut self.failure,
+        )
+    }
 }
 
 /// An array of the inputs' elements merged in order.

@@ -5,9 +5,9 @@
 use std::io::Write;
 use std::sync::mpsc;
 
-use super::jsonwriter::write_newline_indent;
 use super::Findings;
 use crate::diagnostic::Finding;
+use crate::json::writer::write_newline_indent;
 
 /// Elements rendered per chunk (one buffer, one hand-over between threads).
 const CHUNK: usize = 256;
@@ -181,7 +181,7 @@ fn refuse_helper_for_tests(_t: usize) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::jsonwriter::{write_json, write_json_at, ArrayWriter, ObjectWriter};
+    use crate::json::writer::{write_json, write_json_at, ArrayWriter, ObjectWriter};
 
     /// Helpers that cannot be started leave their chunks to the writing thread: the output is
     /// the same, in order.

@@ -8,9 +8,8 @@
 use std::io::Write;
 
 use super::ReportInput;
-use crate::diagnostic::Finding;
+use crate::diagnostic::{Finding, Severity};
 use crate::escape::visible;
-use crate::rules::Severity;
 
 /// Annotations of one severity GitHub shows per step.
 pub const ANNOTATIONS_PER_SEVERITY: usize = 10;

@@ -15,12 +15,11 @@ use std::io::Write;
 use std::path::{Component, Path};
 use std::sync::Arc;
 
-use super::jsonwriter::{write_newline_indent, JsonWriter};
 use super::sarif::{fingerprint_text, identity};
 use super::{Findings, ReportInput};
-use crate::diagnostic::{Finding, Fnv};
+use crate::diagnostic::{Finding, Fnv, Severity};
 use crate::escape::visible;
-use crate::rules::Severity;
+use crate::json::writer::{write_newline_indent, JsonWriter};
 
 /// Rendered issues are handed to the output about this many bytes at a time.
 const FLUSH_AT: usize = 64 * 1024;
@@ -185,31 +184,22 @@ fn relative<'a>(path: &'a str, cwd: &Path) -> Cow<'a, str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::json::Span;
+    use crate::diagnostic::Position;
     use crate::report::BatchedForTests;
-    use crate::source::Position;
 
     fn finding(path: &str, rule: &str, pointer: &str, line: u32) -> Finding {
         Finding {
-            path: Arc::from(path),
-            rule: Arc::from(rule),
             severity: Severity::Warning,
-            message: "m".into(),
-            help: None,
             pointer: pointer.into(),
-            span: Span::new(0, 1),
-            start: Position { line, column: 1 },
             end: Position {
                 line: line + 1,
                 column: 1,
             },
-            related: Vec::new(),
-            value_hash: 0,
-            secret: false,
-            fix: None,
+            ..Finding::for_tests(path, rule, line)
         }
     }
 
+    #[cfg(unix)] // Its tests name Unix absolute paths.
     fn issues(findings: &[Finding]) -> Vec<serde_json::Value> {
         let summary = crate::report::Summary::default();
         let findings = findings.to_vec();
@@ -229,6 +219,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(unix)] // Unix absolute paths: on Windows they name no drive.
     fn paths_are_relative_to_the_project() {
         let cwd = Path::new("/work/project");
         for (path, expected) in [
@@ -246,6 +237,7 @@ mod tests {
     /// Identical findings are told apart by their occurrence in the file, next to each other
     /// or not; a moved line keeps the fingerprint; every issue has the fields GitLab reads.
     #[test]
+    #[cfg(unix)] // Unix absolute paths: on Windows they name no drive.
     fn fingerprints_are_unique_and_ignore_lines() {
         let findings = [
             finding("/work/project/a.json", "r", "/x", 1),

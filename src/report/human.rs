@@ -12,11 +12,8 @@ use miette::{
     MietteSpanContents, SourceCode, SourceSpan, SpanContents,
 };
 
-use crate::diagnostic::Finding;
+use crate::diagnostic::{Finding, LineIndex, Related, Severity, Span};
 use crate::escape::{picture, visible};
-use crate::json::Span;
-use crate::rules::Severity;
-use crate::source::LineIndex;
 
 /// Lines longer than this (in bytes) are shown as a window around the span.
 const LONG_LINE: usize = 160;
@@ -193,29 +190,28 @@ fn ceil_char(text: &str, mut i: usize) -> usize {
     i
 }
 
-fn location(p: crate::source::Position) -> String {
+fn location(p: crate::diagnostic::Position) -> String {
     format!("{}:{}", p.line, p.column)
 }
 
+/// What a finding's code frame shows: the excerpt, its labels, and notes for the places the
+/// excerpt cannot show.
+type Frame = (Excerpt, Vec<LabeledSpan>, Vec<String>);
+
 /// Builds the excerpt and the labels for one finding.
-fn excerpt(
-    finding: &Finding,
-    text: &str,
-    index: &LineIndex,
-    masks: &[Span],
-) -> Option<(Excerpt, Vec<LabeledSpan>, Vec<String>)> {
+fn excerpt(finding: &Finding, text: &str, index: &LineIndex, masks: &[Span]) -> Option<Frame> {
     let valid = |s: Span| {
         (s.end as usize) <= text.len()
             && text.is_char_boundary(s.start as usize)
             && text.is_char_boundary(s.end as usize)
     };
     // Places in another file (an experiment's config) are notes with their location.
-    let (here, elsewhere): (Vec<&crate::diagnostic::Related>, Vec<_>) =
+    let (here, elsewhere): (Vec<&Related>, Vec<_>) =
         finding.related.iter().partition(|r| r.path.is_none());
     if !valid(finding.span) || here.iter().any(|r| !valid(r.span)) {
         return None;
     }
-    let mut notes: Vec<String> = elsewhere
+    let notes: Vec<String> = elsewhere
         .iter()
         .map(|r| {
             format!(
@@ -227,66 +223,80 @@ fn excerpt(
             )
         })
         .collect();
-    let primary = finding.span;
-    let line = index.line_of(primary.start as usize);
+    let line = index.line_of(finding.span.start as usize);
     let line_range = index.line_range(text, line);
     if line_range.len() > LONG_LINE {
-        // A window on one long line around the primary span.
-        let start = primary.start as usize;
-        let end = (primary.end as usize)
-            .min(line_range.end)
-            .min(start + 2 * WINDOW_CONTEXT);
-        let from = floor_char(
-            text,
-            start.saturating_sub(WINDOW_CONTEXT).max(line_range.start),
-        );
-        let to = ceil_char(text, (end + WINDOW_CONTEXT).min(line_range.end));
-        let mut marks = vec![start, ceil_char(text, end)];
-        let mut related = Vec::new();
-        for r in here.iter().copied() {
-            let (s, e) = (r.span.start as usize, r.span.end as usize);
-            if s >= from && e <= to {
-                marks.extend([s, e]);
-                related.push(r);
-            } else {
-                notes.push(format!(
-                    "{} at {}:{}",
-                    r.label, r.start.line, r.start.column
-                ));
-            }
-        }
-        let (body, mapped) = sanitize(text, from..to, &marks, masks);
-        let prefix = if from > line_range.start { "…" } else { "" };
-        let suffix = if to < line_range.end { "…" } else { "" };
-        let shift = prefix.len();
-        let mut labels = vec![LabeledSpan::new_primary_with_span(
-            None,
-            (mapped[0] + shift)..(mapped[1] + shift),
-        )];
-        for (i, r) in related.iter().enumerate() {
-            labels.push(LabeledSpan::new_with_span(
-                Some(visible(&r.label).into_owned()),
-                (mapped[2 + 2 * i] + shift)..(mapped[3 + 2 * i] + shift),
+        let on_line = OnLine {
+            line,
+            range: line_range,
+        };
+        return Some(window_excerpt(finding, text, on_line, &here, masks, notes));
+    }
+    Some(lines_excerpt(finding, text, index, &here, masks, notes))
+}
+
+/// The line a finding starts on: its index and its byte range.
+struct OnLine {
+    line: usize,
+    range: std::ops::Range<usize>,
+}
+
+/// A window on one long line around the primary span; related places outside it are notes.
+fn window_excerpt(
+    finding: &Finding,
+    text: &str,
+    on: OnLine,
+    here: &[&Related],
+    masks: &[Span],
+    mut notes: Vec<String>,
+) -> Frame {
+    let line_range = on.range;
+    let start = finding.span.start as usize;
+    let end = (finding.span.end as usize)
+        .min(line_range.end)
+        .min(start + 2 * WINDOW_CONTEXT);
+    let from = floor_char(
+        text,
+        start.saturating_sub(WINDOW_CONTEXT).max(line_range.start),
+    );
+    let to = ceil_char(text, (end + WINDOW_CONTEXT).min(line_range.end));
+    let mut marks = vec![start, ceil_char(text, end)];
+    let mut related = Vec::new();
+    for r in here.iter().copied() {
+        let (s, e) = (r.span.start as usize, r.span.end as usize);
+        if s >= from && e <= to {
+            marks.extend([s, e]);
+            related.push(r);
+        } else {
+            notes.push(format!(
+                "{} at {}:{}",
+                r.label, r.start.line, r.start.column
             ));
         }
-        let text = format!("{prefix}{body}{suffix}");
-        let mut heads = vec![(mapped[0] + shift, location(finding.start))];
-        for (i, r) in related.iter().enumerate() {
-            heads.push((mapped[2 + 2 * i] + shift, location(r.start)));
-        }
-        return Some((
-            Excerpt {
-                text,
-                first_line: line,
-                path: String::new(),
-                heads,
-            },
-            labels,
-            notes,
-        ));
     }
-    // Whole lines from the first to the last label, so miette can pick its own context.
-    let mut spans = vec![primary];
+    let (body, mapped) = sanitize(text, from..to, &marks, masks);
+    let prefix = if from > line_range.start { "…" } else { "" };
+    let suffix = if to < line_range.end { "…" } else { "" };
+    let (labels, heads) = labels_and_heads(finding, &related, &mapped, prefix.len());
+    let excerpt = Excerpt {
+        text: format!("{prefix}{body}{suffix}"),
+        first_line: on.line,
+        path: String::new(),
+        heads,
+    };
+    (excerpt, labels, notes)
+}
+
+/// Whole lines from the first to the last label, so miette can pick its own context.
+fn lines_excerpt(
+    finding: &Finding,
+    text: &str,
+    index: &LineIndex,
+    here: &[&Related],
+    masks: &[Span],
+    notes: Vec<String>,
+) -> Frame {
+    let mut spans = vec![finding.span];
     spans.extend(here.iter().map(|r| r.span));
     let first = spans.iter().map(|s| s.start).min().unwrap_or(0) as usize;
     let last = spans.iter().map(|s| s.end).max().unwrap_or(0) as usize;
@@ -299,30 +309,36 @@ fn excerpt(
         .flat_map(|s| [s.start as usize, s.end as usize])
         .collect();
     let (body, mapped) = sanitize(text, from..to.max(from), &marks, masks);
-    let mut labels = vec![LabeledSpan::new_primary_with_span(
-        None,
-        mapped[0]..mapped[1],
-    )];
-    for (i, r) in here.iter().enumerate() {
+    let (labels, heads) = labels_and_heads(finding, here, &mapped, 0);
+    let excerpt = Excerpt {
+        text: body,
+        first_line,
+        path: String::new(),
+        heads,
+    };
+    (excerpt, labels, notes)
+}
+
+/// The labels of the primary span and of each related place, and the locations at their
+/// heads, from `mapped` (each span's start and end in the excerpt, in order), moved right by
+/// `shift` bytes.
+fn labels_and_heads(
+    finding: &Finding,
+    related: &[&Related],
+    mapped: &[usize],
+    shift: usize,
+) -> (Vec<LabeledSpan>, Vec<(usize, String)>) {
+    let at = |i: usize| (mapped[2 * i] + shift)..(mapped[2 * i + 1] + shift);
+    let mut labels = vec![LabeledSpan::new_primary_with_span(None, at(0))];
+    let mut heads = vec![(at(0).start, location(finding.start))];
+    for (i, r) in related.iter().enumerate() {
         labels.push(LabeledSpan::new_with_span(
             Some(visible(&r.label).into_owned()),
-            mapped[2 + 2 * i]..mapped[3 + 2 * i],
+            at(i + 1),
         ));
+        heads.push((at(i + 1).start, location(r.start)));
     }
-    let mut heads = vec![(mapped[0], location(finding.start))];
-    for (i, r) in here.iter().enumerate() {
-        heads.push((mapped[2 + 2 * i], location(r.start)));
-    }
-    Some((
-        Excerpt {
-            text: body,
-            first_line,
-            path: String::new(),
-            heads,
-        },
-        labels,
-        notes,
-    ))
+    (labels, heads)
 }
 
 pub struct HumanRenderer {

@@ -6,11 +6,9 @@ use std::io::Write;
 use serde::Serialize as DeriveSerialize;
 
 use super::chunked::write_findings_array;
-use super::jsonwriter::{write_number, write_string, JsonWriter, ObjectWriter, Skeleton};
 use super::{statistics, ReportInput};
-use crate::diagnostic::Finding;
-use crate::json::Span;
-use crate::source::Position;
+use crate::diagnostic::{Finding, Position, Span};
+use crate::json::writer::{write_number, write_string, JsonWriter, ObjectWriter, Skeleton};
 
 /// Version of the document's shape; bumped on any incompatible change.
 pub const FORMAT_VERSION: u32 = 1;
@@ -126,7 +124,7 @@ pub(super) fn write_finding(buf: &mut Vec<u8>, shape: &FindingShape, f: &Finding
 
 /// The `fix` member: its safety, and its edits as byte ranges of the file and the text that
 /// replaces each.
-fn write_fix(w: &mut JsonWriter<'_>, fix: &crate::fix::Fix) {
+fn write_fix(w: &mut JsonWriter<'_>, fix: &crate::diagnostic::Fix) {
     w.key("fix");
     w.begin_object();
     w.key("safety");
@@ -267,8 +265,7 @@ pub fn write(out: &mut dyn Write, input: &ReportInput<'_>) -> std::io::Result<()
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diagnostic::Related;
-    use crate::rules::Severity;
+    use crate::diagnostic::{Related, Severity};
     use std::sync::Arc;
 
     #[derive(DeriveSerialize)]
@@ -404,14 +401,14 @@ mod tests {
             ),
             finding(Some(""), vec![related(""), related("\u{feff}")]),
             Finding {
-                fix: Some(Box::new(crate::fix::Fix {
-                    safety: crate::fix::Safety::Unsafe,
+                fix: Some(Box::new(crate::diagnostic::Fix {
+                    safety: crate::diagnostic::Safety::Unsafe,
                     edits: vec![
-                        crate::fix::Edit {
+                        crate::diagnostic::Edit {
                             span: Span::new(3, 9),
                             replacement: "\"forge/v2\u{1b}\"".into(),
                         },
-                        crate::fix::Edit {
+                        crate::diagnostic::Edit {
                             span: Span::new(12, 12),
                             replacement: String::new(),
                         },
@@ -424,7 +421,7 @@ mod tests {
                 let mut direct = Vec::new();
                 write_finding(&mut direct, &FindingShape::new(level), &f);
                 let mut serde = Vec::new();
-                crate::report::jsonwriter::write_json_at(&mut serde, level, &FindingOut::from(&f))
+                crate::json::writer::write_json_at(&mut serde, level, &FindingOut::from(&f))
                     .unwrap();
                 assert_eq!(
                     String::from_utf8(direct).unwrap(),
@@ -435,8 +432,7 @@ mod tests {
             let mut direct = Vec::new();
             write_finding(&mut direct, &FindingShape::compact(), &f);
             let mut serde = Vec::new();
-            crate::report::jsonwriter::write_json_compact(&mut serde, &FindingOut::from(&f))
-                .unwrap();
+            crate::json::writer::write_json_compact(&mut serde, &FindingOut::from(&f)).unwrap();
             assert_eq!(
                 String::from_utf8(direct).unwrap(),
                 String::from_utf8(serde).unwrap()

@@ -8,9 +8,9 @@ use serde::Serialize;
 
 use super::chunked::write_in_chunks;
 use super::json::{summary_out, write_finding, FindingShape, SummaryOut};
-use super::jsonwriter::write_json_compact;
 use super::statistics::Counts;
 use super::{Findings, ReportInput};
+use crate::json::writer::write_json_compact;
 
 /// The last line.
 #[derive(Serialize)]
@@ -62,17 +62,11 @@ fn write_lines<F: Findings + ?Sized>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cli::OutputFormat;
-    use crate::diagnostic::Finding;
-    use crate::json::Span;
-    use crate::rules::Severity;
-    use crate::source::Position;
-    use std::sync::Arc;
+    use crate::diagnostic::{Finding, Position, Severity, Span};
+    use crate::report::Format;
 
     fn finding(path: &str, rule: &str, message: &str, line: u32) -> Finding {
         Finding {
-            path: Arc::from(path),
-            rule: Arc::from(rule),
             severity: Severity::Warning,
             message: message.to_string(),
             help: Some("a \u{2028} help".into()),
@@ -80,24 +74,17 @@ mod tests {
             span: Span::new(3, 9),
             start: Position { line, column: 2 },
             end: Position { line, column: 8 },
-            related: Vec::new(),
             value_hash: 1,
-            secret: false,
-            fix: None,
+            ..Finding::for_tests(path, rule, line)
         }
     }
 
-    fn render(findings: &[Finding], format: OutputFormat, statistics: bool) -> String {
+    fn render(findings: &[Finding], format: Format, statistics: bool) -> String {
         render_in(findings, format, statistics, findings.len().max(1))
     }
 
     /// `findings` rendered as read in batches of `size`.
-    fn render_in(
-        findings: &[Finding],
-        format: OutputFormat,
-        statistics: bool,
-        size: usize,
-    ) -> String {
+    fn render_in(findings: &[Finding], format: Format, statistics: bool, size: usize) -> String {
         let summary = crate::report::Summary {
             files: 3,
             warnings: findings.len(),
@@ -115,7 +102,7 @@ mod tests {
         };
         let mut out = Vec::new();
         match format {
-            OutputFormat::Jsonl => write_lines(
+            Format::Jsonl => write_lines(
                 &mut out,
                 &crate::report::BatchedForTests(&findings, size),
                 &input,
@@ -135,8 +122,8 @@ mod tests {
             .map(|i| finding(&format!("dir/{hostile}{i:04}"), hostile, hostile, i + 1))
             .collect();
         let doc: serde_json::Value =
-            serde_json::from_str(&render(&findings, OutputFormat::Json, true)).unwrap();
-        let text = render(&findings, OutputFormat::Jsonl, true);
+            serde_json::from_str(&render(&findings, Format::Json, true)).unwrap();
+        let text = render(&findings, Format::Jsonl, true);
         for bad in ['\u{1b}', '\u{202e}', '\u{2028}', '\r'] {
             assert!(!text.contains(bad), "{bad:?}");
         }
@@ -161,10 +148,10 @@ mod tests {
         let findings: Vec<Finding> = (0..600)
             .map(|i| finding(&format!("f{}", i / 7), "r", "m", i + 1))
             .collect();
-        let whole = render(&findings, OutputFormat::Jsonl, true);
+        let whole = render(&findings, Format::Jsonl, true);
         for size in [1, 5, 255, 256, 257, 599] {
             assert_eq!(
-                render_in(&findings, OutputFormat::Jsonl, true, size),
+                render_in(&findings, Format::Jsonl, true, size),
                 whole,
                 "batches of {size}"
             );
@@ -173,7 +160,7 @@ mod tests {
 
     #[test]
     fn no_findings_is_the_summary_alone() {
-        let text = render(&[], OutputFormat::Jsonl, false);
+        let text = render(&[], Format::Jsonl, false);
         assert_eq!(
             text,
             "{\"summary\":{\"files\":3,\"files_with_findings\":0,\"errors\":0,\"warnings\":0,\"notes\":0}}\n"

@@ -198,26 +198,15 @@ fn is_xml_char(c: char) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::json::Span;
+    use crate::diagnostic::Position;
     use crate::report::BatchedForTests as Batched;
-    use crate::rules::Severity;
-    use crate::source::Position;
 
     fn finding(path: &str, rule: &str, message: &str, line: u32) -> Finding {
         Finding {
-            path: Arc::from(path),
-            rule: Arc::from(rule),
-            severity: Severity::Error,
             message: message.to_string(),
-            help: None,
-            pointer: String::new(),
-            span: Span::new(0, 1),
             start: Position { line, column: 3 },
             end: Position { line, column: 4 },
-            related: Vec::new(),
-            value_hash: 0,
-            secret: false,
-            fix: None,
+            ..Finding::for_tests(path, rule, line)
         }
     }
 

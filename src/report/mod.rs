@@ -2,26 +2,27 @@
 
 mod chunked;
 pub mod concise;
+mod format;
 pub mod github;
 pub mod gitlab;
 pub mod html;
 pub mod human;
 pub mod json;
 pub mod jsonl;
-pub(crate) mod jsonwriter;
 pub mod junit;
 pub mod sarif;
 pub mod statistics;
+
+pub use format::Format;
 
 use std::io::Write;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::cli::OutputFormat;
-use crate::diagnostic::Finding;
+use crate::collect::Findings;
+use crate::diagnostic::{Finding, LineIndex};
 use crate::rules::Rule;
-use crate::source::LineIndex;
 
 /// Findings read in batches of a given size, for the writers' tests: a file's findings, and
 /// identical findings, cross from one batch to the next.
@@ -45,10 +46,10 @@ impl Findings for BatchedForTests<'_> {
 /// A related place with a span and positions at their limits, for the writers' tests.
 #[cfg(test)]
 fn related_for_tests(label: &str) -> crate::diagnostic::Related {
-    use crate::source::Position;
+    use crate::diagnostic::Position;
     crate::diagnostic::Related {
         path: None,
-        span: crate::json::Span::new(3, 9),
+        span: crate::diagnostic::Span::new(3, 9),
         start: Position { line: 2, column: 1 },
         end: Position {
             line: u32::MAX,
@@ -213,7 +214,7 @@ impl Summary {
 
 /// The spans of the secrets found in the file of `findings[0]` (its findings come first:
 /// they are sorted by path).
-fn secrets_of(findings: &[Finding]) -> Vec<crate::json::Span> {
+fn secrets_of(findings: &[Finding]) -> Vec<crate::diagnostic::Span> {
     let Some(first) = findings.first() else {
         return Vec::new();
     };
@@ -230,50 +231,6 @@ pub fn plural(n: usize, word: &str) -> String {
     format!("{n} {word}{}", if n == 1 { "" } else { "s" })
 }
 
-/// The run's findings in sorted order (files in path order, a file's findings by position),
-/// read whole in one or more passes: held in memory, or merged from sorted runs spilled to
-/// disk. A reporter never holds on to a batch: memory stays bounded by one batch. A file's
-/// findings are never split between two batches.
-pub trait Findings: Sync {
-    /// How many findings there are.
-    fn count(&self) -> usize;
-    /// Calls `each` with consecutive batches that together are every finding, in order: one
-    /// whole pass.
-    fn each_batch(
-        &self,
-        each: &mut dyn FnMut(&[Finding]) -> std::io::Result<()>,
-    ) -> std::io::Result<()>;
-}
-
-impl Findings for Vec<Finding> {
-    fn count(&self) -> usize {
-        self.len()
-    }
-
-    fn each_batch(
-        &self,
-        each: &mut dyn FnMut(&[Finding]) -> std::io::Result<()>,
-    ) -> std::io::Result<()> {
-        self.as_slice().each_batch(each)
-    }
-}
-
-impl Findings for [Finding] {
-    fn count(&self) -> usize {
-        self.len()
-    }
-
-    fn each_batch(
-        &self,
-        each: &mut dyn FnMut(&[Finding]) -> std::io::Result<()>,
-    ) -> std::io::Result<()> {
-        if self.is_empty() {
-            return Ok(());
-        }
-        each(self)
-    }
-}
-
 /// Where the text of a file with findings comes from when a format shows code frames.
 pub trait Sources {
     /// The file's text, or `None` when it cannot be read again.
@@ -281,7 +238,7 @@ pub trait Sources {
 }
 
 pub struct ReportOptions {
-    pub format: OutputFormat,
+    pub format: Format,
     pub color: bool,
     pub width: usize,
     /// `--group-depth`: the folders of the HTML report's breakdown.
@@ -313,20 +270,20 @@ pub fn write(
 ) -> std::io::Result<()> {
     let findings = input.findings;
     match opts.format {
-        OutputFormat::Human | OutputFormat::Concise if input.statistics => {
+        Format::Human | Format::Concise if input.statistics => {
             statistics::write_table(out, findings)
         }
-        OutputFormat::Json => json::write(out, input),
-        OutputFormat::Sarif => sarif::write(out, input),
-        OutputFormat::Github => github::write(out, input),
-        OutputFormat::Html => html::write(out, input, sources, opts.group_depth),
-        OutputFormat::Jsonl => jsonl::write(out, input),
-        OutputFormat::Junit => junit::write(out, input),
-        OutputFormat::Gitlab => gitlab::write(out, input),
-        OutputFormat::Concise => {
+        Format::Json => json::write(out, input),
+        Format::Sarif => sarif::write(out, input),
+        Format::Github => github::write(out, input),
+        Format::Html => html::write(out, input, sources, opts.group_depth),
+        Format::Jsonl => jsonl::write(out, input),
+        Format::Junit => junit::write(out, input),
+        Format::Gitlab => gitlab::write(out, input),
+        Format::Concise => {
             findings.each_batch(&mut |batch| concise::write(out, batch, input.threads))
         }
-        OutputFormat::Human => write_human(out, input, sources, opts),
+        Format::Human => write_human(out, input, sources, opts),
     }
 }
 

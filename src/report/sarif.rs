@@ -15,24 +15,18 @@ use serde::Serialize;
 use serde_json::{json, Value};
 
 use super::chunked::write_findings_array;
-use super::jsonwriter::{
+use super::ReportInput;
+use crate::diagnostic::{fnv1a, Finding, Fnv, Severity, INTERNAL_ERROR, INVALID_JSON};
+use crate::json::writer::{
     decimal, write_json_at, write_number, write_string, ArrayWriter, JsonWriter, ObjectWriter,
     Skeleton,
 };
-use super::ReportInput;
-use crate::diagnostic::{fnv1a, Finding, Fnv, INTERNAL_ERROR, INVALID_JSON};
-use crate::rules::{Rule, Severity};
+use crate::rules::Rule;
 
 pub const SCHEMA_URI: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 
-/// Percent-encodes a path for a URI, keeping `/` between segments (RFC 3986 unreserved kept).
-pub fn encode_path(path: &str) -> String {
-    let mut out = String::with_capacity(path.len());
-    push_encoded(&mut out, path);
-    out
-}
-
-/// Appends `text` percent-encoded, as [`encode_path`] does.
+/// Appends `text` percent-encoded for a URI, keeping `/` between segments (RFC 3986
+/// unreserved kept).
 fn push_encoded(out: &mut String, text: &str) {
     const HEX: &[u8; 16] = b"0123456789ABCDEF";
     for b in text.bytes() {
@@ -49,13 +43,7 @@ fn push_encoded(out: &mut String, text: &str) {
     }
 }
 
-fn file_uri(abs: &Path) -> String {
-    let mut s = encode_path(&abs.to_string_lossy().replace('\\', "/"));
-    if !s.starts_with('/') {
-        s.insert(0, '/');
-    }
-    format!("file://{s}")
-}
+use crate::paths::file_uri;
 
 /// An artifact location: a URI relative to `%SRCROOT%`, or an absolute `file:` URI.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -124,12 +112,9 @@ fn artifact_location_by_components(path: &str, cwd: &Path) -> ArtifactLocation {
     }
 }
 
+/// SARIF's `level` of a severity: SARIF names its levels as forgelint does.
 fn level_of(s: Severity) -> &'static str {
-    match s {
-        Severity::Error => "error",
-        Severity::Warning => "warning",
-        Severity::Note => "note",
-    }
+    s.as_str()
 }
 
 /// The rule's documentation: its page in the repository, or its own file for a user's rule.
@@ -201,9 +186,9 @@ impl RegionOut {
 }
 
 fn region_of(
-    span: crate::json::Span,
-    start: crate::source::Position,
-    end: crate::source::Position,
+    span: crate::diagnostic::Span,
+    start: crate::diagnostic::Position,
+    end: crate::diagnostic::Position,
 ) -> RegionOut {
     RegionOut {
         start_line: start.line,
@@ -463,17 +448,17 @@ fn write_result_json(
 }
 
 /// What a fix says it does, by its safety.
-fn fix_description(fix: &crate::fix::Fix) -> &'static str {
+fn fix_description(fix: &crate::diagnostic::Fix) -> &'static str {
     match fix.safety {
-        crate::fix::Safety::Safe => "Safe fix (forgelint --fix)",
-        crate::fix::Safety::Unsafe => {
+        crate::diagnostic::Safety::Safe => "Safe fix (forgelint --fix)",
+        crate::diagnostic::Safety::Unsafe => {
             "Unsafe fix: it may change what the job does (forgelint --fix --unsafe-fixes)"
         }
     }
 }
 
 /// The `fixes` member: one fix, its edits as replacements of byte regions of the file.
-fn write_fixes(w: &mut JsonWriter<'_>, fix: &crate::fix::Fix, location: &ArtifactLocation) {
+fn write_fixes(w: &mut JsonWriter<'_>, fix: &crate::diagnostic::Fix, location: &ArtifactLocation) {
     w.key("fixes");
     w.begin_array();
     w.item();
@@ -650,75 +635,122 @@ fn write_artifacts<W: Write>(
     list.end()
 }
 
-pub fn write(out: &mut dyn Write, input: &ReportInput<'_>) -> std::io::Result<()> {
-    let rules: Vec<Value> = input.rules.iter().map(|r| rule_descriptor(r)).collect();
-    // The first rule with each id, as a linear search would find it.
-    let mut rule_index = RuleIndex::default();
-    for (i, r) in input.rules.iter().enumerate() {
-        rule_index.entry(r.id.as_str()).or_insert(i);
-    }
-    // serde_json writes a token at a time: a concrete buffer in front of the `dyn` writer keeps
-    // those small writes out of virtual calls.
-    let mut out = std::io::BufWriter::with_capacity(64 * 1024, out);
-    let mut log = ObjectWriter::begin(&mut out, 0)?;
-    log.value("$schema", SCHEMA_URI)?;
-    log.value("version", "2.1.0")?;
-    log.field("runs", |out, level| {
+/// A SARIF log as forgelint lays it out: the log's own members, then its one run, whose
+/// leading members (`tool`, `originalUriBaseIds`, `columnKind`) come before its artifacts,
+/// invocations and results. A run's report and `forgelint merge` both write through
+/// [`write_log`], so the two layouts cannot drift apart.
+pub(crate) trait SarifLog<W: Write> {
+    /// The log's members before `runs`.
+    fn log_head(&mut self, log: &mut ObjectWriter<'_, W>) -> std::io::Result<()>;
+    /// The run's members before `artifacts`.
+    fn run_head(&mut self, run: &mut ObjectWriter<'_, W>) -> std::io::Result<()>;
+    fn artifacts(&mut self, out: &mut W, level: usize) -> std::io::Result<()>;
+    fn invocations(&mut self, out: &mut W, level: usize) -> std::io::Result<()>;
+    fn results(&mut self, out: &mut W, level: usize) -> std::io::Result<()>;
+}
+
+/// Writes `log`'s sections in the layout of every SARIF log forgelint writes, then a newline.
+pub(crate) fn write_log<W: Write>(out: &mut W, log: &mut dyn SarifLog<W>) -> std::io::Result<()> {
+    let mut top = ObjectWriter::begin(out, 0)?;
+    log.log_head(&mut top)?;
+    top.field("runs", |out, level| {
         let mut runs = ArrayWriter::begin(out, level)?;
         runs.element(|out, level| {
             let mut run = ObjectWriter::begin(out, level)?;
-            run.value(
-                "tool",
-                &json!({
-                    "driver": {
-                        "name": "forgelint",
-                        "version": env!("CARGO_PKG_VERSION"),
-                        "semanticVersion": env!("CARGO_PKG_VERSION"),
-                        "informationUri": env!("CARGO_PKG_REPOSITORY"),
-                        "rules": rules,
-                    }
-                }),
-            )?;
-            run.value(
-                "originalUriBaseIds",
-                &json!({
-                    "%SRCROOT%": { "uri": format!("{}/", file_uri(input.cwd).trim_end_matches('/')) }
-                }),
-            )?;
-            run.value("columnKind", "utf16CodeUnits")?;
-            run.field("artifacts", |out, level| write_artifacts(out, level, input))?;
-            run.field("invocations", |out, level| {
-                let mut buf = Vec::new();
-                write_invocations(&mut buf, level, input, &rule_index)?;
-                out.write_all(&buf)
-            })?;
-            // The results are the bulk of the log: rendered on the worker threads.
-            run.field("results", |out, level| {
-                write_findings_array(
-                    out,
-                    level,
-                    input.findings,
-                    input.threads,
-                    |state, buf, batch, i, level| {
-                        write_result(buf, level, input, batch, i, &rule_index, state)
-                    },
-                )
-            })?;
+            log.run_head(&mut run)?;
+            run.field("artifacts", |out, level| log.artifacts(out, level))?;
+            run.field("invocations", |out, level| log.invocations(out, level))?;
+            run.field("results", |out, level| log.results(out, level))?;
             run.end()
         })?;
         runs.end()
     })?;
-    log.end()?;
-    writeln!(out)?;
+    top.end()?;
+    writeln!(out)
+}
+
+/// The log of a run's findings.
+struct RunLog<'a, 'i> {
+    input: &'a ReportInput<'i>,
+    /// The driver's rules, each as its descriptor.
+    rules: Vec<Value>,
+    /// The first rule with each id, as a linear search would find it.
+    rule_index: RuleIndex<'a>,
+}
+
+impl<W: Write> SarifLog<W> for RunLog<'_, '_> {
+    fn log_head(&mut self, log: &mut ObjectWriter<'_, W>) -> std::io::Result<()> {
+        log.value("$schema", SCHEMA_URI)?;
+        log.value("version", "2.1.0")
+    }
+
+    fn run_head(&mut self, run: &mut ObjectWriter<'_, W>) -> std::io::Result<()> {
+        run.value(
+            "tool",
+            &json!({
+                "driver": {
+                    "name": "forgelint",
+                    "version": env!("CARGO_PKG_VERSION"),
+                    "semanticVersion": env!("CARGO_PKG_VERSION"),
+                    "informationUri": env!("CARGO_PKG_REPOSITORY"),
+                    "rules": std::mem::take(&mut self.rules),
+                }
+            }),
+        )?;
+        let root = format!("{}/", file_uri(self.input.cwd).trim_end_matches('/'));
+        run.value(
+            "originalUriBaseIds",
+            &json!({ "%SRCROOT%": { "uri": root } }),
+        )?;
+        run.value("columnKind", "utf16CodeUnits")
+    }
+
+    fn artifacts(&mut self, out: &mut W, level: usize) -> std::io::Result<()> {
+        write_artifacts(out, level, self.input)
+    }
+
+    fn invocations(&mut self, out: &mut W, level: usize) -> std::io::Result<()> {
+        let mut buf = Vec::new();
+        write_invocations(&mut buf, level, self.input, &self.rule_index)?;
+        out.write_all(&buf)
+    }
+
+    // The results are the bulk of the log: rendered on the worker threads.
+    fn results(&mut self, out: &mut W, level: usize) -> std::io::Result<()> {
+        let (input, rule_index) = (self.input, &self.rule_index);
+        write_findings_array(
+            out,
+            level,
+            input.findings,
+            input.threads,
+            |state, buf, batch, i, level| {
+                write_result(buf, level, input, batch, i, rule_index, state)
+            },
+        )
+    }
+}
+
+pub fn write(out: &mut dyn Write, input: &ReportInput<'_>) -> std::io::Result<()> {
+    let mut rule_index = RuleIndex::default();
+    for (i, r) in input.rules.iter().enumerate() {
+        rule_index.entry(r.id.as_str()).or_insert(i);
+    }
+    let mut log = RunLog {
+        input,
+        rules: input.rules.iter().map(|r| rule_descriptor(r)).collect(),
+        rule_index,
+    };
+    // serde_json writes a token at a time: a concrete buffer in front of the `dyn` writer keeps
+    // those small writes out of virtual calls.
+    let mut out = std::io::BufWriter::with_capacity(64 * 1024, out);
+    write_log(&mut out, &mut log)?;
     out.flush()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diagnostic::Related;
-    use crate::json::Span;
-    use crate::source::Position;
+    use crate::diagnostic::{Position, Related, Span};
     use std::sync::Arc;
 
     #[derive(Serialize)]
@@ -829,7 +861,7 @@ mod tests {
             properties: f.help.as_deref().map(|help| HelpProperty { help }),
         };
         let mut out = Vec::new();
-        crate::report::jsonwriter::write_json_at(&mut out, level, &result).unwrap();
+        crate::json::writer::write_json_at(&mut out, level, &result).unwrap();
         String::from_utf8(out).unwrap()
     }
 
@@ -880,7 +912,7 @@ mod tests {
             "toolExecutionNotifications": notifications,
         }]);
         let mut out = Vec::new();
-        crate::report::jsonwriter::write_json_at(&mut out, level, &value).unwrap();
+        crate::json::writer::write_json_at(&mut out, level, &value).unwrap();
         String::from_utf8(out).unwrap()
     }
 
@@ -889,19 +921,10 @@ mod tests {
         let set = crate::rules::RuleSet::builtin().unwrap();
         let rules: Vec<&Rule> = set.rules.iter().collect();
         let finding = |path: &str, rule: &str, message: &str| Finding {
-            path: Arc::from(path),
-            rule: Arc::from(rule),
-            severity: Severity::Error,
             message: message.to_string(),
-            help: None,
-            pointer: String::new(),
             span: Span::new(0, 3),
-            start: Position { line: 1, column: 1 },
             end: Position { line: 1, column: 4 },
-            related: Vec::new(),
-            value_hash: 0,
-            secret: false,
-            fix: None,
+            ..Finding::for_tests(path, rule, 1)
         };
         let findings = [
             finding(
@@ -992,14 +1015,14 @@ mod tests {
             finding(Some("use `\u{2066}1`"), vec![related("here")]),
             finding(Some(""), vec![related("\u{2028}"), related("second")]),
             Finding {
-                fix: Some(Box::new(crate::fix::Fix {
-                    safety: crate::fix::Safety::Safe,
+                fix: Some(Box::new(crate::diagnostic::Fix {
+                    safety: crate::diagnostic::Safety::Safe,
                     edits: vec![
-                        crate::fix::Edit {
+                        crate::diagnostic::Edit {
                             span: Span::new(17, 40),
                             replacement: "\"a\u{1b}[2J\"".into(),
                         },
-                        crate::fix::Edit {
+                        crate::diagnostic::Edit {
                             span: Span::new(50, 60),
                             replacement: String::new(),
                         },
@@ -1061,6 +1084,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(unix)] // Unix absolute paths: on Windows they name no drive.
     fn uris_are_relative_and_percent_encoded() {
         let cwd = Path::new("/work/repo");
         assert_eq!(
@@ -1075,7 +1099,9 @@ mod tests {
             serde_json::to_value(artifact_location("../x/jobspec.json", cwd)).unwrap(),
             json!({"uri": "file:///work/repo/../x/jobspec.json"})
         );
-        assert_eq!(encode_path("a#b/%c/名"), "a%23b/%25c/%E5%90%8D");
+        let mut encoded = String::new();
+        push_encoded(&mut encoded, "a#b/%c/名");
+        assert_eq!(encoded, "a%23b/%25c/%E5%90%8D");
     }
 
     #[test]

@@ -7,8 +7,7 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 
 use super::Findings;
-use crate::diagnostic::Finding;
-use crate::rules::Severity;
+use crate::diagnostic::{Finding, Severity};
 
 /// Counts per rule and severity gathered batch by batch, for a report that reads its findings
 /// in passes: one entry per rule and severity found, whatever the number of findings.

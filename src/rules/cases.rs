@@ -1,6 +1,6 @@
 //! The passing and failing cases a rule file carries (`[[valid]]`, `[[invalid]]`): their model,
 //! their compilation with the rule file, and the documents they run on. A built-in rule's cases
-//! are compiled only when asked for. Running them is `crate::cases`'s: the runner lints with
+//! are compiled only when asked for. Running them is the case runner's: it lints with
 //! the engine, which sits above the rules.
 
 use std::ops::Range;
@@ -115,35 +115,12 @@ fn compile_case(
     valid: bool,
     index: usize,
 ) -> Result<Case, Box<FileError>> {
-    let shift = |span: Range<usize>| span.start + offset..span.end + offset;
-    let err = |span: Range<usize>, message: &str| {
-        Box::new(FileError::new(name, text, Some(shift(span)), message))
-    };
+    let at = CaseAt { name, text, offset };
     let c = raw.get_ref();
     // The document is built when a case runs, not here: a rule file's cases are compiled
     // with it on every run that loads it, and are needed only by `test-rules`.
-    let source = match (&c.patch, &c.document) {
-        (Some(_), Some(d)) => {
-            return Err(err(
-                d.span(),
-                "a case takes `patch` or `document`, not both",
-            ))
-        }
-        (None, Some(d)) => CaseSource::Document(d.get_ref().clone()),
-        (Some(p), None) => CaseSource::Patch(p.get_ref().clone()),
-        (None, None) => CaseSource::Reference,
-    };
-    let file = match (&c.file, &c.text) {
-        (Some(f), Some(t)) => Some((f.get_ref().clone(), t.get_ref().clone())),
-        (None, Some(t)) => {
-            return Err(err(
-                t.span(),
-                "`text` needs `file`, the file's path in the experiment",
-            ))
-        }
-        (Some(f), None) => Some((f.get_ref().clone(), String::new())),
-        (None, None) => None,
-    };
+    let source = at.source(c)?;
+    let file = at.file(c)?;
     let config = c.config.as_ref().map(|t| {
         (
             c.config_file
@@ -152,49 +129,17 @@ fn compile_case(
             t.get_ref().clone(),
         )
     });
-    for e in &c.edit {
-        if e.get_ref().0.is_empty() {
-            return Err(err(e.span(), "the text to replace is empty"));
-        }
+    if let Some(e) = c.edit.iter().find(|e| e.get_ref().0.is_empty()) {
+        return Err(at.err(e.span(), "the text to replace is empty"));
     }
     if valid && (c.at.is_some() || c.count.is_some()) {
-        return Err(err(
+        return Err(at.err(
             raw.span(),
             "`at` and `count` describe the finding of an [[invalid]] case",
         ));
     }
-    let fixed = match (&c.fixed, &c.fixed_patch) {
-        (Some(_), Some(p)) => {
-            return Err(err(
-                p.span(),
-                "a case takes `fixed` or `fixed-patch`, not both",
-            ))
-        }
-        (Some(f), None) if !valid => Some(Fixed::Text(f.get_ref().clone())),
-        (None, Some(p)) if !valid && !matches!(source, CaseSource::Patch(_)) => {
-            return Err(err(
-                p.span(),
-                "`fixed-patch` goes with a case given as a `patch` (pretty-printed); give the whole text as `fixed`",
-            ))
-        }
-        (None, Some(p)) if !valid => Some(Fixed::Patch(p.get_ref().clone())),
-        (Some(f), None) => return Err(err(f.span(), "`fixed` goes with an [[invalid]] case")),
-        (None, Some(p)) => {
-            return Err(err(p.span(), "`fixed-patch` goes with an [[invalid]] case"))
-        }
-        (None, None) => None,
-    };
-    let catalog = if c.no_catalog {
-        Some(None)
-    } else if let Some(recipes) = &c.catalog {
-        let catalog = Catalog::from_raw(recipes.clone(), |_, m| {
-            FileError::new(name, text, Some(shift(raw.span())), m)
-        })
-        .map_err(Box::new)?;
-        Some(Some(Arc::new(catalog)))
-    } else {
-        None
-    };
+    let fixed = at.fixed(c, valid, &source)?;
+    let catalog = at.catalog(raw)?;
     Ok(Case {
         name: c.name.clone().unwrap_or_else(|| {
             format!(
@@ -204,7 +149,7 @@ fn compile_case(
             )
         }),
         valid,
-        span: shift(raw.span()),
+        span: at.shift(raw.span()),
         source,
         edits: c.edit.iter().map(|e| e.get_ref().clone()).collect(),
         at: c.at.clone(),
@@ -222,6 +167,106 @@ fn compile_case(
         config,
         fixed,
     })
+}
+
+/// Where a case is: its rule file, and the offset of the text its spans are in.
+struct CaseAt<'a> {
+    name: &'a str,
+    text: &'a Arc<str>,
+    offset: usize,
+}
+
+impl CaseAt<'_> {
+    /// `span` (in the text the case was parsed from) in the rule file.
+    fn shift(&self, span: Range<usize>) -> Range<usize> {
+        span.start + self.offset..span.end + self.offset
+    }
+
+    fn err(&self, span: Range<usize>, message: &str) -> Box<FileError> {
+        Box::new(FileError::new(
+            self.name,
+            self.text,
+            Some(self.shift(span)),
+            message,
+        ))
+    }
+
+    /// The spec the case runs on: a patch of the reference spec, a whole document, or the
+    /// reference spec itself.
+    fn source(&self, c: &RawCase) -> Result<CaseSource, Box<FileError>> {
+        Ok(match (&c.patch, &c.document) {
+            (Some(_), Some(d)) => {
+                return Err(self.err(d.span(), "a case takes `patch` or `document`, not both"))
+            }
+            (None, Some(d)) => CaseSource::Document(d.get_ref().clone()),
+            (Some(p), None) => CaseSource::Patch(p.get_ref().clone()),
+            (None, None) => CaseSource::Reference,
+        })
+    }
+
+    /// The experiment file a case of an experiment rule runs on: its path and text.
+    fn file(&self, c: &RawCase) -> Result<Option<(String, String)>, Box<FileError>> {
+        Ok(match (&c.file, &c.text) {
+            (Some(f), Some(t)) => Some((f.get_ref().clone(), t.get_ref().clone())),
+            (None, Some(t)) => {
+                return Err(self.err(
+                    t.span(),
+                    "`text` needs `file`, the file's path in the experiment",
+                ))
+            }
+            (Some(f), None) => Some((f.get_ref().clone(), String::new())),
+            (None, None) => None,
+        })
+    }
+
+    /// What an [[invalid]] case's fixes make of it: `fixed` (the whole text) or
+    /// `fixed-patch` (for a case given as a patch).
+    fn fixed(
+        &self,
+        c: &RawCase,
+        valid: bool,
+        source: &CaseSource,
+    ) -> Result<Option<Fixed>, Box<FileError>> {
+        Ok(match (&c.fixed, &c.fixed_patch) {
+            (Some(_), Some(p)) => {
+                return Err(self.err(p.span(), "a case takes `fixed` or `fixed-patch`, not both"))
+            }
+            (Some(f), None) if !valid => Some(Fixed::Text(f.get_ref().clone())),
+            (None, Some(p)) if !valid && !matches!(source, CaseSource::Patch(_)) => {
+                return Err(self.err(
+                    p.span(),
+                    "`fixed-patch` goes with a case given as a `patch` (pretty-printed); give the whole text as `fixed`",
+                ))
+            }
+            (None, Some(p)) if !valid => Some(Fixed::Patch(p.get_ref().clone())),
+            (Some(f), None) => {
+                return Err(self.err(f.span(), "`fixed` goes with an [[invalid]] case"))
+            }
+            (None, Some(p)) => {
+                return Err(self.err(p.span(), "`fixed-patch` goes with an [[invalid]] case"))
+            }
+            (None, None) => None,
+        })
+    }
+
+    /// The case's own catalog: none (`no-catalog`), its recipes, or the reference's.
+    fn catalog(
+        &self,
+        raw: &Spanned<RawCase>,
+    ) -> Result<Option<Option<Arc<Catalog>>>, Box<FileError>> {
+        let c = raw.get_ref();
+        if c.no_catalog {
+            return Ok(Some(None));
+        }
+        let Some(recipes) = &c.catalog else {
+            return Ok(None);
+        };
+        let catalog = Catalog::from_raw(recipes.clone(), |_, m| {
+            FileError::new(self.name, self.text, Some(self.shift(raw.span())), m)
+        })
+        .map_err(Box::new)?;
+        Ok(Some(Some(Arc::new(catalog))))
+    }
 }
 
 /// Applies a JSON merge patch (RFC 7386) to `base`; returns the patched document, pretty-printed.

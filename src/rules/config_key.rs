@@ -4,9 +4,9 @@
 
 use super::eval::{emit_at, last_key, ConfigDoc, Context, Hits, Vars, MAX_VALUE_CHARS};
 use super::Check;
-use crate::diagnostic::{Locator, Related};
+use crate::diagnostic::{Locator, Related, Span};
 use crate::escape::quote;
-use crate::json::{Document, NodeId, Span};
+use crate::json::{Document, NodeId};
 use crate::select::Resolved;
 
 /// At most this many keys of a config are offered as did-you-mean candidates.

@@ -1,9 +1,10 @@
 //! Evaluating compiled checks against one parsed document.
 
 use crate::catalog::Recipe;
+use crate::diagnostic::Span;
 use crate::escape::quote;
-use crate::json::{same_key, Document, Span};
-use crate::platform::Platform;
+use crate::json::{same_key, Document};
+use crate::platform_facts::Platform;
 use crate::select::{Match, Missing, Resolutions, Resolved};
 use std::borrow::Cow;
 
@@ -15,7 +16,7 @@ pub use super::predicate::{Lit, MAX_VALUE_CHARS};
 use super::{Assertion, Check, Condition, Fact, Operand, OtherDoc, Predicate, ReportAt, Setting};
 
 /// The directories of the project, for rules about `spec.source.exp`.
-pub trait ProjectFs: Sync {
+pub trait ProjectFs {
     fn dir_exists(&self, relative: &str) -> bool;
 }
 
@@ -56,6 +57,8 @@ pub struct Context<'a> {
     /// The values of the wrong type, which no other check reports on.
     pub faults: &'a Faults,
     pub others: &'a Others<'a>,
+    /// The worker's recent did-you-mean answers.
+    pub suggestions: &'a std::cell::RefCell<crate::error::Suggestions>,
 }
 
 pub use super::faults::Faults;
@@ -537,7 +540,7 @@ fn assert_on(check: &Check, ctx: &Context<'_>, res: Resolved<'_>, out: &mut Hits
             }
         }
         Assertion::Function(f) => f.run(check, ctx, res, out),
-        // Text checks read a file's text, not a document (`crate::experiment`).
+        // Text checks read a file's text, not a document (the experiment linter runs them).
         Assertion::Text { .. } => {}
     }
 }
@@ -667,7 +670,8 @@ fn report_unknown_key(
 ) {
     let mut pointer = m.pointer(ctx.doc);
     crate::json::push_pointer_segment(&mut pointer, &member.key);
-    let (suggestion, only) = crate::error::suggestions(&member.key, allowed);
+    let (suggestion, only) =
+        crate::error::suggestions(&member.key, allowed, &mut ctx.suggestions.borrow_mut());
     let did_you_mean = match suggestion {
         Some(s) => format!("; did you mean {}?", quote(s, MAX_VALUE_CHARS)),
         None => String::new(),
@@ -772,8 +776,8 @@ mod tests {
         set.add(rule).unwrap();
         set.sort();
         let table = super::super::selector_table(&set.rules);
-        let platform = crate::platform::Platform::default();
-        let project = crate::engine::VirtualProject { dirs: Vec::new() };
+        let platform = crate::platform_facts::Platform::default();
+        let project = crate::project::VirtualProject { dirs: Vec::new() };
         for doc_text in [
             r#"{"d": {"s": "abc", "e": "", "n": null, "i": 3, "f": 3.0, "x": 1e2, "z": -0,
                 "t": true, "o": {}, "a": [], "v": "1.2.3"}}"#,
@@ -795,6 +799,7 @@ mod tests {
                 resolved: &resolved,
                 faults: &super::Faults::default(),
                 others: &super::Others::NONE,
+                suggestions: &Default::default(),
             };
             let mut quiet = 0;
             let rule = &set.rules[0];

@@ -9,7 +9,8 @@
 
 use std::cell::OnceCell;
 
-use crate::json::{Document, NodeId, Span};
+use crate::diagnostic::Span;
+use crate::json::{Document, NodeId};
 use crate::select::{Resolutions, Segment, Selector};
 
 use super::plan::{type_matches, Step};

@@ -1,5 +1,5 @@
 //! What a rule file says about fixing its findings (`fix = …`, `fix-safety = …`), compiled.
-//! The edits themselves are made per finding in [`crate::fix`].
+//! The edits themselves are made per finding by the fixer (`fix::edits`).
 
 use std::ops::Range;
 
@@ -7,24 +7,7 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use super::Predicate;
-
-/// Whether applying a fix can change what the job does.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Safety {
-    /// Only tidies what the server ignores or normalises: applied by `--fix`.
-    Safe,
-    /// May change what the job does: applied only with `--unsafe-fixes`.
-    Unsafe,
-}
-
-impl Safety {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Safety::Safe => "safe",
-            Safety::Unsafe => "unsafe",
-        }
-    }
-}
+use crate::diagnostic::Safety;
 
 /// The facts a `set` template may name.
 pub const FIX_PLACEHOLDERS: [&str; 5] = [

@@ -9,182 +9,329 @@ use crate::escape::quote;
 use crate::json::{push_pointer_segment, Value};
 use crate::select::Resolved;
 
+use std::sync::Arc;
+
+/// A built-in function compiled with its options, ready to run on the values a check selects.
+pub trait Builtin: std::fmt::Debug + Send + Sync {
+    fn run(&self, check: &Check, ctx: &Context<'_>, res: Resolved<'_>, out: &mut Hits);
+
+    /// The context it needs to run at all (a quota, the registries).
+    fn needs(&self) -> Needs {
+        Needs::default()
+    }
+}
+
+/// What a built-in function reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reads {
+    /// The document a check selects from (jobspec and config rules).
+    Document,
+    /// A text file's string literals (`target = "text"` rules).
+    Text,
+}
+
+/// One option a function takes, with the JSON Schema of its value (for the rule schema).
+pub struct OptionDef {
+    pub name: &'static str,
+    pub schema: fn() -> serde_json::Value,
+}
+
+/// Everything about one built-in function, in one row of [`FUNCTIONS`]: its name, what it
+/// reads, the placeholders it gives messages, its options and how they compile. A new
+/// function is a row here and the [`Builtin`] that runs it; the compiler, the rule schema and
+/// the error messages read the table.
+pub struct FunctionDef {
+    pub name: &'static str,
+    /// What it checks, for the rule schema.
+    pub summary: &'static str,
+    pub reads: Reads,
+    /// The placeholders it adds for messages.
+    pub vars: &'static [&'static str],
+    /// The options it takes; none refuses every option.
+    pub options: &'static [OptionDef],
+    /// Compiles its options (checked against `options` already).
+    compile: fn(&toml::Table) -> Result<Arc<dyn Builtin>, String>,
+}
+
+/// `host-path`: run over a text file's string literals by the experiment linter.
+pub const HOST_PATH: &str = "host-path";
+/// `config-key`: reads the experiment's config file.
+pub const CONFIG_KEY: &str = "config-key";
+
+/// The built-in functions, in the order errors and the schema list them.
+pub const FUNCTIONS: &[FunctionDef] = &[
+    FunctionDef {
+        name: "duplicate-keys",
+        summary: "Objects that repeat a key (the parser records them).",
+        reads: Reads::Document,
+        vars: &[],
+        options: &[],
+        compile: |_| Ok(Arc::new(DuplicateKeys)),
+    },
+    FunctionDef {
+        name: "gpu-quota",
+        summary: "Σ nodes × gpus_per_node over the selected pool arrays, against the project's quota.",
+        reads: Reads::Document,
+        vars: &["total", "quota", "project"],
+        options: &[],
+        compile: |_| Ok(Arc::new(GpuQuota)),
+    },
+    FunctionDef {
+        name: "image-registry",
+        summary: "The registry host of the selected image references must be allowed.",
+        reads: Reads::Document,
+        vars: &["host", "allowed"],
+        options: &[OptionDef {
+            name: "allowed",
+            schema: allowed_schema,
+        }],
+        compile: |options| Ok(Arc::new(ImageRegistry::compile(options)?)),
+    },
+    FunctionDef {
+        name: "leaf-collision",
+        summary: "Two selected `<owner>/<name>` values with the same last segment.",
+        reads: Reads::Document,
+        vars: &["leaf", "other"],
+        options: &[OptionDef {
+            name: "separator",
+            schema: || serde_json::json!({ "type": "string", "minLength": 1, "default": "/" }),
+        }],
+        compile: |options| Ok(Arc::new(LeafCollision::compile(options)?)),
+    },
+    FunctionDef {
+        name: "path-escapes-root",
+        summary: "A relative path that is absolute or climbs out of the project root with `..`.",
+        reads: Reads::Document,
+        vars: &["reason"],
+        options: &[],
+        compile: |_| Ok(Arc::new(ProjectPath { escapes: true })),
+    },
+    FunctionDef {
+        name: "directory-missing",
+        summary: "A relative path that names no directory under the project root.",
+        reads: Reads::Document,
+        vars: &[],
+        options: &[],
+        compile: |_| Ok(Arc::new(ProjectPath { escapes: false })),
+    },
+    FunctionDef {
+        name: HOST_PATH,
+        summary: "A string literal that is a host path under a data mount ([experiments] host-path-roots).",
+        reads: Reads::Text,
+        vars: &["root"],
+        options: &[],
+        compile: |_| Ok(Arc::new(TextOnly)),
+    },
+    FunctionDef {
+        name: CONFIG_KEY,
+        summary: "The selected keys (dotted paths) must name keys of the experiment's config file.",
+        reads: Reads::Document,
+        vars: &["config", "did-you-mean"],
+        options: &[],
+        compile: |_| Ok(Arc::new(ConfigKey)),
+    },
+];
+
+/// A built-in function as a check uses it: its row, compiled with the check's options.
 #[derive(Debug, Clone)]
-pub enum Function {
-    /// Objects that repeat a key (recorded by the parser).
-    DuplicateKeys,
-    /// Σ nodes × gpus_per_node over the selected pool arrays against the project's quota.
-    GpuQuota,
-    /// The registry host of the selected image references must be allowed.
-    ImageRegistry { allowed: Operand },
-    /// Two selected `<owner>/<name>` values with the same last segment.
-    LeafCollision { separator: String },
-    /// A relative path that is absolute or climbs out of the project root with `..`.
-    PathEscapesRoot,
-    /// A relative path that names no directory under the project root.
-    DirectoryMissing,
-    /// Text: a string literal that is a host path under a data mount (`[experiments]
-    /// host-path-roots`).
-    HostPath,
-    /// The selected keys (dotted paths) must name keys of the experiment's config file.
-    ConfigKey,
+pub struct Function {
+    def: &'static FunctionDef,
+    builtin: Arc<dyn Builtin>,
+}
+
+impl std::fmt::Debug for FunctionDef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name)
+    }
 }
 
 type CompileError = (bool, String);
 
-fn no_options(name: &str, options: Option<&toml::Table>) -> Result<(), CompileError> {
-    match options {
-        Some(o) if !o.is_empty() => Err((true, format!("function `{name}` takes no options"))),
-        _ => Ok(()),
-    }
-}
-
-fn check_keys(name: &str, options: &toml::Table, known: &[&str]) -> Result<(), CompileError> {
-    for key in options.keys() {
-        if !known.contains(&key.as_str()) {
-            let hint = crate::error::suggest(key, known.iter().copied())
-                .map(|s| format!("; did you mean `{s}`?"))
-                .unwrap_or_default();
-            return Err((
-                true,
-                format!("function `{name}` has no option `{key}`{hint}"),
-            ));
-        }
-    }
-    Ok(())
-}
-
 impl Function {
-    pub const NAMES: [&'static str; 8] = [
-        "duplicate-keys",
-        "gpu-quota",
-        "image-registry",
-        "leaf-collision",
-        "path-escapes-root",
-        "directory-missing",
-        "host-path",
-        "config-key",
-    ];
-
-    /// Reads a text file's string literals (a `target = "text"` rule), not a document.
-    pub fn reads_text(&self) -> bool {
-        matches!(self, Function::HostPath)
+    /// The names of the built-in functions.
+    pub fn names() -> impl Iterator<Item = &'static str> {
+        FUNCTIONS.iter().map(|d| d.name)
     }
 
     /// Compiles `function = name` with its options; errors say whether the options are at fault.
     pub fn compile(name: &str, options: Option<&toml::Table>) -> Result<Function, CompileError> {
+        let Some(def) = FUNCTIONS.iter().find(|d| d.name == name) else {
+            return Err((false, format!("unknown function `{name}`")));
+        };
         let empty = toml::Table::new();
-        let opts = options.unwrap_or(&empty);
-        Ok(match name {
-            "duplicate-keys" => {
-                no_options(name, options)?;
-                Function::DuplicateKeys
+        let options = options.unwrap_or(&empty);
+        if def.options.is_empty() && !options.is_empty() {
+            return Err((true, format!("function `{name}` takes no options")));
+        }
+        let known: Vec<&str> = def.options.iter().map(|o| o.name).collect();
+        for key in options.keys() {
+            if !known.contains(&key.as_str()) {
+                let hint = crate::error::suggest(key, known.iter().copied())
+                    .map(|s| format!("; did you mean `{s}`?"))
+                    .unwrap_or_default();
+                return Err((
+                    true,
+                    format!("function `{name}` has no option `{key}`{hint}"),
+                ));
             }
-            "gpu-quota" => {
-                no_options(name, options)?;
-                Function::GpuQuota
-            }
-            "path-escapes-root" => {
-                no_options(name, options)?;
-                Function::PathEscapesRoot
-            }
-            "directory-missing" => {
-                no_options(name, options)?;
-                Function::DirectoryMissing
-            }
-            "host-path" => {
-                no_options(name, options)?;
-                Function::HostPath
-            }
-            "config-key" => {
-                no_options(name, options)?;
-                Function::ConfigKey
-            }
-            "image-registry" => {
-                check_keys(name, opts, &["allowed"])?;
-                let allowed = match opts.get("allowed") {
-                    None => Operand::Setting(Setting::Registries),
-                    Some(toml::Value::Array(items)) => Operand::Literal(
-                        Lit::from_toml(&toml::Value::Array(items.clone()))
-                            .map_err(|e| (true, e))?,
-                    ),
-                    Some(toml::Value::Table(t))
-                        if t.get("setting").and_then(|v| v.as_str()) == Some("registries") =>
-                    {
-                        Operand::Setting(Setting::Registries)
-                    }
-                    Some(_) => {
-                        return Err((
-                            true,
-                            "`allowed` is a list of hosts or { setting = \"registries\" }".into(),
-                        ))
-                    }
-                };
-                Function::ImageRegistry { allowed }
-            }
-            "leaf-collision" => {
-                check_keys(name, opts, &["separator"])?;
-                let separator = match opts.get("separator") {
-                    None => "/".to_string(),
-                    Some(toml::Value::String(s)) if !s.is_empty() => s.clone(),
-                    Some(_) => return Err((true, "`separator` is a non-empty string".into())),
-                };
-                Function::LeafCollision { separator }
-            }
-            other => return Err((false, format!("unknown function `{other}`"))),
-        })
+        }
+        let builtin = (def.compile)(options).map_err(|e| (true, e))?;
+        Ok(Function { def, builtin })
+    }
+
+    pub fn name(&self) -> &'static str {
+        self.def.name
+    }
+
+    /// Whether this is the built-in function `name`.
+    pub fn is(&self, name: &str) -> bool {
+        self.def.name == name
+    }
+
+    /// Reads a text file's string literals (a `target = "text"` rule), not a document.
+    pub fn reads_text(&self) -> bool {
+        self.def.reads == Reads::Text
     }
 
     /// Placeholders this function adds for messages.
     pub fn vars(&self) -> &'static [&'static str] {
-        match self {
-            Function::DuplicateKeys => &[],
-            Function::GpuQuota => &["total", "quota", "project"],
-            Function::ImageRegistry { .. } => &["host", "allowed"],
-            Function::LeafCollision { .. } => &["leaf", "other"],
-            Function::PathEscapesRoot => &["reason"],
-            Function::DirectoryMissing => &[],
-            Function::HostPath => &["root"],
-            Function::ConfigKey => &["config", "did-you-mean"],
-        }
+        self.def.vars
     }
 
     pub fn needs(&self) -> Needs {
-        match self {
-            Function::GpuQuota => Needs {
-                quota: true,
-                ..Needs::default()
-            },
-            Function::ImageRegistry {
-                allowed: Operand::Setting(_),
-            } => Needs {
-                registries: true,
-                ..Needs::default()
-            },
-            _ => Needs::default(),
-        }
+        self.builtin.needs()
     }
 
     pub fn run(&self, check: &Check, ctx: &Context<'_>, res: Resolved<'_>, out: &mut Hits) {
-        match self {
-            Function::DuplicateKeys => duplicate_keys(check, ctx, out),
-            Function::GpuQuota => gpu_quota(check, ctx, res, out),
-            Function::ImageRegistry { allowed } => image_registry(allowed, check, ctx, res, out),
-            Function::LeafCollision { .. } if res.found.len() < 2 => {}
-            Function::LeafCollision { separator } => {
-                leaf_collision(separator, check, ctx, res, out)
-            }
-            Function::PathEscapesRoot | Function::DirectoryMissing => {
-                self.project_path(check, ctx, res, out)
-            }
-            Function::ConfigKey => super::config_key::config_key(check, ctx, res, out),
-            // Run over a text file's string literals by `crate::experiment`.
-            Function::HostPath => {}
-        }
+        self.builtin.run(check, ctx, res, out);
+    }
+}
+
+/// The schema of `image-registry`'s `allowed`.
+fn allowed_schema() -> serde_json::Value {
+    serde_json::json!({
+        "description": "The allowed registry hosts, or { setting = \"registries\" }.",
+        "anyOf": [
+            { "type": "array", "items": { "$ref": "#/$defs/literal" } },
+            { "type": "object", "properties": { "setting": { "const": "registries" } }, "required": ["setting"] },
+        ],
+    })
+}
+
+#[derive(Debug)]
+struct DuplicateKeys;
+
+impl Builtin for DuplicateKeys {
+    fn run(&self, check: &Check, ctx: &Context<'_>, _: Resolved<'_>, out: &mut Hits) {
+        duplicate_keys(check, ctx, out);
+    }
+}
+
+#[derive(Debug)]
+struct GpuQuota;
+
+impl Builtin for GpuQuota {
+    fn run(&self, check: &Check, ctx: &Context<'_>, res: Resolved<'_>, out: &mut Hits) {
+        gpu_quota(check, ctx, res, out);
     }
 
-    /// `path-escapes-root` and `directory-missing`: a path under the project root.
-    fn project_path(&self, check: &Check, ctx: &Context<'_>, res: Resolved<'_>, out: &mut Hits) {
+    fn needs(&self) -> Needs {
+        Needs {
+            quota: true,
+            ..Needs::default()
+        }
+    }
+}
+
+#[derive(Debug)]
+struct ImageRegistry {
+    allowed: Operand,
+}
+
+impl ImageRegistry {
+    fn compile(options: &toml::Table) -> Result<ImageRegistry, String> {
+        let allowed = match options.get("allowed") {
+            None => Operand::Setting(Setting::Registries),
+            Some(toml::Value::Array(items)) => {
+                Operand::Literal(Lit::from_toml(&toml::Value::Array(items.clone()))?)
+            }
+            Some(toml::Value::Table(t))
+                if t.get("setting").and_then(|v| v.as_str()) == Some("registries") =>
+            {
+                Operand::Setting(Setting::Registries)
+            }
+            Some(_) => {
+                return Err("`allowed` is a list of hosts or { setting = \"registries\" }".into())
+            }
+        };
+        Ok(ImageRegistry { allowed })
+    }
+}
+
+impl Builtin for ImageRegistry {
+    fn run(&self, check: &Check, ctx: &Context<'_>, res: Resolved<'_>, out: &mut Hits) {
+        image_registry(&self.allowed, check, ctx, res, out);
+    }
+
+    fn needs(&self) -> Needs {
+        Needs {
+            registries: matches!(self.allowed, Operand::Setting(_)),
+            ..Needs::default()
+        }
+    }
+}
+
+#[derive(Debug)]
+struct LeafCollision {
+    separator: String,
+}
+
+impl LeafCollision {
+    fn compile(options: &toml::Table) -> Result<LeafCollision, String> {
+        let separator = match options.get("separator") {
+            None => "/".to_string(),
+            Some(toml::Value::String(s)) if !s.is_empty() => s.clone(),
+            Some(_) => return Err("`separator` is a non-empty string".into()),
+        };
+        Ok(LeafCollision { separator })
+    }
+}
+
+impl Builtin for LeafCollision {
+    fn run(&self, check: &Check, ctx: &Context<'_>, res: Resolved<'_>, out: &mut Hits) {
+        if res.found.len() >= 2 {
+            leaf_collision(&self.separator, check, ctx, res, out);
+        }
+    }
+}
+
+/// `config-key`: see [`super::config_key`].
+#[derive(Debug)]
+struct ConfigKey;
+
+impl Builtin for ConfigKey {
+    fn run(&self, check: &Check, ctx: &Context<'_>, res: Resolved<'_>, out: &mut Hits) {
+        super::config_key::config_key(check, ctx, res, out);
+    }
+}
+
+/// A function that reads text, which the experiment linter runs over a file's literals: a
+/// document has nothing for it.
+#[derive(Debug)]
+struct TextOnly;
+
+impl Builtin for TextOnly {
+    fn run(&self, _: &Check, _: &Context<'_>, _: Resolved<'_>, _: &mut Hits) {}
+}
+
+/// `path-escapes-root` (`escapes`) and `directory-missing`: a path under the project root.
+#[derive(Debug)]
+struct ProjectPath {
+    escapes: bool,
+}
+
+impl Builtin for ProjectPath {
+    fn run(&self, check: &Check, ctx: &Context<'_>, res: Resolved<'_>, out: &mut Hits) {
         let doc = ctx.doc;
         for m in res.found {
             let Some(path) = doc.as_str(m.node) else {
@@ -194,10 +341,12 @@ impl Function {
                 continue;
             }
             let escape = path_escape(path);
-            let fault = match self {
-                Function::PathEscapesRoot => escape.map(str::to_string),
-                _ if escape.is_none() && !ctx.project.dir_exists(path) => Some(String::new()),
-                _ => None,
+            let fault = if self.escapes {
+                escape.map(str::to_string)
+            } else if escape.is_none() && !ctx.project.dir_exists(path) {
+                Some(String::new())
+            } else {
+                None
             };
             if let Some(reason) = fault {
                 let vars = Vars {

@@ -1,6 +1,6 @@
 //! The violations a rule's checks find in one file, kept bounded.
 
-use crate::json::Span;
+use crate::diagnostic::Span;
 
 /// A violation found by a check, before the engine stamps rule id and severity on it.
 #[derive(Debug, Clone)]

@@ -23,45 +23,15 @@ pub mod template;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use crate::diagnostic::{Safety, Severity};
 use crate::error::{Error, FileError};
-pub use crate::platform::Needs;
+pub use crate::platform_facts::Needs;
 use crate::select::{Selector, SelectorTable};
 pub use cases::{apply_patch, Case, CaseContext, CaseSource, Fixed};
 pub use compile::compile_rule;
 pub use eval::{Hit, Lit};
 pub use pattern::Pattern;
 use template::Template;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Severity {
-    Note,
-    Warning,
-    Error,
-}
-
-impl Severity {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Severity::Note => "note",
-            Severity::Warning => "warning",
-            Severity::Error => "error",
-        }
-    }
-    pub fn parse(s: &str) -> Option<Severity> {
-        match s {
-            "note" => Some(Severity::Note),
-            "warning" => Some(Severity::Warning),
-            "error" => Some(Severity::Error),
-            _ => None,
-        }
-    }
-}
-
-impl std::fmt::Display for Severity {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
 
 /// What kind of file a rule reads: jobspecs, or the files of an experiment directory as text
 /// or as parsed config (YAML, TOML, JSON).
@@ -433,7 +403,7 @@ pub struct Rule {
 
 impl Rule {
     /// How safe the rule's fixes are, if it has any: unsafe when one of them is.
-    pub fn fix_safety(&self) -> Option<fix::Safety> {
+    pub fn fix_safety(&self) -> Option<Safety> {
         self.checks
             .iter()
             .filter_map(|c| c.fix.as_ref().map(|f| f.safety))

@@ -402,38 +402,11 @@ pub(crate) fn test(p: &Predicate, v: Val<'_>, operand: Option<&Given<'_>>) -> Ou
             Val::Str(s) => pass_if(!re.is_match(s)),
             _ => Skip,
         },
-        Predicate::Type(types) => {
-            let ok = types.iter().any(|t| match (t, v) {
-                (JsonType::String, Val::Str(_)) => true,
-                (JsonType::Integer, Val::Num { integer, .. }) => integer,
-                (JsonType::Number, Val::Num { .. }) => true,
-                (JsonType::Boolean, Val::Bool(_)) => true,
-                (JsonType::Array, Val::Array(_)) => true,
-                (JsonType::Object, Val::Object(_)) => true,
-                (JsonType::Null, Val::Null) => true,
-                _ => false,
-            });
-            // null stands for "not set", like an absent key, unless the rule asks about it.
-            if !ok && v == Val::Null {
-                Skip
-            } else {
-                pass_if(ok)
-            }
-        }
+        Predicate::Type(types) => type_test(types, v),
         Predicate::Minimum(_)
         | Predicate::Maximum(_)
         | Predicate::ExclusiveMinimum(_)
-        | Predicate::ExclusiveMaximum(_) => {
-            let (Val::Num { value, .. }, Some(bound)) = (v, operand.and_then(Given::number)) else {
-                return Skip;
-            };
-            pass_if(match p {
-                Predicate::Minimum(_) => value >= bound,
-                Predicate::Maximum(_) => value <= bound,
-                Predicate::ExclusiveMinimum(_) => value > bound,
-                _ => value < bound,
-            })
-        }
+        | Predicate::ExclusiveMaximum(_) => bound_test(p, v, operand),
         Predicate::MinLength(n) | Predicate::MaxLength(n) => {
             let len = match v {
                 Val::Str(s) => s.chars().count(),
@@ -450,28 +423,66 @@ pub(crate) fn test(p: &Predicate, v: Val<'_>, operand: Option<&Given<'_>>) -> Ou
             Val::Str(s) => pass_if(semver::Version::parse(s).is_ok()),
             _ => Skip,
         },
-        Predicate::SemverRange(_) => {
-            let Val::Str(s) = v else {
-                return Skip;
-            };
-            let compiled;
-            let req = match operand {
-                Some(Given::Range(_, req)) => *req,
-                Some(other) => match other.string().map(semver::VersionReq::parse) {
-                    Some(Ok(req)) => {
-                        compiled = req;
-                        &compiled
-                    }
-                    _ => return Skip,
-                },
-                None => return Skip,
-            };
-            match semver::Version::parse(s) {
-                Ok(version) => pass_if(req.matches(&version)),
-                // A version that is not semver is the `semver` predicate's finding.
-                Err(_) => Skip,
+        Predicate::SemverRange(_) => semver_range_test(v, operand),
+    }
+}
+
+/// `type`: the value has one of `types`. null stands for "not set", like an absent key,
+/// unless the rule asks about it.
+#[inline]
+fn type_test(types: &[JsonType], v: Val<'_>) -> Outcome {
+    let ok = types.iter().any(|t| match (t, v) {
+        (JsonType::String, Val::Str(_)) => true,
+        (JsonType::Integer, Val::Num { integer, .. }) => integer,
+        (JsonType::Number, Val::Num { .. }) => true,
+        (JsonType::Boolean, Val::Bool(_)) => true,
+        (JsonType::Array, Val::Array(_)) => true,
+        (JsonType::Object, Val::Object(_)) => true,
+        (JsonType::Null, Val::Null) => true,
+        _ => false,
+    });
+    if !ok && v == Val::Null {
+        Outcome::Skip
+    } else {
+        pass_if(ok)
+    }
+}
+
+/// `minimum`, `maximum` and their exclusive forms: a number against the bound.
+#[inline]
+fn bound_test(p: &Predicate, v: Val<'_>, operand: Option<&Given<'_>>) -> Outcome {
+    let (Val::Num { value, .. }, Some(bound)) = (v, operand.and_then(Given::number)) else {
+        return Outcome::Skip;
+    };
+    pass_if(match p {
+        Predicate::Minimum(_) => value >= bound,
+        Predicate::Maximum(_) => value <= bound,
+        Predicate::ExclusiveMinimum(_) => value > bound,
+        _ => value < bound,
+    })
+}
+
+/// `semver-range`: a version in the range given (compiled, or a string to compile). A version
+/// that is not semver is the `semver` predicate's finding, not this one's.
+fn semver_range_test(v: Val<'_>, operand: Option<&Given<'_>>) -> Outcome {
+    let Val::Str(s) = v else {
+        return Outcome::Skip;
+    };
+    let compiled;
+    let req = match operand {
+        Some(Given::Range(_, req)) => *req,
+        Some(other) => match other.string().map(semver::VersionReq::parse) {
+            Some(Ok(req)) => {
+                compiled = req;
+                &compiled
             }
-        }
+            _ => return Outcome::Skip,
+        },
+        None => return Outcome::Skip,
+    };
+    match semver::Version::parse(s) {
+        Ok(version) => pass_if(req.matches(&version)),
+        Err(_) => Outcome::Skip,
     }
 }
 

@@ -7,9 +7,9 @@
 use serde_json::{json, Map, Value};
 
 use super::ecma;
+use crate::diagnostic::Severity;
 use crate::rules::{
-    Assertion, Check, Condition, JsonType, Lit, Operand, Predicate, Rule, RuleSet, Setting,
-    Severity, Target,
+    Assertion, Check, Condition, JsonType, Lit, Operand, Predicate, Rule, RuleSet, Setting, Target,
 };
 use crate::select::Segment;
 
@@ -205,7 +205,7 @@ pub fn schema(set: &RuleSet) -> Value {
         m.insert("title".into(), json!("forge/v2 JobSpec"));
         // The kind's value is the configuration's: only its default is said, never required.
         if let Some(kind) = m.get_mut("properties").and_then(|p| p.get_mut("kind")) {
-            kind["default"] = json!(crate::platform::DEFAULT_KIND);
+            kind["default"] = json!(crate::platform_facts::DEFAULT_KIND);
         }
     }
     out

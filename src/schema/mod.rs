@@ -11,9 +11,8 @@ mod rule;
 
 use serde_json::{json, Map, Value};
 
-use crate::cli::{SchemaArgs, SchemaKind};
+use crate::env::{Env, ExitStatus};
 use crate::error::Error;
-use crate::process::{Env, ExitStatus};
 use crate::rules::RuleSet;
 
 pub use jobspec::SEMVER;
@@ -21,24 +20,37 @@ pub use jobspec::SEMVER;
 const DRAFT: &str = "https://json-schema.org/draft/2020-12/schema";
 const BASE_ID: &str = "https://forgelint.dev/schemas/";
 
-impl SchemaKind {
+/// The files a schema describes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A forge/v2 `jobspec.json`.
+    Jobspec,
+    /// `forgelint.toml`.
+    Config,
+    /// A rule file (TOML).
+    Rule,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 3] = [Kind::Jobspec, Kind::Config, Kind::Rule];
+
     /// The file name of the schema, under `schemas/` and in its `$id`.
     pub fn file_name(self) -> &'static str {
         match self {
-            SchemaKind::Jobspec => "jobspec.schema.json",
-            SchemaKind::Config => "forgelint.schema.json",
-            SchemaKind::Rule => "rule.schema.json",
+            Kind::Jobspec => "jobspec.schema.json",
+            Kind::Config => "forgelint.schema.json",
+            Kind::Rule => "rule.schema.json",
         }
     }
 }
 
 /// The schema of `kind`, with `$schema` and `$id` first.
-pub fn generate(kind: SchemaKind) -> Result<Value, Error> {
+pub fn generate(kind: Kind) -> Result<Value, Error> {
     let builtin = RuleSet::builtin()?;
     let body = match kind {
-        SchemaKind::Jobspec => jobspec::schema(&builtin),
-        SchemaKind::Config => config::schema(&builtin),
-        SchemaKind::Rule => rule::schema(),
+        Kind::Jobspec => jobspec::schema(&builtin),
+        Kind::Config => config::schema(&builtin),
+        Kind::Rule => rule::schema(),
     };
     let mut out = Map::new();
     out.insert("$schema".into(), json!(DRAFT));
@@ -57,16 +69,16 @@ pub fn generate(kind: SchemaKind) -> Result<Value, Error> {
 }
 
 /// The schema of `kind` as printed: pretty JSON and a final newline.
-pub fn text(kind: SchemaKind) -> Result<String, Error> {
+pub fn text(kind: Kind) -> Result<String, Error> {
     let value = generate(kind)?;
-    let mut text = serde_json::to_string_pretty(&value).map_err(|e| Error::usage(e.to_string()))?;
+    let mut text = crate::json::writer::to_pretty_string(&value);
     text.push('\n');
     Ok(text)
 }
 
 /// `forgelint schema KIND`: the schema on standard output.
-pub fn command(args: SchemaArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
-    let text = text(args.kind)?;
+pub fn print(kind: Kind, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
+    let text = text(kind)?;
     env.stdout
         .write_all(text.as_bytes())
         .and_then(|_| env.stdout.flush())
@@ -77,25 +89,49 @@ pub fn command(args: SchemaArgs, env: &mut Env<'_>) -> Result<ExitStatus, Error>
     Ok(ExitStatus::Success)
 }
 
-/// `{"type": "string"}` with a description.
-fn string(description: &str) -> Value {
-    json!({ "type": "string", "description": description })
+/// The schema schemars derives from `T`'s serde type (draft 2020-12): its top-level keys and
+/// its definitions. Optional keys are written absent in TOML, never null: `null` is dropped
+/// from their types.
+fn derived<T: schemars::JsonSchema>() -> (Map<String, Value>, Map<String, Value>) {
+    let generator = schemars::generate::SchemaSettings::draft2020_12().into_generator();
+    let mut root = generator.into_root_schema_for::<T>().to_value();
+    drop_null_types(&mut root);
+    let Value::Object(mut top) = root else {
+        unreachable!("a schema of a struct is an object")
+    };
+    top.shift_remove("$schema");
+    let defs = match top.shift_remove("$defs") {
+        Some(Value::Object(defs)) => defs,
+        _ => Map::new(),
+    };
+    (top, defs)
 }
 
-/// An array of strings with a description.
-fn strings(description: &str) -> Value {
-    json!({ "type": "array", "items": { "type": "string" }, "description": description })
-}
-
-/// A closed object of `properties`.
-fn object(description: &str, properties: Map<String, Value>) -> Value {
-    json!({
-        "type": "object",
-        "description": description,
-        "properties": properties,
-        "additionalProperties": false,
-    })
+/// Removes `"null"` from every `type` list (and a `null` default), and joins the lines of
+/// descriptions, recursively.
+fn drop_null_types(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            if let Some(Value::Array(types)) = map.get_mut("type") {
+                types.retain(|t| t != "null");
+                if types.len() == 1 {
+                    let only = types.remove(0);
+                    map.insert("type".into(), only);
+                }
+            }
+            if map.get("default") == Some(&Value::Null) {
+                map.shift_remove("default");
+            }
+            // A doc comment's lines are one paragraph.
+            if let Some(Value::String(text)) = map.get_mut("description") {
+                *text = text.replace('\n', " ");
+            }
+            map.values_mut().for_each(drop_null_types);
+        }
+        Value::Array(items) => items.iter_mut().for_each(drop_null_types),
+        _ => {}
+    }
 }
 
 /// A rule id, as the rule compiler accepts it.
-const RULE_ID: &str = "^[a-z][a-z0-9-]*$";
+use crate::rules::schema::RULE_ID;

@@ -12,7 +12,8 @@
 
 mod table;
 
-use crate::json::{push_pointer_segment, Document, NodeId, Span, Value};
+use crate::diagnostic::Span;
+use crate::json::{push_pointer_segment, Document, NodeId, Value};
 pub use table::{Resolutions, SelectorTable};
 
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -23,7 +23,7 @@ pub struct SelectorTable {
     node_of: Vec<u32>,
     /// The selectors that gather missing places, with the nodes they gather them from.
     gathering: Vec<(u32, Vec<u32>)>,
-    /// Per `keys` check number (see [`crate::rules::plan`]): its trie node and its bit there.
+    /// Per `keys` check number (as the rule plans number them): its trie node and its bit there.
     keys: Vec<Option<(u32, u32)>>,
 }
 
@@ -304,6 +304,12 @@ impl Resolutions {
                 }
             }
         }
+        self.settle(table);
+    }
+
+    /// After the walk: each selector's node, whether each `keys` check found only allowed
+    /// keys, and each selector's missing keys gathered from the nodes it goes through.
+    fn settle(&mut self, table: &SelectorTable) {
         if self.nodes != table.node_of {
             self.nodes.clone_from(&table.node_of);
         }

@@ -89,7 +89,7 @@ fn long_reports_are_the_same_for_every_thread_count() {
 #[test]
 fn demo_human() {
     let run = demo_is_deterministic("human");
-    insta::assert_snapshot!("demo_human", scrub_time(&transcript(&run)));
+    assert_named_snapshot!("demo_human", scrub_time(&transcript(&run)));
 }
 
 #[test]
@@ -109,5 +109,5 @@ fn demo_concise() {
     let mut sorted = findings.clone();
     sorted.sort_by_key(key);
     assert_eq!(findings, sorted, "concise output is sorted");
-    insta::assert_snapshot!("demo_concise", scrub_time(&transcript(&run)));
+    assert_named_snapshot!("demo_concise", scrub_time(&transcript(&run)));
 }

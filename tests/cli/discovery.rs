@@ -266,6 +266,7 @@ fn a_fifo_named_jobspec_json_is_reported_never_opened() {
 }
 
 #[test]
+#[cfg(unix)]
 fn a_socket_named_jobspec_json_is_reported_never_opened() {
     let tree = Tree::new();
     tree.mkdir("sock");
@@ -334,6 +335,7 @@ fn a_dangling_symlink_named_jobspec_json_is_reported() {
 }
 
 #[test]
+#[cfg(unix)]
 fn an_unreadable_file_or_directory_is_reported() {
     use std::os::unix::fs::PermissionsExt;
     let tree = Tree::new();

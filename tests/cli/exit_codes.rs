@@ -127,7 +127,7 @@ fn a_config_with_an_unknown_key_exits_2_with_did_you_mean_and_its_position() {
         "{}",
         given.stderr
     );
-    insta::assert_snapshot!("config_unknown_key", tree.scrub(&given.stderr));
+    assert_named_snapshot!("config_unknown_key", tree.scrub(&given.stderr));
 
     let found = tree.run(&[]);
     found.expect_code(2);

@@ -1,6 +1,7 @@
 //! `--fix`, `--unsafe-fixes` and `--diff`: files fixed in place byte for byte, what remains
 //! reported, nothing written when nothing may be, and the fixes in JSON and SARIF.
 
+#[cfg(unix)]
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 
 use super::*;
@@ -45,6 +46,7 @@ fn read(tree: &Tree, rel: &str) -> String {
 }
 
 #[test]
+#[cfg(unix)]
 fn fix_applies_the_safe_fixes_and_reports_what_remains() {
     let tree = project(&faulty_spec());
     let before = std::fs::metadata(tree.path("run.jobspec.json")).unwrap();

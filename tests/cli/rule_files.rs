@@ -37,7 +37,7 @@ const RULE_HEAD: &str = "id = \"team-label\"\nseverity = \"error\"\nsummary = \"
 fn a_rule_file_that_is_not_toml() {
     let text = "id = \"team-label\"\nseverity = \"error\nsummary = \"x\"\n";
     let err = bad_rules(&[("team.toml", text)], "policies/team.toml", "2:18");
-    insta::assert_snapshot!("rule_file_not_toml", err);
+    assert_named_snapshot!("rule_file_not_toml", err);
 }
 
 #[test]
@@ -46,7 +46,7 @@ fn a_rule_file_with_an_unknown_key() {
         format!("{RULE_HEAD}\n[[check]]\nselect = \"metadata.labels.team\"\nnon-empy = true\n");
     let err = bad_rules(&[("team.toml", &text)], "policies/team.toml", "8:1");
     assert!(err.contains("did you mean `non-empty`?"), "{err}");
-    insta::assert_snapshot!("rule_file_unknown_key", err);
+    assert_named_snapshot!("rule_file_unknown_key", err);
 }
 
 #[test]
@@ -56,7 +56,7 @@ fn a_rule_file_with_an_unknown_function() {
     );
     let err = bad_rules(&[("quota.toml", &text)], "policies/quota.toml", "8:12");
     assert!(err.contains("gpu-qota"), "{err}");
-    insta::assert_snapshot!("rule_file_unknown_function", err);
+    assert_named_snapshot!("rule_file_unknown_function", err);
 }
 
 #[test]
@@ -64,7 +64,7 @@ fn a_rule_file_with_a_bad_regex() {
     let text =
         format!("{RULE_HEAD}\n[[check]]\nselect = \"metadata.labels.team\"\nmatches = '^[a-z+$'\n");
     let err = bad_rules(&[("team.toml", &text)], "policies/team.toml", "8:11");
-    insta::assert_snapshot!("rule_file_bad_regex", err);
+    assert_named_snapshot!("rule_file_bad_regex", err);
 }
 
 /// A pattern that parses but compiles past the size limit is refused when the rule file is
@@ -87,7 +87,7 @@ fn a_rule_file_with_a_bad_selector() {
         "{RULE_HEAD}\n[[check]]\nselect = \"spec.resources.pools[*.name\"\npresent = true\n"
     );
     let err = bad_rules(&[("pools.toml", &text)], "policies/pools.toml", "7:");
-    insta::assert_snapshot!("rule_file_bad_selector", err);
+    assert_named_snapshot!("rule_file_bad_selector", err);
 }
 
 /// A selector outside the forge/v2 shape would load, never fire, and let the run say "All
@@ -99,7 +99,7 @@ fn a_selector_outside_the_jobspec_shape() {
     );
     let err = bad_rules(&[("pools.toml", &text)], "policies/pools.toml", "7:16");
     assert!(err.contains("did you mean `resources`?"), "{err}");
-    insta::assert_snapshot!("rule_file_selector_outside_shape", err);
+    assert_named_snapshot!("rule_file_selector_outside_shape", err);
 }
 
 #[test]
@@ -197,7 +197,7 @@ fn two_rule_files_with_the_same_id() {
         err.contains("policies/a.toml"),
         "names the first definition: {err}"
     );
-    insta::assert_snapshot!("rule_files_duplicate_id", err);
+    assert_named_snapshot!("rule_files_duplicate_id", err);
 }
 
 #[test]
@@ -228,6 +228,7 @@ fn a_bad_rule_file_listed_by_the_config() {
 /// A catalog or rule path in the config that is not a file to read says what it is, at once
 /// (reading a device or a FIFO would never end or never start).
 #[test]
+#[cfg(unix)]
 fn a_config_path_that_is_not_a_regular_file_says_what_it_is() {
     let tree = Tree::new();
     tree.valid_project("jobspec.json")

@@ -7,6 +7,7 @@
 
 use std::ffi::OsString;
 use std::io::{Read, Write};
+#[cfg(unix)]
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -104,9 +105,10 @@ pub fn forgelint(cwd: &Path, args: &[&str], extra: &Extra) -> Run {
         .env_remove("FORCE_COLOR")
         .env_remove("CLICOLOR_FORCE")
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        // Its own process group, so the watchdog kills a wrapper and the binary alike.
-        .process_group(0);
+        .stderr(Stdio::piped());
+    // Its own process group, so the watchdog kills a wrapper and the binary alike.
+    #[cfg(unix)]
+    cmd.process_group(0);
     for (k, v) in &extra.env {
         cmd.env(k, v);
     }
@@ -143,9 +145,12 @@ pub fn forgelint(cwd: &Path, args: &[&str], extra: &Extra) -> Run {
         match child.try_wait().expect("waiting for forgelint") {
             Some(status) => break status,
             None if started.elapsed() >= timeout => {
+                #[cfg(unix)]
                 let _ = Command::new("kill")
                     .args(["-KILL", "--", &format!("-{pid}")])
                     .status();
+                #[cfg(not(unix))]
+                let _ = child.kill();
                 let _ = child.wait();
                 panic!(
                     "forgelint {args:?} in {} did not finish within {timeout:?}",

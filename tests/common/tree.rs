@@ -62,7 +62,18 @@ impl Tree {
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent).unwrap();
         }
+        #[cfg(unix)]
         std::os::unix::fs::symlink(target, &path).unwrap();
+        #[cfg(windows)]
+        {
+            let target = target.as_ref();
+            let resolved = path.parent().unwrap_or(Path::new("")).join(target);
+            if resolved.is_dir() {
+                std::os::windows::fs::symlink_dir(target, &path).unwrap();
+            } else {
+                std::os::windows::fs::symlink_file(target, &path).unwrap();
+            }
+        }
         self
     }
 

@@ -1,8 +1,9 @@
 //! YAML, TOML and JSON config files through the public API: values, spans, pointers, aliases and
 //! the limits that keep hostile input bounded.
 
+use forgelint::diagnostic::Span;
 use forgelint::formats::{parse_config, ConfigFormat};
-use forgelint::json::{Document, NodeId, Span, Value};
+use forgelint::json::{Document, NodeId, Value};
 use forgelint::select::Selector;
 
 fn yaml(text: &str) -> Document<'_> {

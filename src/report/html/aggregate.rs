@@ -7,10 +7,8 @@ use std::collections::{BTreeMap, BinaryHeap, HashMap};
 use std::path::{Component, Path};
 use std::sync::Arc;
 
-use crate::diagnostic::Finding;
-use crate::report::Findings;
-use crate::rules::Severity;
-use crate::source::Position;
+use crate::collect::Findings;
+use crate::diagnostic::{Finding, Position, Severity};
 
 /// How much of the findings the page shows, per rule and overall.
 #[derive(Debug, Clone, Copy)]
@@ -299,23 +297,14 @@ pub fn folder_of(path: &str, depth: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::json::Span;
+    use crate::diagnostic::Span;
 
     fn finding(path: &str, rule: &str, severity: Severity, at: u32) -> Finding {
         Finding {
-            path: path.into(),
-            rule: rule.into(),
             severity,
             message: format!("message {at}"),
-            help: None,
-            pointer: String::new(),
             span: Span::new(at as usize, at as usize + 1),
-            start: Position { line: 1, column: 1 },
-            end: Position { line: 1, column: 2 },
-            related: Vec::new(),
-            value_hash: 0,
-            secret: false,
-            fix: None,
+            ..Finding::for_tests(path, rule, 1)
         }
     }
 

@@ -8,11 +8,10 @@ use std::sync::Arc;
 
 use super::aggregate::RuleGroup;
 use super::text::escape_into;
-use crate::diagnostic::{Finding, Locator};
+use crate::collect::Findings;
+use crate::diagnostic::{Finding, LineIndex, Locator, Span};
 use crate::escape::{is_invisible, picture};
-use crate::json::Span;
-use crate::report::{Findings, Sources};
-use crate::source::LineIndex;
+use crate::report::Sources;
 
 /// Lines of context before and after the span.
 const CONTEXT: usize = 2;

@@ -4,10 +4,11 @@
 
 use std::io::{self, Write};
 
-use super::aggregate::{total, Aggregate, Counts, Folder, RuleGroup};
+use super::aggregate::{total, Aggregate, Counts, Folder, Framed, RuleGroup};
 use super::text::{count, thousands, Esc, EscCut};
+use crate::diagnostic::Severity;
 use crate::report::{ReportInput, Summary};
-use crate::rules::{Rule, Severity};
+use crate::rules::Rule;
 
 /// Characters of a rule id in the chart's labels.
 const LABEL_CHARS: usize = 34;
@@ -54,12 +55,9 @@ fn head(out: &mut dyn Write) -> io::Result<()> {
     )
 }
 
+/// The class of a severity's badge: its name.
 fn severity_class(s: Severity) -> &'static str {
-    match s {
-        Severity::Error => "error",
-        Severity::Warning => "warning",
-        Severity::Note => "note",
-    }
+    s.as_str()
 }
 
 fn totals(out: &mut dyn Write, summary: &Summary) -> io::Result<()> {
@@ -300,6 +298,39 @@ fn group_section(
     group: &RuleGroup,
     rule: Option<&Rule>,
 ) -> io::Result<()> {
+    group_summary(out, n, group, rule)?;
+    writeln!(out, "</summary>\n<div class=\"body\">")?;
+    // A finding's help repeats its rule's most of the time: shown once, here.
+    let rule_help = rule
+        .and_then(|r| r.help.as_ref())
+        .map(|h| h.render(|_| Some("…")));
+    if let Some(help) = &rule_help {
+        writeln!(out, "<p class=\"fix\">Fix: {}</p>", Esc(help))?;
+    }
+    group_docs(out, group, rule)?;
+    writeln!(out, "<ol class=\"framed\">")?;
+    for framed in &group.framed {
+        framed_finding(out, framed, rule_help.as_ref())?;
+    }
+    writeln!(out, "</ol>")?;
+    listed_findings(out, group)?;
+    if group.rest() > 0 {
+        writeln!(
+            out,
+            "<p class=\"more\">and {} more</p>",
+            thousands(group.rest())
+        )?;
+    }
+    writeln!(out, "</div>\n</details>")
+}
+
+/// The line of a rule's group that shows while it is collapsed: its id, counts and summary.
+fn group_summary(
+    out: &mut dyn Write,
+    n: usize,
+    group: &RuleGroup,
+    rule: Option<&Rule>,
+) -> io::Result<()> {
     write!(
         out,
         "<details class=\"rule\" id=\"rule-{n}\">\n<summary><code class=\"id\">{}</code> \
@@ -325,99 +356,97 @@ fn group_section(
             Esc(&rule.summary)
         )?;
     }
-    writeln!(out, "</summary>\n<div class=\"body\">")?;
-    // A finding's help repeats its rule's most of the time: shown once, here.
-    let rule_help = rule
-        .and_then(|r| r.help.as_ref())
-        .map(|h| h.render(|_| Some("…")));
-    if let Some(help) = &rule_help {
-        writeln!(out, "<p class=\"fix\">Fix: {}</p>", Esc(help))?;
-    }
-    if let Some(rule) = rule {
-        writeln!(
+    Ok(())
+}
+
+/// The link to the rule's documentation, and how many files its findings are in.
+fn group_docs(out: &mut dyn Write, group: &RuleGroup, rule: Option<&Rule>) -> io::Result<()> {
+    match rule {
+        Some(rule) => writeln!(
             out,
             "<p class=\"docs\"><a href=\"{}\">Documentation of {}</a> · in {}</p>",
             Esc(&crate::report::sarif::help_uri(rule)),
             Esc(&rule.id),
             count(group.files, "file")
-        )?;
-    } else {
-        writeln!(
+        ),
+        None => writeln!(
             out,
             "<p class=\"docs\">In {}.</p>",
             count(group.files, "file")
-        )?;
+        ),
     }
-    writeln!(out, "<ol class=\"framed\">")?;
-    for framed in &group.framed {
-        let f = &framed.finding;
+}
+
+/// One of the first findings of a rule: where, the message, its code frame, its related
+/// places, and its help when it is not the rule's.
+fn framed_finding(
+    out: &mut dyn Write,
+    framed: &Framed,
+    rule_help: Option<&String>,
+) -> io::Result<()> {
+    let f = &framed.finding;
+    writeln!(
+        out,
+        "<li class=\"finding {}\"><div class=\"where\"><span class=\"sev\">{}</span> <code>{}:{}:{}</code></div>\n\
+         <div class=\"msg\">{}</div>",
+        severity_class(f.severity),
+        f.severity,
+        Esc(&f.path),
+        f.start.line,
+        f.start.column,
+        EscCut(&f.message, MESSAGE_CHARS)
+    )?;
+    match &framed.frame {
+        Some(frame) => writeln!(out, "{frame}")?,
+        None => writeln!(
+            out,
+            "<p class=\"hint\">(no code frame: the file is binary, or could not be read again)</p>"
+        )?,
+    }
+    for related in &f.related {
+        let place = match &related.path {
+            Some(path) => format!("{}:{}:{}", path, related.start.line, related.start.column),
+            None => format!(
+                "line {}, column {}",
+                related.start.line, related.start.column
+            ),
+        };
         writeln!(
             out,
-            "<li class=\"finding {}\"><div class=\"where\"><span class=\"sev\">{}</span> <code>{}:{}:{}</code></div>\n\
-             <div class=\"msg\">{}</div>",
-            severity_class(f.severity),
-            f.severity,
-            Esc(&f.path),
-            f.start.line,
-            f.start.column,
-            EscCut(&f.message, MESSAGE_CHARS)
+            "<div class=\"related\">{} ({})</div>",
+            EscCut(&related.label, MESSAGE_CHARS),
+            Esc(&place)
         )?;
-        match &framed.frame {
-            Some(frame) => writeln!(out, "{frame}")?,
-            None => writeln!(
-                out,
-                "<p class=\"hint\">(no code frame: the file is binary, or could not be read again)</p>"
-            )?,
-        }
-        for related in &f.related {
-            let place = match &related.path {
-                Some(path) => format!("{}:{}:{}", path, related.start.line, related.start.column),
-                None => format!(
-                    "line {}, column {}",
-                    related.start.line, related.start.column
-                ),
-            };
-            writeln!(
-                out,
-                "<div class=\"related\">{} ({})</div>",
-                EscCut(&related.label, MESSAGE_CHARS),
-                Esc(&place)
-            )?;
-        }
-        if let Some(help) = f.help.as_ref().filter(|h| Some(*h) != rule_help.as_ref()) {
-            writeln!(
-                out,
-                "<div class=\"help\">help: {}</div>",
-                EscCut(help, MESSAGE_CHARS)
-            )?;
-        }
-        writeln!(out, "</li>")?;
     }
-    writeln!(out, "</ol>")?;
-    if !group.listed.is_empty() {
-        writeln!(out, "<ul class=\"lines\">")?;
-        for line in &group.listed {
-            writeln!(
-                out,
-                "<li class=\"{}\"><span class=\"sev\">{}</span> <code>{}:{}:{}</code> {}</li>",
-                severity_class(line.severity),
-                line.severity,
-                Esc(&line.path),
-                line.start.line,
-                line.start.column,
-                Esc(&line.message)
-            )?;
-        }
-        writeln!(out, "</ul>")?;
-    }
-    if group.rest() > 0 {
+    if let Some(help) = f.help.as_ref().filter(|h| Some(*h) != rule_help) {
         writeln!(
             out,
-            "<p class=\"more\">and {} more</p>",
-            thousands(group.rest())
+            "<div class=\"help\">help: {}</div>",
+            EscCut(help, MESSAGE_CHARS)
         )?;
     }
-    writeln!(out, "</div>\n</details>")
+    writeln!(out, "</li>")
+}
+
+/// The next findings of a rule, one line each.
+fn listed_findings(out: &mut dyn Write, group: &RuleGroup) -> io::Result<()> {
+    if group.listed.is_empty() {
+        return Ok(());
+    }
+    writeln!(out, "<ul class=\"lines\">")?;
+    for line in &group.listed {
+        writeln!(
+            out,
+            "<li class=\"{}\"><span class=\"sev\">{}</span> <code>{}:{}:{}</code> {}</li>",
+            severity_class(line.severity),
+            line.severity,
+            Esc(&line.path),
+            line.start.line,
+            line.start.column,
+            Esc(&line.message)
+        )?;
+    }
+    writeln!(out, "</ul>")
 }
 
 const CSS: &str = "

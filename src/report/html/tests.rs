@@ -5,11 +5,9 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::*;
-use crate::diagnostic::Finding;
-use crate::json::Span;
+use crate::diagnostic::{Finding, Position, Severity, Span};
 use crate::report::Summary;
-use crate::rules::{RuleSet, Severity};
-use crate::source::Position;
+use crate::rules::RuleSet;
 
 struct Texts(HashMap<String, Arc<str>>);
 
@@ -36,9 +34,6 @@ impl Findings for Batched<'_> {
 
 fn finding(path: &str, rule: &str, message: &str, at: usize) -> Finding {
     Finding {
-        path: path.into(),
-        rule: rule.into(),
-        severity: Severity::Error,
         message: message.to_string(),
         help: Some("fix it".into()),
         pointer: "/a".into(),
@@ -48,10 +43,7 @@ fn finding(path: &str, rule: &str, message: &str, at: usize) -> Finding {
             line: 2,
             column: 11,
         },
-        related: Vec::new(),
-        value_hash: 0,
-        secret: false,
-        fix: None,
+        ..Finding::for_tests(path, rule, 2)
     }
 }
 

@@ -183,21 +183,7 @@ impl Compiler<'_> {
     /// (`select = "@.…"`) may stand.
     pub(super) fn condition_at(&self, raw: &Spanned<RawClause>, top: bool) -> Result<Condition> {
         let c = raw.get_ref();
-        self.forbid(
-            "a condition",
-            &[
-                (c.when.as_ref().map(|_| raw.span()), "when"),
-                (c.message.as_ref().map(|m| m.span()), "message"),
-                (c.help.as_ref().map(|m| m.span()), "help"),
-                (c.report_at.as_ref().map(|m| m.span()), "report-at"),
-                (c.fix.as_ref().map(|m| m.span()), "fix"),
-                (c.fix_safety.as_ref().map(|m| m.span()), "fix-safety"),
-                (c.unique.as_ref().map(|m| m.span()), "unique"),
-                (c.keys.as_ref().map(|m| m.span()), "keys"),
-                (c.function.as_ref().map(|m| m.span()), "function"),
-                (c.options.as_ref().map(|m| m.span()), "options"),
-            ],
-        )?;
+        self.forbid_in_condition(raw)?;
         let combinators =
             c.any.is_some() as usize + c.all.is_some() as usize + c.not.is_some() as usize;
         let mut predicates = self.predicates(c)?;
@@ -216,23 +202,7 @@ impl Compiler<'_> {
             if combinators > 1 || subject > 0 || !predicates.is_empty() {
                 return Err(self.err(raw.span(), "a condition is either `any`, `all`, `not`, or a subject (`select`, `fact`, `spec`, `config`) with one predicate"));
             }
-            if let Some(list) = &c.any {
-                return Ok(Condition::Any(
-                    list.iter()
-                        .map(|x| self.condition(x))
-                        .collect::<Result<_>>()?,
-                ));
-            }
-            if let Some(list) = &c.all {
-                return Ok(Condition::All(
-                    list.iter()
-                        .map(|x| self.condition(x))
-                        .collect::<Result<_>>()?,
-                ));
-            }
-            if let Some(inner) = &c.not {
-                return Ok(Condition::Not(Box::new(self.condition(inner)?)));
-            }
+            return self.combined(c);
         }
         if subject != 1 {
             return Err(self.err(
@@ -246,20 +216,52 @@ impl Compiler<'_> {
                 "a condition needs a predicate (`equals`, `one-of`, `present`, …)",
             ));
         };
+        self.subject_condition(c, top, predicate)
+    }
+
+    /// The keys of a check that a condition cannot have.
+    fn forbid_in_condition(&self, raw: &Spanned<RawClause>) -> Result<()> {
+        let c = raw.get_ref();
+        self.forbid(
+            "a condition",
+            &[
+                (c.when.as_ref().map(|_| raw.span()), "when"),
+                (c.message.as_ref().map(|m| m.span()), "message"),
+                (c.help.as_ref().map(|m| m.span()), "help"),
+                (c.report_at.as_ref().map(|m| m.span()), "report-at"),
+                (c.fix.as_ref().map(|m| m.span()), "fix"),
+                (c.fix_safety.as_ref().map(|m| m.span()), "fix-safety"),
+                (c.unique.as_ref().map(|m| m.span()), "unique"),
+                (c.keys.as_ref().map(|m| m.span()), "keys"),
+                (c.function.as_ref().map(|m| m.span()), "function"),
+                (c.options.as_ref().map(|m| m.span()), "options"),
+            ],
+        )
+    }
+
+    /// `any`, `all` or `not` (exactly one of them is given).
+    fn combined(&self, c: &RawClause) -> Result<Condition> {
+        let list = |list: &[Spanned<RawClause>]| -> Result<Vec<Condition>> {
+            list.iter().map(|x| self.condition(x)).collect()
+        };
+        match (&c.any, &c.all, &c.not) {
+            (Some(any), _, _) => Ok(Condition::Any(list(any)?)),
+            (_, Some(all), _) => Ok(Condition::All(list(all)?)),
+            (_, _, Some(inner)) => Ok(Condition::Not(Box::new(self.condition(inner)?))),
+            _ => unreachable!("a combinator is given"),
+        }
+    }
+
+    /// A condition on its one subject: an item, a selected value, the spec or the config an
+    /// experiment file's rule reads, or a fact.
+    fn subject_condition(
+        &self,
+        c: &RawClause,
+        top: bool,
+        predicate: Predicate,
+    ) -> Result<Condition> {
         if let Some(sel) = c.select.as_ref().filter(|s| s.get_ref().starts_with('@')) {
-            if !top || self.target == Target::Text {
-                return Err(self.err(
-                    sel.span(),
-                    "an item selector (`@…`) goes directly in a check's `when`, where each selected value has an item",
-                ));
-            }
-            let item = Selector::parse_item(sel.get_ref()).map_err(|e| {
-                self.err(
-                    self.inner(&sel.span(), e.offset),
-                    format!("bad selector: {}", e.message),
-                )
-            })?;
-            return Ok(Condition::Item(item, predicate));
+            return self.item_condition(sel, top, predicate);
         }
         if let Some(sel) = &c.select {
             if self.target == Target::Text {
@@ -277,18 +279,12 @@ impl Compiler<'_> {
                     "`spec` conditions are for rules on experiment files; use `select`",
                 ));
             }
-            return Ok(Condition::Other(
-                OtherDoc::Spec,
-                self.other_selector(sel, true)?,
-                predicate,
-            ));
+            let selector = self.other_selector(sel, true)?;
+            return Ok(Condition::Other(OtherDoc::Spec, selector, predicate));
         }
         if let Some(sel) = &c.config {
-            return Ok(Condition::Other(
-                OtherDoc::Config,
-                self.other_selector(sel, false)?,
-                predicate,
-            ));
+            let selector = self.other_selector(sel, false)?;
+            return Ok(Condition::Other(OtherDoc::Config, selector, predicate));
         }
         let fact = c.fact.as_ref().expect("subject is a fact");
         let name = fact.get_ref();
@@ -302,6 +298,29 @@ impl Compiler<'_> {
         Ok(Condition::Fact(f, predicate))
     }
 
+    /// `select = "@…"`: a condition on each selected value's item, directly in a check's
+    /// `when` of a rule with documents.
+    fn item_condition(
+        &self,
+        sel: &Spanned<String>,
+        top: bool,
+        predicate: Predicate,
+    ) -> Result<Condition> {
+        if !top || self.target == Target::Text {
+            return Err(self.err(
+                sel.span(),
+                "an item selector (`@…`) goes directly in a check's `when`, where each selected value has an item",
+            ));
+        }
+        let item = Selector::parse_item(sel.get_ref()).map_err(|e| {
+            self.err(
+                self.inner(&sel.span(), e.offset),
+                format!("bad selector: {}", e.message),
+            )
+        })?;
+        Ok(Condition::Item(item, predicate))
+    }
+
     pub(super) fn check(
         &self,
         raw: &Spanned<RawClause>,
@@ -311,6 +330,34 @@ impl Compiler<'_> {
         if self.target == Target::Text {
             return self.text_check(raw, default_message, default_help);
         }
+        let c = raw.get_ref();
+        self.forbid_in_check(raw)?;
+        let select = self.check_selector(raw)?;
+        let (assertion, function_vars) = self.assertion(raw)?;
+        let known = known_vars(&assertion, function_vars);
+        let (message, help) = self.templates(raw, default_message, default_help, &known)?;
+        let report_at = self.report_at(c)?;
+        let when = self.when(c, &select)?;
+        let needs = super::plan::assertion_needs(&assertion);
+        let fix = self.fix(c, &assertion)?;
+        Ok(Check {
+            fix,
+            select,
+            when,
+            assertion,
+            message,
+            help,
+            report_at,
+            related_label: c
+                .related_label
+                .clone()
+                .unwrap_or_else(|| "first here".to_string()),
+            needs,
+        })
+    }
+
+    /// The keys a check of a jobspec or config rule cannot have.
+    fn forbid_in_check(&self, raw: &Spanned<RawClause>) -> Result<()> {
         let c = raw.get_ref();
         self.forbid(
             "a check of a jobspec or config rule (`pattern` is for `target = \"text\"`)",
@@ -329,106 +376,104 @@ impl Compiler<'_> {
                 (c.all.as_ref().map(|_| raw.span()), "all"),
                 (c.not.as_ref().map(|_| raw.span()), "not"),
             ],
-        )?;
-        let select = match &c.select {
-            Some(s) => self.selector(s)?,
-            None if c.function.is_some() => Selector::parse("$").expect("root selector"),
-            None => {
-                return Err(self.err(
-                    raw.span(),
-                    "a check needs `select` (a selector such as `metadata.name`)",
-                ))
-            }
-        };
+        )
+    }
+
+    /// `select`: what the check looks at; the document itself for a function without one.
+    fn check_selector(&self, raw: &Spanned<RawClause>) -> Result<Selector> {
+        let c = raw.get_ref();
+        match &c.select {
+            Some(s) => self.selector(s),
+            None if c.function.is_some() => Ok(Selector::parse("$").expect("root selector")),
+            None => Err(self.err(
+                raw.span(),
+                "a check needs `select` (a selector such as `metadata.name`)",
+            )),
+        }
+    }
+
+    /// The check's one assertion (a predicate, `unique`, `keys` or `function`), and the
+    /// placeholders a function adds to its messages.
+    fn assertion(&self, raw: &Spanned<RawClause>) -> Result<(Assertion, &'static [&'static str])> {
+        let c = raw.get_ref();
         let mut predicates = self.predicates(c)?;
-        let mut assertions = predicates.len();
-        assertions +=
-            c.unique.is_some() as usize + c.keys.is_some() as usize + c.function.is_some() as usize;
+        let assertions = predicates.len()
+            + c.unique.is_some() as usize
+            + c.keys.is_some() as usize
+            + c.function.is_some() as usize;
         if assertions != 1 {
             return Err(self.err(raw.span(), "a check needs exactly one assertion: a predicate (`present`, `equals`, `matches`, …), `unique`, `keys` or `function`"));
         }
         if let (Some(options), None) = (&c.options, &c.function) {
             return Err(self.err(options.span(), "`options` goes with `function`"));
         }
-        let mut function_vars: &[&str] = &[];
-        let assertion = if let Some((_, p)) = predicates.pop() {
-            Assertion::Predicate(p)
-        } else if let Some(u) = &c.unique {
+        if let Some((_, p)) = predicates.pop() {
+            return Ok((Assertion::Predicate(p), &[]));
+        }
+        if let Some(u) = &c.unique {
             if !*u.get_ref() {
                 return Err(self.err(u.span(), "only `unique = true` is meaningful"));
             }
-            Assertion::Unique
-        } else if let Some(k) = &c.keys {
-            Assertion::Keys(k.get_ref().clone())
-        } else {
-            let name = c.function.as_ref().expect("a function");
-            let f = self.function(name, c.options.as_ref())?;
-            if f.reads_text() {
-                return Err(self.err(
-                    name.span(),
-                    format!(
-                        "function `{}` reads text: it needs `target = \"text\"`",
-                        name.get_ref()
-                    ),
-                ));
-            }
-            function_vars = f.vars();
-            Assertion::Function(f)
-        };
-        let mut known: Vec<&str> = COMMON_VARS.to_vec();
-        known.extend_from_slice(function_vars);
-        match &assertion {
-            Assertion::Keys(_) => known.extend_from_slice(&["did-you-mean", "allowed"]),
-            Assertion::Predicate(p) => {
-                known.extend_from_slice(super::predicate::predicate_vars(p));
-                // A presence check has no value to compare with, so its `{expected}` says only
-                // "a value"; this names what the platform expects instead.
-                known.push(PLATFORM_KIND);
-            }
-            _ => {}
+            return Ok((Assertion::Unique, &[]));
         }
-        let (message, help) = self.templates(raw, default_message, default_help, &known)?;
-        let report_at = match &c.report_at {
-            None => ReportAt::Value,
-            Some(r) => match r.get_ref().as_str() {
-                "key" => ReportAt::Key,
-                "value" => ReportAt::Value,
-                other => {
-                    return Err(self.unknown(
-                        r.span(),
-                        "report-at",
-                        other,
-                        ["key", "value"].into_iter(),
-                    ))
-                }
-            },
-        };
-        let when = match &c.when {
-            Some(list) => list
-                .iter()
-                .map(|x| {
-                    let condition = self.condition_at(x, true)?;
-                    self.item_fits(&select, &condition, x)?;
-                    Ok(condition)
-                })
-                .collect::<Result<Vec<_>>>()?,
-            None => Vec::new(),
-        };
-        let needs = super::plan::assertion_needs(&assertion);
-        let fix = self.fix(c, &assertion)?;
-        Ok(Check {
-            fix,
-            select,
-            when,
-            assertion,
-            message,
-            help,
-            report_at,
-            related_label: c
-                .related_label
-                .clone()
-                .unwrap_or_else(|| "first here".to_string()),
-            needs,
-        })
+        if let Some(k) = &c.keys {
+            return Ok((Assertion::Keys(k.get_ref().clone()), &[]));
+        }
+        let name = c.function.as_ref().expect("a function");
+        let f = self.function(name, c.options.as_ref())?;
+        if f.reads_text() {
+            return Err(self.err(
+                name.span(),
+                format!(
+                    "function `{}` reads text: it needs `target = \"text\"`",
+                    name.get_ref()
+                ),
+            ));
+        }
+        let vars = f.vars();
+        Ok((Assertion::Function(f), vars))
     }
+
+    /// `report-at`: the value (by default) or its key.
+    fn report_at(&self, c: &RawClause) -> Result<ReportAt> {
+        let Some(r) = &c.report_at else {
+            return Ok(ReportAt::Value);
+        };
+        match r.get_ref().as_str() {
+            "key" => Ok(ReportAt::Key),
+            "value" => Ok(ReportAt::Value),
+            other => Err(self.unknown(r.span(), "report-at", other, ["key", "value"].into_iter())),
+        }
+    }
+
+    /// `when`: the check's conditions, each fitting what `select` selects.
+    fn when(&self, c: &RawClause, select: &Selector) -> Result<Vec<Condition>> {
+        let Some(list) = &c.when else {
+            return Ok(Vec::new());
+        };
+        list.iter()
+            .map(|x| {
+                let condition = self.condition_at(x, true)?;
+                self.item_fits(select, &condition, x)?;
+                Ok(condition)
+            })
+            .collect()
+    }
+}
+
+/// The placeholders a check's messages may use with `assertion` (and a function's own).
+fn known_vars(assertion: &Assertion, function_vars: &[&'static str]) -> Vec<&'static str> {
+    let mut known: Vec<&str> = COMMON_VARS.to_vec();
+    known.extend_from_slice(function_vars);
+    match assertion {
+        Assertion::Keys(_) => known.extend_from_slice(&["did-you-mean", "allowed"]),
+        Assertion::Predicate(p) => {
+            known.extend_from_slice(super::predicate::predicate_vars(p));
+            // A presence check has no value to compare with, so its `{expected}` says only
+            // "a value"; this names what the platform expects instead.
+            known.push(PLATFORM_KIND);
+        }
+        _ => {}
+    }
+    known
 }

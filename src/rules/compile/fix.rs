@@ -5,7 +5,8 @@ use std::sync::Arc;
 use toml::Spanned;
 
 use super::{Compiler, Result};
-use crate::rules::fix::{self, FixAction, FixSpec, RawFix, Safety, FIX_NAMES};
+use crate::diagnostic::Safety;
+use crate::rules::fix::{self, FixAction, FixSpec, RawFix, FIX_NAMES};
 use crate::rules::schema::RawClause;
 use crate::rules::{Assertion, Target};
 

@@ -266,10 +266,12 @@ impl Compiler<'_> {
                 let mut e = FileError::new(self.name, self.text, Some(span), message);
                 if !on_options {
                     e.help = Some(
-                        match crate::error::suggest(name.get_ref(), Function::NAMES.iter().copied())
-                        {
+                        match crate::error::suggest(name.get_ref(), Function::names()) {
                             Some(s) => format!("did you mean `{s}`?"),
-                            None => format!("built-in functions: {}", Function::NAMES.join(", ")),
+                            None => format!(
+                                "built-in functions: {}",
+                                Function::names().collect::<Vec<_>>().join(", ")
+                            ),
                         },
                     );
                 }
@@ -311,61 +313,16 @@ pub(super) fn compile(
         default_fix: raw.fix.as_ref(),
         default_fix_safety: raw.fix_safety.as_ref(),
     };
-    let id = raw.id.get_ref();
-    let id_ok = !id.is_empty()
-        && id
-            .bytes()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
-        && id.as_bytes()[0].is_ascii_lowercase();
-    if !id_ok {
-        return Err(c.err(
-            raw.id.span(),
-            "a rule id is lowercase letters, digits and `-`, starting with a letter",
-        ));
-    }
-    let severity = Severity::parse(raw.severity.get_ref()).ok_or_else(|| {
-        c.unknown(
-            raw.severity.span(),
-            "severity",
-            raw.severity.get_ref(),
-            ["error", "warning", "note"].into_iter(),
-        )
-    })?;
-    let target = match &raw.target {
-        None => Target::Jobspec,
-        Some(t) => Target::parse(t.get_ref()).ok_or_else(|| {
-            c.unknown(
-                t.span(),
-                "target",
-                t.get_ref(),
-                Target::NAMES.iter().copied(),
-            )
-        })?,
-    };
+    c.check_id(&raw.id)?;
+    let severity = c.severity(&raw.severity)?;
+    let target = c.target_of(raw.target.as_ref())?;
     c.jobspec = target == Target::Jobspec;
     c.target = target;
-    let reported_by = match &raw.reported_by {
-        None => ReportedBy::Checks,
-        Some(r) if !builtin => {
-            return Err(c.err(r.span(), "`reported-by` is reserved for built-in rules"))
-        }
-        Some(r) => match r.get_ref().as_str() {
-            "parser" => ReportedBy::Parser,
-            "walker" => ReportedBy::Walker,
-            "suppressions" => ReportedBy::Suppressions,
-            other => return Err(c.err(r.span(), format!("unknown `reported-by` {other}"))),
-        },
-    };
+    let reported_by = c.reported_by(raw.reported_by.as_ref())?;
     if raw.check.is_empty() && reported_by == ReportedBy::Checks {
         return Err(c.err(raw.id.span(), "a rule needs at least one [[check]]"));
     }
-    let mask = match &raw.mask {
-        Some(m) if target != Target::Text => {
-            return Err(c.err(m.span(), "`mask` goes with `target = \"text\"`"))
-        }
-        Some(m) => *m.get_ref(),
-        None => false,
-    };
+    let mask = c.mask(raw.mask.as_ref())?;
     let checks = raw
         .check
         .iter()
@@ -375,52 +332,13 @@ pub(super) fn compile(
         Some(h) => Some(c.template(h, &COMMON_VARS)?),
         None => None,
     };
-    let needs = super::plan::rule_needs(&checks);
     let cases = compile_cases(name, &text, 0, &raw.valid, &raw.invalid)?;
-    for case in &cases {
-        match (target.is_experiment(), &case.file) {
-            (true, None) => {
-                return Err(c.err(
-                    case.span.clone(),
-                    "a case of a rule on experiment files needs `file` (its path in the experiment) and `text`",
-                ))
-            }
-            (false, Some(_)) => {
-                return Err(c.err(
-                    case.span.clone(),
-                    "`file` and `text` are for rules on experiment files; a jobspec case takes `patch` or `document`",
-                ))
-            }
-            _ => {}
-        }
-    }
-    let globs = |patterns: &[Spanned<String>]| -> Result<Option<globset::GlobSet>> {
-        if patterns.is_empty() {
-            return Ok(None);
-        }
-        let mut builder = globset::GlobSetBuilder::new();
-        for p in patterns {
-            let glob = globset::GlobBuilder::new(p.get_ref())
-                .literal_separator(true)
-                .build()
-                .map_err(|e| c.err(p.span(), format!("bad glob: {}", e.kind())))?;
-            builder.add(glob);
-        }
-        builder
-            .build()
-            .map(Some)
-            .map_err(|e| c.err(0..0, e.to_string()))
-    };
-    let files = match &raw.files {
-        Some(list) if list.is_empty() => Some(globset::GlobSet::empty()),
-        Some(list) => globs(list)?,
-        None => None,
-    };
-    let ignores = globs(&raw.ignores)?;
+    c.check_case_kinds(&cases)?;
+    let (files, ignores) = c.scope(raw.files.as_deref(), &raw.ignores)?;
     Ok(Rule {
         files,
         ignores,
-        id: id.clone(),
+        id: raw.id.get_ref().clone(),
         severity,
         summary: raw.summary.trim().to_string(),
         explanation: raw.explanation.unwrap_or_default().trim().to_string(),
@@ -430,8 +348,8 @@ pub(super) fn compile(
         reported_by,
         // Selectors are numbered (and `keys` checks with them) when the rule joins a set.
         plan: super::plan::plan_of(&checks, &mut 0),
+        needs: super::plan::rule_needs(&checks),
         checks,
-        needs,
         origin: Origin {
             name: name.to_string(),
             text: text.clone(),
@@ -444,4 +362,121 @@ pub(super) fn compile(
             std::sync::OnceLock::new()
         },
     })
+}
+
+/// The parts of a rule file's top level, each checked and compiled on its own.
+impl Compiler<'_> {
+    /// A rule id is lowercase letters, digits and `-`, starting with a letter.
+    fn check_id(&self, id: &Spanned<String>) -> Result<()> {
+        let text = id.get_ref();
+        let ok = !text.is_empty()
+            && text
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+            && text.as_bytes()[0].is_ascii_lowercase();
+        if ok {
+            return Ok(());
+        }
+        Err(self.err(
+            id.span(),
+            "a rule id is lowercase letters, digits and `-`, starting with a letter",
+        ))
+    }
+
+    fn severity(&self, raw: &Spanned<String>) -> Result<Severity> {
+        Severity::parse(raw.get_ref()).ok_or_else(|| {
+            self.unknown(
+                raw.span(),
+                "severity",
+                raw.get_ref(),
+                Severity::ALL.iter().rev().map(|s| s.as_str()),
+            )
+        })
+    }
+
+    /// `target`: jobspecs when it is left out.
+    fn target_of(&self, raw: Option<&Spanned<String>>) -> Result<Target> {
+        let Some(t) = raw else {
+            return Ok(Target::Jobspec);
+        };
+        Target::parse(t.get_ref()).ok_or_else(|| {
+            self.unknown(
+                t.span(),
+                "target",
+                t.get_ref(),
+                Target::NAMES.iter().copied(),
+            )
+        })
+    }
+
+    /// `reported-by`: who reports a built-in rule's findings, when its checks do not.
+    fn reported_by(&self, raw: Option<&Spanned<String>>) -> Result<ReportedBy> {
+        let Some(r) = raw else {
+            return Ok(ReportedBy::Checks);
+        };
+        if !self.builtin {
+            return Err(self.err(r.span(), "`reported-by` is reserved for built-in rules"));
+        }
+        match r.get_ref().as_str() {
+            "parser" => Ok(ReportedBy::Parser),
+            "walker" => Ok(ReportedBy::Walker),
+            "suppressions" => Ok(ReportedBy::Suppressions),
+            other => Err(self.err(r.span(), format!("unknown `reported-by` {other}"))),
+        }
+    }
+
+    /// `mask`: for text rules only.
+    fn mask(&self, raw: Option<&Spanned<bool>>) -> Result<bool> {
+        match raw {
+            Some(m) if self.target != Target::Text => {
+                Err(self.err(m.span(), "`mask` goes with `target = \"text\"`"))
+            }
+            Some(m) => Ok(*m.get_ref()),
+            None => Ok(false),
+        }
+    }
+
+    /// A case of a rule on experiment files names a file; a jobspec rule's case does not.
+    fn check_case_kinds(&self, cases: &[Case]) -> Result<()> {
+        for case in cases {
+            match (self.target.is_experiment(), &case.file) {
+                (true, None) => {
+                    return Err(self.err(
+                        case.span.clone(),
+                        "a case of a rule on experiment files needs `file` (its path in the experiment) and `text`",
+                    ))
+                }
+                (false, Some(_)) => {
+                    return Err(self.err(
+                        case.span.clone(),
+                        "`file` and `text` are for rules on experiment files; a jobspec case takes `patch` or `document`",
+                    ))
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// `files` and `ignores`: the globs that scope the rule. `files = []` matches nothing.
+    fn scope(
+        &self,
+        files: Option<&[Spanned<String>]>,
+        ignores: &[Spanned<String>],
+    ) -> Result<(Option<globset::GlobSet>, Option<globset::GlobSet>)> {
+        let globs = |patterns: &[Spanned<String>]| -> Result<Option<globset::GlobSet>> {
+            if patterns.is_empty() {
+                return Ok(None);
+            }
+            crate::paths::glob_set(patterns.iter().map(|p| (p.get_ref().as_str(), p.span())))
+                .map(Some)
+                .map_err(|(span, message)| self.err(span.unwrap_or(0..0), message))
+        };
+        let files = match files {
+            Some([]) => Some(globset::GlobSet::empty()),
+            Some(list) => globs(list)?,
+            None => None,
+        };
+        Ok((files, globs(ignores)?))
+    }
 }

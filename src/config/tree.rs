@@ -1,4 +1,4 @@
-//! The configs of a run. Each file is linted with the nearest `forgelint.toml` (or
+//! The config tree of a run: the config of each folder. Each file is linted with the nearest `forgelint.toml` (or
 //! `.forgelint.toml`) in its folder or above it, as ruff does: a monorepo whose labs each have
 //! their own is linted in one run. A file with none above it gets the config found from the
 //! current directory (else the defaults); `--config` names one config for every file and
@@ -10,9 +10,9 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, RwLock};
 
-use crate::cli::ConfigArgs;
-use crate::config::{self, ConfigFile, Settings, CONFIG_NAMES};
+use crate::config::{self, ConfigFile, ConfigSource, Settings, CONFIG_NAMES};
 use crate::error::Error;
+use crate::recent::Recent;
 
 /// Folders whose nearest config one generation of [`Folders`] remembers: an archive of a
 /// million runs has a million folders, and memory must not grow with them. Two generations
@@ -43,9 +43,7 @@ impl Folders {
     }
 }
 
-pub struct Configs {
-    /// Tells this run's answers in a thread's memory from an earlier run's.
-    id: u64,
+pub struct ConfigTree {
     cwd: PathBuf,
     /// `--rules`: loaded by every config that extends no other.
     extra_rules: Vec<PathBuf>,
@@ -65,35 +63,24 @@ pub struct Configs {
     relative_to_process: bool,
     /// The nearest config to the current directory, once asked.
     cwd_answer: std::sync::OnceLock<Option<usize>>,
-    /// Configs that failed to load after the run began: the run stops with the first.
+    /// ConfigTree that failed to load after the run began: the run stops with the first.
     errors: Mutex<Vec<Error>>,
 }
 
-/// The folders a thread asked about last, most recent first, with their answers: a folder's
-/// files come together, and an experiment file asks about its folder's parents too.
-struct Recent {
-    id: u64,
-    answers: Vec<(PathBuf, Option<usize>)>,
-}
+/// The folders a worker asked about last, with their answers: a folder's files come together,
+/// and an experiment file asks about its folder's parents too. Each walker and lint worker
+/// keeps its own for a run.
+pub type RecentFolders = Recent<PathBuf, Option<usize>, 8>;
 
-/// How many answers [`Recent`] keeps.
-const RECENT: usize = 8;
-
-thread_local! {
-    static RECENT_ANSWERS: std::cell::RefCell<Recent> =
-        const { std::cell::RefCell::new(Recent { id: u64::MAX, answers: Vec::new() }) };
-}
-
-impl Configs {
-    /// The configs `flags` ask for, with the first loaded now: `--config`, else the nearest
-    /// to `cwd`, else the defaults. A bad first config stops the run before any file is read.
-    pub fn new(flags: &ConfigArgs, cwd: &Path) -> Result<Configs, Error> {
-        static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-        let mut configs = Configs {
-            id: NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+impl ConfigTree {
+    /// The configs `source` asks for, with the first loaded now: the one it names, else the
+    /// nearest to `cwd`, else the defaults. A bad first config stops the run before any file
+    /// is read.
+    pub fn new(source: &ConfigSource, cwd: &Path) -> Result<ConfigTree, Error> {
+        let mut configs = ConfigTree {
             cwd: cwd.to_path_buf(),
-            extra_rules: flags.rules.clone(),
-            nearest: !flags.no_config && flags.config.is_none(),
+            extra_rules: source.extra_rules.clone(),
+            nearest: source.nearest(),
             first: 0,
             compiled: boxcar::Vec::new(),
             loaded: Mutex::default(),
@@ -102,23 +89,14 @@ impl Configs {
             relative_to_process: std::env::current_dir().is_ok_and(|d| d == cwd),
             errors: Mutex::default(),
         };
-        let first = if flags.no_config {
-            None
-        } else {
-            flags.config.clone().or_else(|| config::find_config(cwd))
-        };
-        match first {
+        match source.first_config(cwd) {
             Some(path) => {
                 let mut loaded = HashMap::new();
                 configs.first = configs.load(&path, &mut loaded, &mut Vec::new())?;
                 configs.loaded = Mutex::new(loaded);
             }
             None => {
-                let mut settings = Settings::defaults(PathBuf::from("."))?;
-                for p in &flags.rules {
-                    settings.rules.load_path(p)?;
-                }
-                settings.rules.sort();
+                let settings = Settings::defaults_with_rules(&source.extra_rules)?;
                 configs.first = configs.compiled.push(settings);
             }
         }
@@ -130,7 +108,7 @@ impl Configs {
         &self.compiled[self.first]
     }
 
-    /// The index of [`Configs::first`].
+    /// The index of [`ConfigTree::first`].
     pub fn first_index(&self) -> usize {
         self.first
     }
@@ -141,42 +119,22 @@ impl Configs {
 
     /// The index of the config the files in folder `dir` (absolute, or relative to the current
     /// directory) are linted with; `None` when it cannot be loaded (the error is kept for
-    /// [`Configs::take_errors`]).
-    pub fn for_dir(&self, dir: &Path) -> Option<usize> {
-        use std::os::unix::ffi::OsStrExt;
+    /// [`ConfigTree::take_errors`]). `recent` holds the asking worker's latest answers.
+    pub fn for_dir(&self, dir: &Path, recent: &mut RecentFolders) -> Option<usize> {
         if !self.nearest {
             return Some(self.first);
         }
-        let recent = RECENT_ANSWERS.with(|cell| {
-            let mut recent = cell.try_borrow_mut().ok()?;
-            if recent.id != self.id {
-                recent.id = self.id;
-                recent.answers.clear();
-            }
-            let bytes = dir.as_os_str().as_bytes();
-            let at = recent
-                .answers
-                .iter()
-                .position(|(known, _)| known.as_os_str().as_bytes() == bytes)?;
-            recent.answers[..=at].rotate_right(1);
-            Some(recent.answers[0].1)
-        });
-        if let Some(index) = recent {
+        if let Some(index) = recent.get(|known| known.as_os_str() == dir.as_os_str()) {
             return index;
         }
         let index = self.nearest_to(dir);
-        RECENT_ANSWERS.with(|cell| {
-            if let Ok(mut recent) = cell.try_borrow_mut() {
-                recent.answers.truncate(RECENT - 1);
-                recent.answers.insert(0, (dir.to_path_buf(), index));
-            }
-        });
+        recent.put(dir.to_path_buf(), index);
         index
     }
 
     /// The settings files in `dir` are linted with.
-    pub fn settings_for_dir(&self, dir: &Path) -> Option<&Settings> {
-        self.for_dir(dir).and_then(|i| self.get(i))
+    pub fn settings_for_dir(&self, dir: &Path, recent: &mut RecentFolders) -> Option<&Settings> {
+        self.for_dir(dir, recent).and_then(|i| self.get(i))
     }
 
     /// The nearest config to the folder `dir`: its own, else its parent's answer. The folders
@@ -341,22 +299,26 @@ mod tests {
             "extend = \"../../forgelint.toml\"\n",
         )
         .unwrap();
-        let configs = Configs::new(&ConfigArgs::default(), &base).unwrap();
+        let configs = ConfigTree::new(&ConfigSource::default(), &base).unwrap();
         assert_eq!(configs.compiled.count(), 1);
         let root = configs.first_index();
+        let mut recent = RecentFolders::default();
         for run in 0..200 {
             let dir = format!("labs/a/run-{run}/logs");
-            let index = configs.for_dir(Path::new(&dir)).unwrap();
+            let index = configs.for_dir(Path::new(&dir), &mut recent).unwrap();
             assert_ne!(index, root, "{dir}");
             assert_eq!(configs.get(index).unwrap().platform.kind, "EvalJob");
             let outside = format!("other/run-{run}");
             assert_eq!(
-                configs.for_dir(Path::new(&outside)),
+                configs.for_dir(Path::new(&outside), &mut recent),
                 Some(root),
                 "{outside}"
             );
         }
-        assert_eq!(configs.for_dir(&lab), configs.for_dir(&lab.join("x")));
+        assert_eq!(
+            configs.for_dir(&lab, &mut recent),
+            configs.for_dir(&lab.join("x"), &mut recent)
+        );
         assert_eq!(
             configs.compiled.count(),
             2,

@@ -4,73 +4,26 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use globset::{Glob, GlobSet, GlobSetBuilder};
-use serde::Deserialize;
+use globset::{Glob, GlobSet};
 use toml::Spanned;
 
+mod raw;
+mod tree;
+
+pub(crate) use raw::RawConfig;
+pub use tree::{ConfigTree, RecentFolders};
+
+use raw::{RawExperiments, RawFiles, RawPlatform, StringOrList};
+
 use crate::catalog::Catalog;
+use crate::diagnostic::Severity;
 use crate::error::{Error, FileError};
-use crate::platform::{Experiments, Platform, DEFAULT_KIND};
-use crate::rules::{RuleSet, Severity};
+use crate::platform_facts::{Experiments, Platform, DEFAULT_KIND};
+use crate::rules::RuleSet;
 
 pub const CONFIG_NAMES: [&str; 2] = ["forgelint.toml", ".forgelint.toml"];
 pub const DEFAULT_INCLUDE: [&str; 2] = ["**/jobspec.json", "**/*.jobspec.json"];
 pub const DEFAULT_EXPERIMENTS: [&str; 1] = ["experiments/*"];
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
-struct RawConfig {
-    /// Another config this one is layered over (`extend = "../forgelint.toml"`).
-    extend: Option<Spanned<String>>,
-    #[serde(default)]
-    rules: Vec<Spanned<String>>,
-    #[serde(default)]
-    files: RawFiles,
-    #[serde(default)]
-    platform: RawPlatform,
-    #[serde(default)]
-    severity: BTreeMap<Spanned<String>, Spanned<String>>,
-    #[serde(default)]
-    per_file_ignores: BTreeMap<Spanned<String>, Spanned<Vec<Spanned<String>>>>,
-    #[serde(default)]
-    experiments: RawExperiments,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
-struct RawExperiments {
-    host_path_roots: Option<Vec<Spanned<String>>>,
-    config: Option<Spanned<StringOrList>>,
-    max_file_size: Option<Spanned<i64>>,
-}
-
-/// A key that takes one name or a list of names.
-#[derive(Debug, Deserialize)]
-#[serde(untagged)]
-enum StringOrList {
-    One(String),
-    Many(Vec<String>),
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
-struct RawFiles {
-    include: Option<Vec<Spanned<String>>>,
-    exclude: Option<Vec<Spanned<String>>>,
-    /// Globs of experiment directories (relative to the project root).
-    experiments: Option<Vec<Spanned<String>>>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
-struct RawPlatform {
-    kind: Option<String>,
-    catalog: Option<Spanned<String>>,
-    registries: Option<Vec<String>>,
-    gpu_quota: Option<u64>,
-    #[serde(default)]
-    project_quota: BTreeMap<String, u64>,
-}
 
 /// `[files]` compiled.
 #[derive(Debug, Clone)]
@@ -138,14 +91,19 @@ impl Files {
     /// Whether `include` takes `path`, told from its file name alone; `None` when only the
     /// globs can tell.
     pub fn included_by_name(&self, path: &Path) -> Option<bool> {
-        use std::os::unix::ffi::OsStrExt;
+        use crate::paths::is_separator;
         let tests = self.include_names.as_ref()?;
-        let bytes = path.as_os_str().as_bytes();
+        let bytes = path.as_os_str().as_encoded_bytes();
         // globset finds no file name in a path that ends with `.` (or `/`): left to it.
-        if matches!(bytes.last(), None | Some(b'.' | b'/')) {
+        if matches!(bytes.last(), None | Some(b'.'))
+            || bytes.last().is_some_and(|&b| is_separator(b))
+        {
             return None;
         }
-        let name = &bytes[bytes.iter().rposition(|&b| b == b'/').map_or(0, |i| i + 1)..];
+        let name = &bytes[bytes
+            .iter()
+            .rposition(|&b| is_separator(b))
+            .map_or(0, |i| i + 1)..];
         Some(tests.iter().any(|t| match t {
             NameTest::Is(n) => name == n.as_bytes(),
             NameTest::EndsWith(suffix) => name.ends_with(suffix.as_bytes()),
@@ -171,6 +129,43 @@ pub struct Settings {
     pub per_file_ignores: Vec<(globset::GlobMatcher, Vec<String>)>,
 }
 
+/// Where a run's settings come from, in the core's terms (`--config`, `--no-config`,
+/// `--rules` on the command line).
+#[derive(Debug, Clone, Default)]
+pub struct ConfigSource {
+    /// One config for every file, instead of each file's nearest.
+    pub file: Option<PathBuf>,
+    /// No config file at all: the defaults.
+    pub none: bool,
+    /// Rule files or folders every config loads (those that extend no other).
+    pub extra_rules: Vec<PathBuf>,
+}
+
+impl ConfigSource {
+    /// The config of the files that have none of their own: the one named, else the nearest
+    /// to `cwd`; `None` for the defaults.
+    pub fn first_config(&self, cwd: &Path) -> Option<PathBuf> {
+        if self.none {
+            return None;
+        }
+        self.file.clone().or_else(|| find_config(cwd))
+    }
+
+    /// Whether each file is linted with its nearest config (else every file has the first).
+    pub fn nearest(&self) -> bool {
+        !self.none && self.file.is_none()
+    }
+}
+
+/// Loads the settings `source` asks for: the config it names, else the nearest config to
+/// `cwd`, else the defaults; its extra rule files are added to them.
+pub fn load_settings(source: &ConfigSource, cwd: &Path) -> Result<Settings, Error> {
+    match source.first_config(cwd) {
+        Some(path) => Settings::load(&path, &source.extra_rules),
+        None => Settings::defaults_with_rules(&source.extra_rules),
+    }
+}
+
 /// Looks for a config file in `start` and its parents.
 pub fn find_config(start: &Path) -> Option<PathBuf> {
     start.ancestors().find_map(|dir| {
@@ -186,27 +181,13 @@ fn glob_set(
     text: &Arc<str>,
     patterns: &[Spanned<String>],
 ) -> Result<GlobSet, FileError> {
-    let mut builder = GlobSetBuilder::new();
-    for p in patterns {
-        builder.add(glob(name, text, p)?);
-    }
-    builder
-        .build()
-        .map_err(|e| FileError::new(name, text, None, e.to_string()))
+    crate::paths::glob_set(patterns.iter().map(|p| (p.get_ref().as_str(), p.span())))
+        .map_err(|(span, message)| FileError::new(name, text, span, message))
 }
 
 fn glob(name: &str, text: &Arc<str>, p: &Spanned<String>) -> Result<Glob, FileError> {
-    globset::GlobBuilder::new(p.get_ref())
-        .literal_separator(true)
-        .build()
-        .map_err(|e| {
-            FileError::new(
-                name,
-                text,
-                Some(p.span()),
-                format!("bad glob: {}", e.kind()),
-            )
-        })
+    crate::paths::glob(p.get_ref())
+        .map_err(|message| FileError::new(name, text, Some(p.span()), message))
 }
 
 /// What keeps `path`, named by the config, from being read as a file (or, `folder_ok`, walked
@@ -214,7 +195,6 @@ fn glob(name: &str, text: &Arc<str>, p: &Spanned<String>) -> Result<Glob, FileEr
 /// not a regular file". A device or a FIFO is refused before it is opened: reading one would
 /// never end or never start.
 pub(crate) fn not_readable(path: &Path, folder_ok: bool) -> Option<String> {
-    use std::os::unix::fs::FileTypeExt;
     let kind = match std::fs::metadata(path) {
         Ok(meta) => meta.file_type(),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -226,21 +206,12 @@ pub(crate) fn not_readable(path: &Path, folder_ok: bool) -> Option<String> {
         }
         Err(e) => return Some(format!("cannot be read: {e}")),
     };
-    let what = if kind.is_file() || (folder_ok && kind.is_dir()) {
+    if kind.is_file() || (folder_ok && kind.is_dir()) {
         return None;
     } else if kind.is_dir() {
         return Some("is a directory".to_string());
-    } else if kind.is_fifo() {
-        "a FIFO"
-    } else if kind.is_socket() {
-        "a socket"
-    } else if kind.is_char_device() {
-        "a character device"
-    } else if kind.is_block_device() {
-        "a block device"
-    } else {
-        "a special file"
-    };
+    }
+    let what = crate::paths::special_kind(&kind);
     let or_folder = if folder_ok { " or folder" } else { "" };
     Some(format!("is {what}, not a regular file{or_folder}"))
 }
@@ -409,6 +380,16 @@ impl Settings {
     /// Defaults with the built-in rules only (no config file).
     pub fn defaults(base_dir: PathBuf) -> Result<Settings, Error> {
         Settings::from_text(None, base_dir, "", &[])
+    }
+
+    /// Defaults with the built-in rules and `extra_rules` (`--rules`), without a config file.
+    pub fn defaults_with_rules(extra_rules: &[PathBuf]) -> Result<Settings, Error> {
+        let mut settings = Settings::defaults(PathBuf::from("."))?;
+        for p in extra_rules {
+            settings.rules.load_path(p)?;
+        }
+        settings.rules.sort();
+        Ok(settings)
     }
 
     /// Loads `path`, over the configs it extends, and compiles it with the built-in rules plus

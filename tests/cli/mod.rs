@@ -8,8 +8,7 @@
 //! One binary, one module per topic; the shared harness (the runner, `Tree`, `reference()`,
 //! `patch()`) is `tests/common/`.
 
-#[path = "../common/mod.rs"]
-mod common;
+use crate::common;
 
 mod audit;
 mod config_tree;

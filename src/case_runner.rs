@@ -8,16 +8,17 @@ use std::sync::{Arc, OnceLock};
 
 use crate::catalog::Catalog;
 use crate::diagnostic::Finding;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use crate::engine::{
-    lint_named, Active, FileName, LoadedConfig, OpenedExperiment, SpecExperiment, VirtualProject,
+    lint_spec, Active, ExperimentLookup, FileName, LintInput, LoadedConfig, SpecInput,
 };
 use crate::formats::ConfigFormat;
-use crate::json::Document;
-use crate::platform::Platform;
+use crate::platform_facts::Platform;
+use crate::project::VirtualProject;
 use crate::rules::eval::Others;
 use crate::rules::{Case, Rule, RuleSet, REFERENCE_CATALOG};
+use crate::scratch::LintScratch;
 
 /// The reference context's registries allowlist.
 pub const REFERENCE_REGISTRIES: [&str; 2] = ["nvcr.io", "registry.internal:5000"];
@@ -46,7 +47,7 @@ pub fn case_platform(case: &Case) -> Platform {
         kind: c
             .kind
             .clone()
-            .unwrap_or_else(|| crate::platform::DEFAULT_KIND.into()),
+            .unwrap_or_else(|| crate::platform_facts::DEFAULT_KIND.into()),
         catalog: match &c.catalog {
             Some(catalog) => catalog.clone(),
             None => Some(reference_catalog()),
@@ -99,16 +100,22 @@ fn run_case_on(case: &Case, document: &str, rules: &[&Rule]) -> Result<Vec<Findi
             let path: Arc<str> = Arc::from("case.json");
             let name = FileName::ready(path);
             let table = crate::rules::selector_table(active.iter().map(|a| a.rule));
-            let experiment = CaseExperiment(config.as_ref());
-            lint_named(
-                document.as_bytes(),
-                &name,
-                &active,
-                &table,
-                &platform,
-                &project,
-                &experiment,
-            )
+            // A config whose name is not YAML, TOML or JSON is no config for the spec.
+            let loaded = config.as_ref().and_then(|c| c.loaded().ok());
+            let input = SpecInput {
+                lint: LintInput {
+                    rules: &active,
+                    table: &table,
+                    platform: &platform,
+                    project: &project,
+                },
+                experiment: match &loaded {
+                    Some(config) => ExperimentLookup::Config(config),
+                    None => ExperimentLookup::None,
+                },
+            };
+            let mut scratch = LintScratch::default();
+            lint_spec(document.as_bytes(), &name, &input, &mut scratch).findings
         }
     };
     findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
@@ -129,20 +136,6 @@ impl CaseConfig {
             path: Arc::from(self.name.as_str()),
             text: self.text.clone(),
             format,
-        })
-    }
-}
-
-/// The experiment of a case's spec: only its config, never files.
-struct CaseExperiment<'c>(Option<&'c CaseConfig>);
-
-impl SpecExperiment for CaseExperiment<'_> {
-    fn open(&self, _: &Document<'_>) -> Option<OpenedExperiment> {
-        let config = self.0?.loaded().ok()?;
-        Some(OpenedExperiment {
-            dir: PathBuf::new(),
-            config: Some(config),
-            lint_files: false,
         })
     }
 }
@@ -277,8 +270,9 @@ fn verify_fixed(
             .map_err(|m| format!("bad `fixed-patch`: {m}"))?,
     };
     let lint = |text: &str| run_case_on(case, text, &[rule]).unwrap_or_default();
-    let fixed = crate::fix::apply::fix_text(&document, own, crate::fix::Applicability::All, &lint)
-        .map_err(|bug| format!("the fix would break the document: {}", bug.message))?;
+    let fixed =
+        crate::fix::apply::fix_text(&document, own, crate::diagnostic::Applicability::All, &lint)
+            .map_err(|bug| format!("the fix would break the document: {}", bug.message))?;
     if fixed.applied == 0 {
         return Err("expected the fixed text; no fix applied".into());
     }

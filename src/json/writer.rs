@@ -1,6 +1,7 @@
-//! The JSON writer of reports: pretty JSON in serde_json's two-space layout and escapes, with
-//! every [`is_dangerous`] character escaped too, so JSON and SARIF output are inert on a
-//! terminal whatever a linted file held. One string and number writer serves three ways in:
+//! The JSON writer of everything forgelint prints or saves (reports, merged reports, baselines,
+//! schemas, rule lists): pretty JSON in serde_json's two-space layout and escapes, with every
+//! [`is_dangerous`] character escaped too, so the output is inert on a terminal whatever a
+//! linted file held. One string and number writer serves three ways in:
 //!
 //! - any serializable value, through serde ([`SafeJsonFormatter`], [`write_json_at`]);
 //! - the elements of long reports (one per finding), written directly ([`JsonWriter`], with a
@@ -502,6 +503,14 @@ pub fn write_json<T: serde::Serialize + ?Sized>(
     let mut buffered = std::io::BufWriter::with_capacity(64 * 1024, out);
     write_json_at(&mut buffered, 0, value)?;
     std::io::Write::flush(&mut buffered)
+}
+
+/// `value` as pretty JSON text (with [`SafeJsonFormatter`]'s escapes), without a final newline.
+pub fn to_pretty_string<T: serde::Serialize + ?Sized>(value: &T) -> String {
+    let mut out = Vec::new();
+    // Writing to memory fails only if serializing does, which plain data cannot.
+    let _ = write_json_at(&mut out, 0, value);
+    String::from_utf8(out).unwrap_or_default()
 }
 
 /// Writes `value` as [`write_json`] would where it sits at nesting `level` of a document.

@@ -1,0 +1,133 @@
+//! Findings and what they are made of: the one concrete finding type every output format reads,
+//! its severity, span and positions, the fix that repairs it, and the stable hash of its
+//! identity. A leaf, as `ruff_diagnostics` is: it names nothing else of the crate, so the rules,
+//! the engine, fixes and reports all build on it and none of them on another for these types.
+
+use std::sync::Arc;
+
+mod fix;
+mod hash;
+mod position;
+mod severity;
+mod sort;
+mod span;
+
+pub use fix::{Applicability, Edit, Fix, Safety};
+pub use hash::{fnv1a, value_hash, Fnv};
+pub use position::{LineIndex, Position};
+pub use severity::Severity;
+pub use sort::sort_findings;
+pub use span::Span;
+
+/// The id of the finding for a file that is not JSON (or cannot be read). Reports treat it
+/// apart from rule findings, so it lives with the finding, not the engine that makes it.
+pub const INVALID_JSON: &str = "invalid-json";
+/// The id of the finding that reports a panic (a bug in forgelint) while linting a file.
+pub const INTERNAL_ERROR: &str = "internal-error";
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Related {
+    /// The file, when it is not the finding's own (an experiment's config file).
+    pub path: Option<Arc<str>>,
+    pub span: Span,
+    pub start: Position,
+    pub end: Position,
+    pub label: String,
+}
+
+/// A finding: a rule that fired on a file, at an exact span.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    /// The file as the user named or discovered it.
+    pub path: Arc<str>,
+    pub rule: Arc<str>,
+    pub severity: Severity,
+    pub message: String,
+    pub help: Option<String>,
+    /// JSON Pointer of the offending value ("" for the document, or a file-level problem).
+    pub pointer: String,
+    /// Byte range in the file.
+    pub span: Span,
+    /// 1-based line and UTF-16 column of the span's start and end (end is one past the last
+    /// character).
+    pub start: Position,
+    pub end: Position,
+    pub related: Vec<Related>,
+    /// Hash of the offending value's text with JSON whitespace removed: part of the finding's
+    /// identity for baselines, so it survives reformatting. 0 for file-level findings.
+    pub value_hash: u64,
+    /// The span's text is a secret (`exp-secret`): every output masks it.
+    pub secret: bool,
+    /// The edits that fix it, when its rule can.
+    pub fix: Option<Box<Fix>>,
+}
+
+impl Finding {
+    /// Sort key: path, then position, then rule id — the same whatever the thread count.
+    pub fn sort_key(&self) -> (&str, u32, u32, &str, &str) {
+        (
+            &self.path,
+            self.span.start,
+            self.span.end,
+            &self.rule,
+            &self.message,
+        )
+    }
+}
+
+#[cfg(test)]
+impl Finding {
+    /// A finding for tests: an error of `rule` on `path`, message "m", over the first byte of
+    /// line `line`; a test sets what else it needs with `..Finding::for_tests(…)`.
+    pub(crate) fn for_tests(path: &str, rule: &str, line: u32) -> Finding {
+        Finding {
+            path: Arc::from(path),
+            rule: Arc::from(rule),
+            severity: Severity::Error,
+            message: "m".into(),
+            help: None,
+            pointer: String::new(),
+            span: Span::new(0, 1),
+            start: Position { line, column: 1 },
+            end: Position { line, column: 2 },
+            related: Vec::new(),
+            value_hash: 0,
+            secret: false,
+            fix: None,
+        }
+    }
+}
+
+/// Computes positions lazily: most files have no finding, so most never build a line index.
+pub struct Locator<'a> {
+    text: &'a str,
+    index: Option<LineIndex>,
+}
+
+impl<'a> Locator<'a> {
+    pub fn new(text: &'a str) -> Locator<'a> {
+        Locator { text, index: None }
+    }
+
+    /// Clamps `span` into the text on char boundaries (a finding must always render).
+    pub fn clamp(&self, span: Span) -> Span {
+        let len = self.text.len();
+        let mut start = (span.start as usize).min(len);
+        let mut end = (span.end as usize).clamp(start, len);
+        while !self.text.is_char_boundary(start) {
+            start -= 1;
+        }
+        while !self.text.is_char_boundary(end) {
+            end += 1;
+        }
+        Span::new(start, end)
+    }
+
+    pub fn positions(&mut self, span: Span) -> (Span, Position, Position) {
+        let span = self.clamp(span);
+        let index = self.index.get_or_insert_with(|| LineIndex::new(self.text));
+        let start = index.position(self.text, span.start as usize);
+        let end = index.position(self.text, span.end as usize);
+        (span, start, end)
+    }
+}
