@@ -65,6 +65,9 @@ pub fn run(cli: Cli, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
         // `--stdio` is the only transport: accepted, nothing to decide.
         Some(Command::Lsp(_)) => lsp::run(env),
         Some(Command::Merge(args)) => commands::merge(args, env),
+        Some(Command::History(args)) => {
+            check::history(check::HistoryOptions::from_args(*args, env)?, env)
+        }
         None => check(check::Options::from_args(cli.check, env)?, env),
     }
 }

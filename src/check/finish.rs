@@ -13,9 +13,21 @@ use crate::error::Error;
 use crate::{atomic_write, baseline, escape, report, rules};
 
 pub fn finish(
+    plan: Plan<'_>,
+    linted: Linted,
+    started: Instant,
+    env: &mut Env<'_>,
+) -> Result<ExitStatus, Error> {
+    finish_from(plan, linted, started, None, env)
+}
+
+/// [`finish`], the code frames drawn from `sources` instead of the files (a history's
+/// versions are read from git).
+pub fn finish_from(
     mut plan: Plan<'_>,
     mut linted: Linted,
     started: Instant,
+    sources: Option<&dyn report::Sources>,
     env: &mut Env<'_>,
 ) -> Result<ExitStatus, Error> {
     if plan.options.diff() {
@@ -36,17 +48,20 @@ pub fn finish(
     summary.incomplete = linted.tool_error;
     summary.skipped = skipped(&plan);
     summary.fixes = tally.fixes;
-    let sources = FileSources {
+    summary.history = linted.history.take();
+    summary.new_from_rev = linted.new_from_rev.take();
+    let files = FileSources {
         stdin: linted.stdin_source.take(),
     };
+    let sources = sources.unwrap_or(&files);
     // `--fix -`: the fixed spec is the output; the report goes to standard error.
     if let Some(fixed) = &linted.stdin_fixed {
         let written = env.stdout.write_all(fixed.as_bytes());
         if written.and_then(|_| env.stdout.flush()).is_err() {
             return Ok(ExitStatus::Success);
         }
-        write_report(&plan, &linted, &summary, &sources, env, true)?;
-    } else if write_report(&plan, &linted, &summary, &sources, env, false)? == Written::PipeClosed {
+        write_report(&plan, &linted, &summary, sources, env, true)?;
+    } else if write_report(&plan, &linted, &summary, sources, env, false)? == Written::PipeClosed {
         return Ok(ExitStatus::Success);
     }
     if !plan.options.quiet {
@@ -248,7 +263,7 @@ fn write_report(
     plan: &Plan<'_>,
     linted: &Linted,
     summary: &report::Summary,
-    sources: &FileSources,
+    sources: &dyn report::Sources,
     env: &mut Env<'_>,
     to_stderr: bool,
 ) -> Result<Written, Error> {
@@ -283,7 +298,7 @@ fn write_report(
 fn write_report_file(
     path: &std::path::Path,
     input: &report::ReportInput<'_>,
-    sources: &FileSources,
+    sources: &dyn report::Sources,
     mut opts: report::ReportOptions,
 ) -> Result<(), Error> {
     opts.color = false;
@@ -304,7 +319,7 @@ fn write_report_file(
 /// A report on standard output, or on standard error (`--fix -`, whose output is the spec).
 fn write_report_out(
     input: &report::ReportInput<'_>,
-    sources: &FileSources,
+    sources: &dyn report::Sources,
     mut opts: report::ReportOptions,
     env: &mut Env<'_>,
     to_stderr: bool,
@@ -344,7 +359,8 @@ struct FileSources {
 }
 
 impl report::Sources for FileSources {
-    fn text(&self, path: &str) -> Option<Arc<str>> {
+    fn text(&self, finding: &crate::diagnostic::Finding) -> Option<Arc<str>> {
+        let path = &*finding.path;
         if let Some((name, text)) = &self.stdin {
             if **name == *path {
                 return Some(text.clone());

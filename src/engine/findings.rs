@@ -75,6 +75,7 @@ pub fn at_file_start(path: &Arc<str>, rule: &str, severity: Severity, message: S
         value_hash: 0,
         secret: false,
         fix: None,
+        history: None,
     }
 }
 
@@ -161,6 +162,7 @@ pub fn locate(
                     &text[span.start as usize..span.end as usize],
                 ),
                 secret: active.rule.mask,
+                history: None,
                 fix,
             }
         })

@@ -22,18 +22,7 @@
 use std::collections::HashMap;
 
 /// A commit as a finding's `introduced` or `removed` object shows it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Stamp {
-    /// The full commit id, in hexadecimal.
-    pub commit: String,
-    /// The author date, strict ISO 8601 with the author's offset.
-    pub date: String,
-    /// The author, `Name <e-mail>`.
-    pub author: String,
-    /// History stops at this commit (a shallow clone's boundary): what it introduced was
-    /// introduced there or before.
-    pub boundary: bool,
-}
+pub use crate::diagnostic::Stamp;
 
 /// Which side of a change a ledger asks the findings of.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

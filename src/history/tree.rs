@@ -163,6 +163,16 @@ impl Snapshot<'_> {
         Ok(Some(current))
     }
 
+    /// A blob's bytes by id (at most `limit` kept) and its full size; `None` if not a blob.
+    pub fn blob(
+        &mut self,
+        id: Oid,
+        limit: usize,
+        into: &mut Vec<u8>,
+    ) -> Result<Option<u64>, GitError> {
+        self.trees.blob(id, limit, into)
+    }
+
     /// Whether `path` is a folder in this tree.
     pub fn is_dir(&mut self, path: &str) -> Result<bool, GitError> {
         Ok(matches!(self.entry(path)?, Some((Mode::Tree, _))))

@@ -5,6 +5,7 @@ pub mod concise;
 mod format;
 pub mod github;
 pub mod gitlab;
+pub mod history;
 pub mod html;
 pub mod human;
 pub mod json;
@@ -81,6 +82,31 @@ pub struct Summary {
     /// Rules that ran on nothing for want of context, one group per reason.
     pub skipped: Vec<Skipped>,
     pub fixes: Fixes,
+    /// A history audit: what it read of git (`files` counts the versions linted).
+    pub history: Option<HistoryRead>,
+    /// `--new-from-rev`: the findings hidden because the files had them at the revision.
+    pub new_from_rev: Option<SinceRev>,
+}
+
+/// What a history audit read of git, for the summary.
+#[derive(Debug, Default, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct HistoryRead {
+    pub commits: usize,
+    /// Distinct versions of files linted.
+    pub versions: usize,
+    /// Where history stops (a shallow clone): the commits whose parents are not in the clone.
+    pub shallow: Vec<String>,
+    /// Submodules met, not read: their history is another repository's.
+    pub submodules: Vec<String>,
+    /// Files whose versions were Git LFS pointers, not read: their content is not in git.
+    pub lfs: Vec<String>,
+}
+
+/// `--new-from-rev REV`: the findings the files had at REV, hidden.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct SinceRev {
+    pub rev: String,
+    pub hidden: usize,
 }
 
 /// Fixes applied by the run (`--fix`), and those its findings offer that it did not apply.
@@ -185,9 +211,23 @@ impl Summary {
             ),
             None => String::new(),
         };
-        let files = match self.binary {
-            0 => plural(self.files, "file"),
-            binary => format!("{} ({binary} binary skipped)", plural(self.files, "file")),
+        let baseline = match &self.new_from_rev {
+            Some(since) => format!(
+                "{baseline} {} hidden: the files had {} at {}.",
+                plural(since.hidden, "finding"),
+                if since.hidden == 1 { "it" } else { "them" },
+                crate::escape::visible(&since.rev)
+            ),
+            None => baseline,
+        };
+        let files = match (&self.history, self.binary) {
+            (Some(h), _) => format!(
+                "{} ({})",
+                plural(h.versions, "file version"),
+                plural(h.commits, "commit")
+            ),
+            (None, 0) => plural(self.files, "file"),
+            (None, binary) => format!("{} ({binary} binary skipped)", plural(self.files, "file")),
         };
         if self.errors + self.warnings + self.notes == 0 && self.incomplete {
             return format!(
@@ -212,18 +252,20 @@ impl Summary {
     }
 }
 
-/// The spans of the secrets found in the file of `findings[0]` (its findings come first:
-/// they are sorted by path).
-fn secrets_of(findings: &[Finding]) -> Vec<crate::diagnostic::Span> {
+/// The spans of the secrets found in the text of `findings[0]` (its findings come first: they
+/// are sorted by path, and in a history by version), and those `sources` knows of besides.
+fn secrets_of(findings: &[Finding], sources: &dyn Sources) -> Vec<crate::diagnostic::Span> {
     let Some(first) = findings.first() else {
         return Vec::new();
     };
-    findings
+    let mut spans: Vec<crate::diagnostic::Span> = findings
         .iter()
-        .take_while(|f| f.path == first.path)
+        .take_while(|f| f.same_source(first))
         .filter(|f| f.secret)
         .map(|f| f.span)
-        .collect()
+        .collect();
+    spans.extend(sources.secrets(first));
+    spans
 }
 
 /// `n word`, with an `s` unless `n` is 1.
@@ -233,8 +275,15 @@ pub fn plural(n: usize, word: &str) -> String {
 
 /// Where the text of a file with findings comes from when a format shows code frames.
 pub trait Sources {
-    /// The file's text, or `None` when it cannot be read again.
-    fn text(&self, path: &str) -> Option<Arc<str>>;
+    /// The text `finding`'s span is in: its file's, and in a history audit its version's.
+    /// `None` when it cannot be read again.
+    fn text(&self, finding: &Finding) -> Option<Arc<str>>;
+
+    /// Secrets in that text besides the findings' own (`secret` findings of the same text),
+    /// which frames mask too: a history's version can hold a secret reported elsewhere.
+    fn secrets(&self, _finding: &Finding) -> Vec<crate::diagnostic::Span> {
+        Vec::new()
+    }
 }
 
 pub struct ReportOptions {
@@ -304,14 +353,14 @@ fn write_human(
         let framed = batch.len().min(MAX_GRAPHICAL.saturating_sub(shown));
         let (with_frames, rest) = batch.split_at(framed);
         let mut at = 0;
-        for group in with_frames.chunk_by(|a, b| a.path == b.path) {
+        for group in with_frames.chunk_by(|a, b| a.same_source(b)) {
             // The text of the file, loaded once; the secrets among all its findings masked
             // (a batch holds the whole file).
-            let loaded = sources.text(&group[0].path).map(|t| {
+            let loaded = sources.text(&group[0]).map(|t| {
                 let index = LineIndex::new(&t);
                 (t, index)
             });
-            let masks = secrets_of(&batch[at..]);
+            let masks = secrets_of(&batch[at..], sources);
             at += group.len();
             for f in group {
                 let source = loaded.as_ref().map(|(t, i)| (&**t, i));

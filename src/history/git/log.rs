@@ -56,7 +56,7 @@ impl Log {
                 }
                 b':' => {
                     let meta = self.token[start..].to_vec();
-                    let change = self.parse_change(&meta)?;
+                    let change = parse_change(&mut self.process, &mut self.token, &meta)?;
                     if let Some(change) = change {
                         commit.changes.push(change);
                     }
@@ -103,65 +103,66 @@ impl Log {
             changes: Vec::new(),
         })
     }
+}
 
-    /// `:<old mode> <new mode> <old id> <new id> <status>`, then one path, or two for a rename
-    /// or copy. Copies are not asked for; an unmerged entry cannot appear in a commit.
-    fn parse_change(&mut self, meta: &[u8]) -> Result<Option<Change>, GitError> {
-        let fields: Vec<&[u8]> = meta[1..].split(|&b| b == b' ').collect();
-        let [old_mode, new_mode, old_id, new_id, status] = fields[..] else {
-            return Err(self.process.parse("a change line without five fields"));
-        };
-        let bad = |what: &str| {
-            self.process
-                .parse(format!("a change line with a bad {what}"))
-        };
-        let old_mode = Mode::parse(old_mode).ok_or_else(|| bad("mode"))?;
-        let new_mode = Mode::parse(new_mode).ok_or_else(|| bad("mode"))?;
-        let old_id = Oid::from_hex(old_id).ok_or_else(|| bad("id"))?;
-        let new_id = Oid::from_hex(new_id).ok_or_else(|| bad("id"))?;
-        let letter = *status.first().ok_or_else(|| bad("status"))?;
-        let score = std::str::from_utf8(&status[1..])
-            .ok()
-            .and_then(|s| s.parse::<u8>().ok())
-            .unwrap_or(0);
-        let mut path = || -> Result<String, GitError> {
-            if !self.process.token(&mut self.token)? {
-                return Err(self.process.parse("a change without its path"));
+/// `:<old mode> <new mode> <old id> <new id> <status>`, then one path, or two for a rename
+/// or copy. Copies are not asked for; an unmerged entry cannot appear in a commit.
+pub(super) fn parse_change(
+    process: &mut Process,
+    token: &mut Vec<u8>,
+    meta: &[u8],
+) -> Result<Option<Change>, GitError> {
+    let fields: Vec<&[u8]> = meta[1..].split(|&b| b == b' ').collect();
+    let [old_mode, new_mode, old_id, new_id, status] = fields[..] else {
+        return Err(process.parse("a change line without five fields"));
+    };
+    let bad = |what: &str| process.parse(format!("a change line with a bad {what}"));
+    let old_mode = Mode::parse(old_mode).ok_or_else(|| bad("mode"))?;
+    let new_mode = Mode::parse(new_mode).ok_or_else(|| bad("mode"))?;
+    let old_id = Oid::from_hex(old_id).ok_or_else(|| bad("id"))?;
+    let new_id = Oid::from_hex(new_id).ok_or_else(|| bad("id"))?;
+    let letter = *status.first().ok_or_else(|| bad("status"))?;
+    let score = std::str::from_utf8(&status[1..])
+        .ok()
+        .and_then(|s| s.parse::<u8>().ok())
+        .unwrap_or(0);
+    let mut path = || -> Result<String, GitError> {
+        if !process.token(&mut *token)? {
+            return Err(process.parse("a change without its path"));
+        }
+        Ok(String::from_utf8_lossy(&*token).into_owned())
+    };
+    let side = |path: String, mode: Mode, id: Oid| Side { path, mode, id };
+    Ok(Some(match letter {
+        b'A' => Change::Added(side(path()?, new_mode, new_id)),
+        b'D' => Change::Deleted(side(path()?, old_mode, old_id)),
+        b'M' | b'T' => {
+            let p = path()?;
+            Change::Modified {
+                old: side(p.clone(), old_mode, old_id),
+                new: side(p, new_mode, new_id),
             }
-            Ok(String::from_utf8_lossy(&self.token).into_owned())
-        };
-        let side = |path: String, mode: Mode, id: Oid| Side { path, mode, id };
-        Ok(Some(match letter {
-            b'A' => Change::Added(side(path()?, new_mode, new_id)),
-            b'D' => Change::Deleted(side(path()?, old_mode, old_id)),
-            b'M' | b'T' => {
-                let p = path()?;
-                Change::Modified {
-                    old: side(p.clone(), old_mode, old_id),
-                    new: side(p, new_mode, new_id),
+        }
+        b'R' | b'C' => {
+            let from = path()?;
+            let to = path()?;
+            if letter == b'C' {
+                // A copy leaves its source in place: the new path is new.
+                Change::Added(side(to, new_mode, new_id))
+            } else {
+                Change::Renamed {
+                    old: side(from, old_mode, old_id),
+                    new: side(to, new_mode, new_id),
+                    similarity: score,
                 }
             }
-            b'R' | b'C' => {
-                let from = path()?;
-                let to = path()?;
-                if letter == b'C' {
-                    // A copy leaves its source in place: the new path is new.
-                    Change::Added(side(to, new_mode, new_id))
-                } else {
-                    Change::Renamed {
-                        old: side(from, old_mode, old_id),
-                        new: side(to, new_mode, new_id),
-                        similarity: score,
-                    }
-                }
-            }
-            _ => {
-                // `U` or `X`: never in a commit's diff; skip its path and go on.
-                path()?;
-                return Ok(None);
-            }
-        }))
-    }
+        }
+        _ => {
+            // `U` or `X`: never in a commit's diff; skip its path and go on.
+            path()?;
+            return Ok(None);
+        }
+    }))
 }
 
 impl Log {

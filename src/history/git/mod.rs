@@ -302,6 +302,19 @@ fn first_lines(stderr: &[u8]) -> String {
     lines.join("; ")
 }
 
+/// A path git printed: its bytes as they are on Unix, UTF-8 elsewhere (git for Windows
+/// prints paths in UTF-8).
+#[cfg(unix)]
+fn path_from_bytes(bytes: &[u8]) -> PathBuf {
+    use std::os::unix::ffi::OsStrExt;
+    PathBuf::from(std::ffi::OsStr::from_bytes(bytes))
+}
+
+#[cfg(not(unix))]
+fn path_from_bytes(bytes: &[u8]) -> PathBuf {
+    PathBuf::from(String::from_utf8_lossy(bytes).into_owned())
+}
+
 /// `git --version`'s numbers, `(2, 47)` for "git version 2.47.3".
 fn parse_version(text: &str) -> Option<(u32, u32)> {
     let numbers = text.trim().strip_prefix("git version ")?;
@@ -448,6 +461,51 @@ impl Repo {
         command.args(paths);
         let process = Process::spawn(command, "log")?;
         Ok(Log::new(process))
+    }
+
+    /// The work tree's top folder; `None` in a bare repository.
+    pub fn top_level(&self) -> Result<Option<PathBuf>, GitError> {
+        if self.bare {
+            return Ok(None);
+        }
+        let out = output(&self.dir, &["rev-parse", "--show-toplevel"])?;
+        let line = out.strip_suffix(b"\n").unwrap_or(&out);
+        Ok(Some(path_from_bytes(line)))
+    }
+
+    /// How the tracked files of the work tree differ from `commit`'s tree (renames followed):
+    /// each change's old side is the file at `commit`. Files the diff does not name are as
+    /// they were at `commit`, or not tracked.
+    pub fn changes_since(&self, commit: &Oid) -> Result<Vec<Change>, GitError> {
+        let mut command = git(&self.dir);
+        command.args([
+            "diff",
+            "--raw",
+            "-z",
+            "--no-abbrev",
+            "-M",
+            "--no-relative",
+            "--no-ext-diff",
+            "--no-textconv",
+            "--no-color",
+            "--ignore-submodules=all",
+        ]);
+        command.arg(commit.to_string()).arg("--");
+        let mut process = Process::spawn(command, "diff")?;
+        let mut changes = Vec::new();
+        let (mut token, mut meta) = (Vec::new(), Vec::new());
+        while process.token(&mut token)? {
+            if token.is_empty() {
+                continue;
+            }
+            if token.first() != Some(&b':') {
+                return Err(process.parse("a change line that does not start with ':'"));
+            }
+            meta.clone_from(&token);
+            changes.extend(log::parse_change(&mut process, &mut token, &meta)?);
+        }
+        process.finish()?;
+        Ok(changes)
     }
 
     /// A reader of objects by id or by `rev:path`.

@@ -1,6 +1,7 @@
 //! Code frames: the second pass over the findings. The files of the framed findings are read
 //! again one at a time, in path order, as the pass reaches them; a file's secrets (findings with
-//! `secret`, of any rule) that fall in one of its frames are masked there.
+//! `secret`, of any rule) that fall in one of its frames are masked there. In a history audit a
+//! file's findings may be in several versions of it: each version is a text of its own.
 
 use std::fmt::Write as _;
 use std::ops::Range;
@@ -46,9 +47,27 @@ struct Item {
     rows: Vec<Row>,
 }
 
+/// Where a finding's text comes from, in the findings' order: its path, then (in a history)
+/// whether it was removed and the version it is in.
+type SourceKey = (Arc<str>, bool, Arc<str>);
+
+fn source_key(f: &Finding) -> SourceKey {
+    let (removed, version) = match &f.history {
+        Some(h) => (h.removed.is_some(), h.version.clone()),
+        None => (false, Arc::from("")),
+    };
+    (f.path.clone(), removed, version)
+}
+
+/// `key` against `f`'s source, in the findings' order (without allocating for `f`).
+fn cmp_source(key: &SourceKey, f: &Finding) -> std::cmp::Ordering {
+    let (path, removed, version, ..) = f.sort_key();
+    (&*key.0, key.1, &*key.2).cmp(&(path, removed, version))
+}
+
 /// The file the pass is in, when some of its findings are framed.
 struct Open {
-    path: Arc<str>,
+    key: SourceKey,
     text: Option<(Arc<str>, LineIndex)>,
     items: Vec<Item>,
     /// The secrets that show in some row.
@@ -90,11 +109,11 @@ pub fn fill<F: Findings + ?Sized>(
     groups: &mut [RuleGroup],
     sources: &dyn Sources,
 ) -> std::io::Result<()> {
-    // The framed findings by path, in the pass's order (byte order of the paths).
-    let mut wanted: Vec<(Arc<str>, usize, usize)> = Vec::new();
+    // The framed findings by source, in the pass's order (byte order of the paths).
+    let mut wanted: Vec<(SourceKey, usize, usize)> = Vec::new();
     for (g, group) in groups.iter().enumerate() {
         for (i, framed) in group.framed.iter().enumerate() {
-            wanted.push((framed.finding.path.clone(), g, i));
+            wanted.push((source_key(&framed.finding), g, i));
         }
     }
     wanted.sort_by(|a, b| a.0.cmp(&b.0));
@@ -102,23 +121,27 @@ pub fn fill<F: Findings + ?Sized>(
     let mut open: Option<Open> = None;
     findings.each_batch(&mut |batch| {
         for f in batch {
-            if open.as_ref().is_some_and(|o| *o.path != *f.path) {
+            if open.as_ref().is_some_and(|o| cmp_source(&o.key, f).is_ne()) {
                 if let Some(done) = open.take() {
                     done.close(groups);
                 }
             }
             if open.is_none() {
-                while next < wanted.len() && *wanted[next].0 < *f.path {
+                while next < wanted.len() && cmp_source(&wanted[next].0, f).is_lt() {
                     next += 1;
                 }
-                if wanted.get(next).is_some_and(|w| *w.0 == *f.path) {
-                    let end = next + wanted[next..].partition_point(|w| *w.0 == *f.path);
-                    open = Some(open_file(&f.path, &wanted[next..end], groups, sources));
+                if wanted
+                    .get(next)
+                    .is_some_and(|w| cmp_source(&w.0, f).is_eq())
+                {
+                    let end =
+                        next + wanted[next..].partition_point(|w| cmp_source(&w.0, f).is_eq());
+                    open = Some(open_file(&wanted[next..end], groups, sources));
                     next = end;
                 }
             }
             if let Some(o) = open.as_mut() {
-                if f.secret && *o.path == *f.path && o.shows(f.span) {
+                if f.secret && cmp_source(&o.key, f).is_eq() && o.shows(f.span) {
                     o.masks.push(f.span);
                 }
             }
@@ -131,18 +154,22 @@ pub fn fill<F: Findings + ?Sized>(
     Ok(())
 }
 
+/// Opens the text of the framed findings `wanted` (of one source, at least one).
 fn open_file(
-    path: &Arc<str>,
-    wanted: &[(Arc<str>, usize, usize)],
+    wanted: &[(SourceKey, usize, usize)],
     groups: &[RuleGroup],
     sources: &dyn Sources,
 ) -> Open {
-    let text = sources.text(path).map(|t| {
+    let first = wanted
+        .first()
+        .and_then(|&(_, g, i)| groups.get(g)?.framed.get(i))
+        .map(|framed| &framed.finding);
+    let text = first.and_then(|f| sources.text(f)).map(|t| {
         let index = LineIndex::new(&t);
         (t, index)
     });
     let mut items = Vec::new();
-    let mut masks = Vec::new();
+    let mut masks = first.map(|f| sources.secrets(f)).unwrap_or_default();
     if let Some((text, index)) = &text {
         for &(_, group, index_in_group) in wanted {
             let Some(framed) = groups.get(group).and_then(|g| g.framed.get(index_in_group)) else {
@@ -162,7 +189,7 @@ fn open_file(
         }
     }
     Open {
-        path: path.clone(),
+        key: wanted[0].0.clone(),
         text,
         items,
         masks,

@@ -12,8 +12,8 @@ use crate::rules::RuleSet;
 struct Texts(HashMap<String, Arc<str>>);
 
 impl Sources for Texts {
-    fn text(&self, path: &str) -> Option<Arc<str>> {
-        self.0.get(path).cloned()
+    fn text(&self, finding: &Finding) -> Option<Arc<str>> {
+        self.0.get(&*finding.path).cloned()
     }
 }
 
