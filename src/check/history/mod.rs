@@ -85,10 +85,13 @@ pub fn history(options: HistoryOptions, env: &mut Env<'_>) -> Result<ExitStatus,
     finish::finish_from(plan, linted, started, Some(&sources), env)
 }
 
-/// A ledger's record as a finding of the report: its commits, and for a secret no file holds
-/// any more, what to do about the copies every clone keeps.
+/// A ledger's record as a finding of the report: its commits, no fix (history is never
+/// written), and for a secret no file holds any more, what to do about the copies every clone
+/// keeps.
 fn reported(record: Record<Finding>) -> Finding {
     let mut finding = record.finding;
+    // A fix edits a file as it is: `forgelint check --fix` makes those still at the tip.
+    finding.fix = None;
     if let Some(history) = finding.history.as_mut() {
         history.introduced = record.introduced;
         history.removed = record.removed;

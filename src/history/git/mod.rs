@@ -518,13 +518,12 @@ impl Repo {
     }
 
     /// The files of `commit`'s tree, recursively (submodules and links included, with their
-    /// modes), limited to the pathspecs `paths` when there are any.
-    pub fn files(&self, commit: &Oid, paths: &[String]) -> Result<Files, GitError> {
+    /// modes). No pathspecs: `ls-tree` reads an option among the paths after the tree, so a
+    /// path could be one.
+    pub fn files(&self, commit: &Oid) -> Result<Files, GitError> {
         let mut command = git(&self.dir);
-        // No `--`: ls-tree takes paths after the tree, options only before it.
         command.args(["ls-tree", "-r", "-z", "--full-tree"]);
         command.arg(commit.to_string());
-        command.args(paths);
         let process = Process::spawn(command, "ls-tree")?;
         Ok(Files::new(process))
     }

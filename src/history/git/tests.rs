@@ -188,7 +188,7 @@ fn files_lists_a_tree_with_links_and_submodules() {
     let c2 = t.head();
     let repo = Repo::open(t.path()).expect("open");
     let files: Vec<Side> = repo
-        .files(&c2, &[])
+        .files(&c2)
         .expect("ls-tree")
         .collect::<Result<_, _>>()
         .expect("files");

@@ -60,6 +60,9 @@ pub struct Notes {
     pub lfs: BTreeSet<String>,
     /// What git itself warned (rename detection skipped in a huge commit, say).
     pub warnings: String,
+    /// The versions that were LFS pointers: every path that has one is noted, though each is
+    /// read once.
+    lfs_versions: HashSet<Oid>,
 }
 
 /// The audit's findings and notes.
@@ -102,7 +105,10 @@ pub fn audit<L: Linter>(
     }
     walk.notes.warnings = log.warnings().to_string();
     for tip in repo.tips(range)? {
-        for side in repo.files(&tip, paths)? {
+        // Every file of the tip: pathspecs are the log's business (relative to the current
+        // folder, as git reads them), and a tip's file with no finding on record costs a
+        // lookup.
+        for side in repo.files(&tip)? {
             walk.at_tip(&side?, tip)?;
         }
     }
@@ -230,6 +236,13 @@ impl<L: Linter> Walk<'_, L> {
         for change in &commit.changes {
             let before = self.lintable(change.before());
             let after = self.lintable(change.after());
+            for side in after.iter().chain(&before) {
+                if self.notes.lfs_versions.contains(&side.id)
+                    && !self.notes.lfs.contains(&side.path)
+                {
+                    self.notes.lfs.insert(side.path.clone());
+                }
+            }
             let Some(path) = after.or(before).map(|s| s.path.as_str()) else {
                 continue;
             };
@@ -323,9 +336,7 @@ fn lint_version<L: Linter>(
     context: Oid,
 ) -> Result<Vec<(u64, L::Finding)>, GitError> {
     if git::is_lfs_pointer(file.bytes) {
-        if !notes.lfs.contains(file.path) {
-            notes.lfs.insert(file.path.to_string());
-        }
+        notes.lfs_versions.insert(file.id);
         return Ok(Vec::new());
     }
     let mut tree = trees.at(context)?;
