@@ -159,24 +159,26 @@ fn known_at(
 
 /// Hides each finding whose file had its identity at the revision, as many as it had.
 fn hide(linted: &mut Linted, known: Known) -> std::io::Result<usize> {
-    let filter = move |known: &Known| {
-        let mut left = known.clone();
-        move |f: &Finding| {
-            let Some(counts) = left.get_mut(&f.path) else {
-                return false;
-            };
-            match counts.get_mut(&identity(f)) {
-                Some(n) if *n > 0 => {
-                    *n -= 1;
-                    true
-                }
-                _ => false,
-            }
-        }
-    };
-    let mut first = filter(&known);
-    let again = Arc::new(known);
+    let mut first = remaining(&known);
+    let known = Arc::new(known);
     linted
         .findings
-        .hide(&mut first, Box::new(move || Box::new(filter(&again))))
+        .hide(&mut first, Box::new(move || Box::new(remaining(&known))))
+}
+
+/// One pass's filter: a finding is hidden while its file's count of its identity lasts.
+fn remaining(known: &Known) -> impl FnMut(&Finding) -> bool + 'static {
+    let mut left = known.clone();
+    move |f: &Finding| {
+        let Some(counts) = left.get_mut(&f.path) else {
+            return false;
+        };
+        match counts.get_mut(&identity(f)) {
+            Some(n) if *n > 0 => {
+                *n -= 1;
+                true
+            }
+            _ => false,
+        }
+    }
 }

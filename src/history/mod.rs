@@ -84,8 +84,10 @@
 //! pull request: `--new-from-rev origin/main`, or the Action's `new-from-rev` input with the
 //! pull request's base commit.
 //!
-//! The module imports nothing from the rest of the crate: the linting is the caller's, behind
-//! [`walk::Linter`].
+//! The module imports only the finding's parts from the rest of the crate
+//! ([`crate::diagnostic::Stamp`]): the linting is the caller's, behind [`walk::Linter`]
+//! (`check/history/` lints each version as `check` lints the file, and reports through the
+//! same collection and formats; `check/since.rs` is `--new-from-rev`).
 
 pub mod git;
 pub mod ledger;

@@ -66,8 +66,12 @@ impl Place {
         }
     }
 
-    /// The git path of a file a finding names (`shown`'s inverse), lexically.
+    /// The git path of a file a finding names (`shown`'s inverse), lexically; `None` for one
+    /// outside the repository.
     pub fn git_path_of_shown(&self, shown: &str) -> Option<String> {
+        if Path::new(shown).is_absolute() {
+            return self.git_path(&crate::paths::normalize(Path::new(shown), &self.cwd));
+        }
         let joined = format!("{}{shown}", self.prefix);
         let parts = crate::project::components_within(&joined)?;
         Some(parts.join("/"))
@@ -102,6 +106,9 @@ mod tests {
             "experiments/x"
         );
         assert_eq!(below.git_path(Path::new("/elsewhere")), None);
+        assert_eq!(below.git_path_of_shown("/repo/specs/b.json").unwrap(), "specs/b.json");
+        assert_eq!(below.git_path_of_shown("./a.json").unwrap(), "specs/lab/a.json");
+        assert_eq!(at_top.git_path_of_shown("../outside.json"), None);
         assert_eq!(below.abs("a/b"), Path::new("/repo/a/b"));
     }
 }
