@@ -15,7 +15,7 @@ use crate::engine::{
 };
 use crate::error::Error;
 use crate::project::{mentions_starforge, DirCache, RealProject};
-use crate::rules::eval::{Others, ProjectFs};
+use crate::rules::eval::ProjectFs;
 use crate::scratch::{LintScratch, Scratch};
 
 /// Lints `bytes` as the spec at `path` (relative to `cwd`, or absolute), with the rules of
@@ -85,22 +85,6 @@ pub fn lint_spec_version<P: ProjectFs + ExperimentConfigs>(
         experiment: ExperimentLookup::Elsewhere(project),
     };
     engine::lint_spec(bytes, name, &input, scratch).findings
-}
-
-/// Lints `bytes` as a version of the file `path` of the experiment `root` with `profile`'s
-/// experiment rules, the experiment's config and the spec that names it (`others`) read by
-/// the caller from the same place as the file.
-pub fn lint_experiment_version(
-    profile: &Profile<'_>,
-    path: &Path,
-    root: &Path,
-    bytes: &[u8],
-    others: &Others<'_>,
-    scratch: &mut LintScratch,
-) -> Vec<Finding> {
-    profile
-        .experiments
-        .lint_given_with(path, root, bytes, others, scratch)
 }
 
 /// Runs `f` with the profile of the file at `path`, built for this one file.

@@ -174,13 +174,9 @@ fn refuse_in_history(args: &HistoryArgs) -> Result<(), Error> {
         (r.stdin_filename.is_some(), "--stdin-filename", "history reads files from git, not from standard input"),
         (r.no_ignore, "--no-ignore", "history reads the files git tracks; .gitignore plays no part"),
     ];
-    match refused.into_iter().find(|(given, ..)| *given) {
-        Some((_, flag, why)) => Err(Error::Usage {
-            message: format!("{flag} does not go with `forgelint history`"),
-            help: Some(why.into()),
-        }),
-        None => Ok(()),
-    }
+    refuse_first(&refused, |flag| {
+        format!("{flag} does not go with `forgelint history`")
+    })
 }
 
 /// `--new-from-rev` with a flag it cannot go with, and why.
@@ -192,10 +188,21 @@ fn check_new_from_rev(args: &CheckArgs) -> Result<(), Error> {
         (args.write_baseline.is_some(), "--write-baseline", "a baseline records every finding of the files; --new-from-rev reports only those REV did not have"),
         (args.diff, "--diff", "--diff shows fixes, not findings: there is nothing for REV to hide"),
     ];
-    match refused.into_iter().find(|(given, ..)| *given) {
+    refuse_first(&refused, |flag| {
+        format!("--new-from-rev does not go with {flag}")
+    })
+}
+
+/// The first of the `flags` given (`(given, flag, why)`), as a usage error: `message` says
+/// which flag, the help why.
+fn refuse_first(
+    flags: &[(bool, &str, &str)],
+    message: impl Fn(&str) -> String,
+) -> Result<(), Error> {
+    match flags.iter().find(|(given, ..)| *given) {
         Some((_, flag, why)) => Err(Error::Usage {
-            message: format!("--new-from-rev does not go with {flag}"),
-            help: Some(why.into()),
+            message: message(flag),
+            help: Some(why.to_string()),
         }),
         None => Ok(()),
     }

@@ -146,21 +146,26 @@ fn say_notes(notes: &Notes, place: &Place, env: &mut Env<'_>) {
         )
         .ok();
     }
-    if !notes.submodules.is_empty() {
+    let skipped = [
+        (
+            &notes.submodules,
+            "submodule",
+            "",
+            "a submodule's history is another repository's (run forgelint history there)",
+        ),
+        (
+            &notes.lfs,
+            "file",
+            " stored as Git LFS pointers",
+            "their content is not in git",
+        ),
+    ];
+    for (paths, what, how, why) in skipped.into_iter().filter(|s| !s.0.is_empty()) {
+        let count = report::plural(paths.len(), what);
         writeln!(
             env.stderr,
-            "note: skipped {}: a submodule's history is another repository's (run forgelint history there): {}",
-            report::plural(notes.submodules.len(), "submodule"),
-            named(&notes.submodules)
-        )
-        .ok();
-    }
-    if !notes.lfs.is_empty() {
-        writeln!(
-            env.stderr,
-            "note: skipped {} stored as Git LFS pointers: their content is not in git: {}",
-            report::plural(notes.lfs.len(), "file"),
-            named(&notes.lfs)
+            "note: skipped {count}{how}: {why}: {}",
+            named(paths)
         )
         .ok();
     }

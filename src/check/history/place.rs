@@ -106,8 +106,14 @@ mod tests {
             "experiments/x"
         );
         assert_eq!(below.git_path(Path::new("/elsewhere")), None);
-        assert_eq!(below.git_path_of_shown("/repo/specs/b.json").unwrap(), "specs/b.json");
-        assert_eq!(below.git_path_of_shown("./a.json").unwrap(), "specs/lab/a.json");
+        assert_eq!(
+            below.git_path_of_shown("/repo/specs/b.json").unwrap(),
+            "specs/b.json"
+        );
+        assert_eq!(
+            below.git_path_of_shown("./a.json").unwrap(),
+            "specs/lab/a.json"
+        );
         assert_eq!(at_top.git_path_of_shown("../outside.json"), None);
         assert_eq!(below.abs("a/b"), Path::new("/repo/a/b"));
     }

@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use super::place::Place;
 use super::tree_project::TreeProject;
-use crate::check::in_memory::{lint_experiment_version, lint_spec_version};
+use crate::check::in_memory::lint_spec_version;
 use crate::check::plan::Plan;
 use crate::check::profiles::Profile;
 use crate::diagnostic::{Finding, Fnv, Provenance};
@@ -206,8 +206,7 @@ impl<'p, 's> VersionLinter<'p, 's> {
             spec: spec.as_ref(),
             config: parsed.as_ref().and_then(|(c, docs)| c.first(docs)),
         };
-        let findings = lint_experiment_version(
-            profile,
+        let findings = experiments.lint_given_with(
             abs,
             &self.place.abs(root),
             file.bytes,
