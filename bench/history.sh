@@ -32,7 +32,7 @@ versions="$WORK/history-$COMMITS-$SPECS-versions"
 if [ ! -f "$versions/.complete" ]; then
   rm -rf "$versions"
   python3 - "$repo" "$versions" <<'PY'
-import os, shutil, subprocess, sys
+import os, shutil, subprocess, sys, threading
 repo, out = sys.argv[1:]
 listed = subprocess.run(["git", "-C", repo, "rev-list", "--objects", "HEAD"],
                         capture_output=True, text=True, check=True).stdout.split("\n")
@@ -43,8 +43,11 @@ for line in listed:
         wanted.setdefault(oid, path)
 cat = subprocess.Popen(["git", "-C", repo, "cat-file", "--batch"], stdin=subprocess.PIPE,
                        stdout=subprocess.PIPE)
-cat.stdin.write("".join(f"{oid}\n" for oid in wanted).encode())
-cat.stdin.close()
+# Asked on a thread: git answers as it reads, and a full pipe each way would stall both.
+def ask():
+    cat.stdin.write("".join(f"{oid}\n" for oid in wanted).encode())
+    cat.stdin.close()
+threading.Thread(target=ask).start()
 count = 0
 for oid, path in wanted.items():
     oid_out, kind, size = cat.stdout.readline().split()

@@ -32,6 +32,8 @@ pub struct Trees {
     entries: usize,
     roots: HashMap<Oid, Oid>,
     root_order: VecDeque<Oid>,
+    /// The root trees of the commits being read, as the log gave them: no read for those.
+    announced: HashMap<Oid, Oid>,
     buf: Vec<u8>,
 }
 
@@ -44,13 +46,25 @@ impl Trees {
             entries: 0,
             roots: HashMap::new(),
             root_order: VecDeque::new(),
+            announced: HashMap::new(),
             buf: Vec::new(),
         }
     }
 
+    /// The root trees of the commits read next (`(commit, tree)`), known from the log: they
+    /// replace those announced before.
+    pub fn announce(&mut self, roots: impl IntoIterator<Item = (Oid, Oid)>) {
+        self.announced.clear();
+        self.announced.extend(roots);
+    }
+
     /// The tree of `commit`, to read by path.
     pub fn at(&mut self, commit: Oid) -> Result<Snapshot<'_>, GitError> {
-        let root = match self.roots.get(&commit) {
+        let known = self
+            .announced
+            .get(&commit)
+            .or_else(|| self.roots.get(&commit));
+        let root = match known {
             Some(root) => *root,
             None => {
                 let root = self.root_of(commit)?;

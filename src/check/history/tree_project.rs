@@ -9,11 +9,16 @@ use std::path::Path;
 use super::place::Place;
 use crate::engine::{ExperimentConfigs, LoadedConfig};
 use crate::formats::ConfigFormat;
-use crate::history::git::{GitError, Mode};
+use crate::history::git::{GitError, Mode, Oid};
 use crate::history::tree::Snapshot;
 use crate::project::components_within;
 use crate::read::MAX_FILE_SIZE;
+use crate::recent::Recent;
 use crate::rules::eval::ProjectFs;
+
+/// The texts of the experiment configs read last, by object id: thousands of versions of specs
+/// name the same few configs, each read from git once while it is among these.
+pub type ConfigTexts = RefCell<Recent<Oid, Option<String>, 32>>;
 
 pub struct TreeProject<'t, 'c> {
     /// The project root's path in the tree (`""`: the repository's top).
@@ -22,6 +27,7 @@ pub struct TreeProject<'t, 'c> {
     /// `[experiments] config`: an experiment's config file is the first of these.
     config_names: &'t [String],
     place: &'t Place,
+    texts: &'t ConfigTexts,
     /// The first error reading the tree: the questions that cannot fail keep it here.
     failed: RefCell<Option<GitError>>,
 }
@@ -32,12 +38,14 @@ impl<'t, 'c> TreeProject<'t, 'c> {
         tree: &'t mut Snapshot<'c>,
         config_names: &'t [String],
         place: &'t Place,
+        texts: &'t ConfigTexts,
     ) -> TreeProject<'t, 'c> {
         TreeProject {
             root,
             tree: RefCell::new(tree),
             config_names,
             place,
+            texts,
             failed: RefCell::new(None),
         }
     }
@@ -81,13 +89,23 @@ impl<'t, 'c> TreeProject<'t, 'c> {
     /// The config file of the experiment at the tree path `dir`: the first of the config
     /// names that is a regular file there, as a run loads it from disk.
     pub fn config_at(&self, dir: &str) -> Option<LoadedConfig> {
-        let path = self.config_names.iter().find_map(|name| {
+        let (path, id) = self.config_names.iter().find_map(|name| {
             let path = format!("{dir}/{name}");
-            let entry = self.keep(self.tree.borrow_mut().entry(&path))?;
-            matches!(entry, Some((Mode::File, _))).then_some(path)
+            match self.keep(self.tree.borrow_mut().entry(&path))? {
+                Some((Mode::File, id)) => Some((path, id)),
+                _ => None,
+            }
         })?;
         let format = ConfigFormat::of_path(Path::new(&path))?;
-        let text = self.read_text(&path)?;
+        let known = self.texts.borrow_mut().get(|k| *k == id);
+        let text = match known {
+            Some(text) => text,
+            None => {
+                let text = self.read_text(&path);
+                self.texts.borrow_mut().put(id, text.clone());
+                text
+            }
+        }?;
         Some(LoadedConfig {
             path: self.place.shown(&path),
             text,

@@ -9,7 +9,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::place::Place;
-use super::tree_project::TreeProject;
+use super::tree_project::{ConfigTexts, TreeProject};
 use crate::check::in_memory::lint_spec_version;
 use crate::check::plan::Plan;
 use crate::check::profiles::Profile;
@@ -41,6 +41,7 @@ pub struct VersionLinter<'p, 's> {
     scratch: Scratch,
     memo: WalkMemo,
     kinds: HashMap<Box<str>, Option<Kind>>,
+    config_texts: ConfigTexts,
     /// Linting some version panicked (a bug, reported as a finding for it): exit 2.
     pub crashed: bool,
 }
@@ -65,6 +66,7 @@ impl<'p, 's> VersionLinter<'p, 's> {
             scratch: Scratch::default(),
             memo: WalkMemo::default(),
             kinds: HashMap::new(),
+            config_texts: ConfigTexts::default(),
             crashed: false,
         }
     }
@@ -140,7 +142,7 @@ impl<'p, 's> VersionLinter<'p, 's> {
         let rules = profile.rules_for(abs, &self.place.cwd);
         let root = self.project_root(file.path, profile);
         let config_names = &profile.settings.platform.experiments.config;
-        let project = TreeProject::new(root, tree, config_names, self.place);
+        let project = TreeProject::new(root, tree, config_names, self.place, &self.config_texts);
         let name = FileName::ready(self.place.shown(file.path));
         // At most one byte over the size limit was read: enough to report the file as too large.
         let findings = lint_spec_version(
@@ -183,7 +185,13 @@ impl<'p, 's> VersionLinter<'p, 's> {
     ) -> Result<Vec<Finding>, GitError> {
         let experiments = &profile.experiments;
         let config_names = &profile.settings.platform.experiments.config;
-        let project = TreeProject::new(String::new(), tree, config_names, self.place);
+        let project = TreeProject::new(
+            String::new(),
+            tree,
+            config_names,
+            self.place,
+            &self.config_texts,
+        );
         let config = experiments
             .reads_config
             .then(|| project.config_at(root))

@@ -70,14 +70,18 @@ impl Log {
         }
     }
 
-    /// `\x01<id> <parents>`, then the fields after it: `<time> <date>`, name, e-mail.
+    /// `\x01<id> <tree> <parents>`, then the fields after it: `<time> <date>`, name, e-mail.
     fn parse_header(&mut self, first: &[u8]) -> Result<Commit, GitError> {
         let ids = &first[1..];
         let mut words = ids.split(|&b| b == b' ').filter(|w| !w.is_empty());
-        let id = words
-            .next()
-            .and_then(Oid::from_hex)
-            .ok_or_else(|| self.process.parse("a commit without an id"))?;
+        let mut next_id = |what: &str| {
+            words
+                .next()
+                .and_then(Oid::from_hex)
+                .ok_or_else(|| self.process.parse(format!("a commit without {what}")))
+        };
+        let id = next_id("an id")?;
+        let tree = next_id("a tree")?;
         let parents = words
             .map(|w| Oid::from_hex(w).ok_or_else(|| self.process.parse("a bad parent id")))
             .collect::<Result<Vec<_>, _>>()?;
@@ -95,6 +99,7 @@ impl Log {
             .ok_or_else(|| self.process.parse("a commit without a date"))?;
         Ok(Commit {
             id,
+            tree,
             parents,
             time,
             date,

@@ -207,6 +207,8 @@ impl Change {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Commit {
     pub id: Oid,
+    /// Its root tree.
+    pub tree: Oid,
     pub parents: Vec<Oid>,
     /// The author date: seconds since the epoch, and strict ISO 8601 with the author's offset.
     pub time: i64,
@@ -454,7 +456,7 @@ impl Repo {
             "--reverse",
             "--no-color",
             "--no-show-signature",
-            "--format=%x01%H %P%x00%at %aI%x00%aN%x00%aE%x00",
+            "--format=%x01%H %T %P%x00%at %aI%x00%aN%x00%aE%x00",
         ]);
         command.args(range.args());
         command.arg("--");

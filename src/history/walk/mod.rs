@@ -98,6 +98,7 @@ pub fn audit<L: Linter>(
         if window.is_empty() {
             break;
         }
+        walk.trees.announce(window.iter().map(|c| (c.id, c.tree)));
         let mut fresh = walk.lint_new(&window)?;
         for commit in &window {
             walk.record(commit, &mut fresh)?;
