@@ -1,5 +1,6 @@
 //! Files forgelint writes (`--output`): written to a temporary file in the same folder, then
-//! renamed over the target, so a failure leaves any old file intact.
+//! renamed over the target, so a failure leaves any old file intact. (`--fix` writes a fixed
+//! spec with the same temporaries, and checks more: `fix/write.rs`.)
 //!
 //! A run killed mid-write (SIGKILL, a power cut) leaves its temporary behind; the next write to
 //! the folder removes the temporaries of processes that are gone, so they cannot pile up.
@@ -22,7 +23,7 @@ const STALE_AFTER: Duration = Duration::from_secs(60);
 #[cfg(any(test, not(unix)))]
 const STALE_BY_AGE: Duration = Duration::from_secs(60 * 60);
 
-fn temp_path(target: &Path) -> PathBuf {
+pub(crate) fn temp_path(target: &Path) -> PathBuf {
     let name = target
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -39,18 +40,18 @@ fn temp_path(target: &Path) -> PathBuf {
 /// that are gone and that have not been written to for [`STALE_AFTER`]. Best effort: what
 /// cannot be read or removed is left.
 #[cfg(unix)]
-fn remove_stale_temps(dir: &Path) {
+pub(crate) fn remove_stale_temps(dir: &Path) {
     remove_temps_where(dir, process_exists, STALE_AFTER);
 }
 
 /// Removes from `dir` the temporaries not written to for [`STALE_BY_AGE`].
 #[cfg(any(test, not(unix)))]
-fn remove_stale_temps_by_age(dir: &Path) {
+pub(crate) fn remove_stale_temps_by_age(dir: &Path) {
     remove_temps_where(dir, |_| false, STALE_BY_AGE);
 }
 
 #[cfg(not(unix))]
-use remove_stale_temps_by_age as remove_stale_temps;
+pub(crate) use remove_stale_temps_by_age as remove_stale_temps;
 
 /// Removes from `dir` the temporaries of other processes that are not `alive` (by PID) and
 /// that have not been written to for `stale_after`.
@@ -145,41 +146,9 @@ pub fn write_atomically(
     result
 }
 
-/// Replaces the file at `target` with `bytes`, atomically, keeping its permissions: `--fix`
-/// writing a linted file. A link is followed: the file it points to is replaced, the link
-/// stays.
-pub fn replace_keeping_mode(target: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let real = target.canonicalize()?;
-    let permissions = std::fs::metadata(&real)?.permissions();
-    let temp = temp_path(&real);
-    let dir = temp
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    // Once per folder and run: a folder of a thousand specs with fifty to fix is read once,
-    // not fifty times.
-    if first_write_in(dir) {
-        remove_stale_temps(dir);
-    }
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&temp)?;
-    let result = (|| {
-        file.write_all(bytes)?;
-        file.set_permissions(permissions)?;
-        drop(file);
-        replace(&temp, &real)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&temp);
-    }
-    result
-}
-
 /// Whether this run has not written to `dir` yet (as far as it remembers: a run over a million
 /// folders forgets the oldest, and may look at one twice).
-fn first_write_in(dir: &Path) -> bool {
+pub(crate) fn first_write_in(dir: &Path) -> bool {
     use std::collections::HashSet;
     use std::sync::Mutex;
     static SEEN: Mutex<Option<HashSet<PathBuf>>> = Mutex::new(None);
@@ -218,7 +187,7 @@ fn replace(temp: &Path, target: &Path) -> std::io::Result<()> {
 
 /// Swaps the names `a` and `b` atomically (`renameat2` with `RENAME_EXCHANGE`).
 #[cfg(target_os = "linux")]
-fn exchange(a: &Path, b: &Path) -> std::io::Result<()> {
+pub(crate) fn exchange(a: &Path, b: &Path) -> std::io::Result<()> {
     use std::ffi::CString;
     use std::os::unix::ffi::OsStrExt;
     let a = CString::new(a.as_os_str().as_bytes())?;

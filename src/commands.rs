@@ -113,6 +113,8 @@ pub fn test_rules(args: TestRulesArgs, env: &mut Env<'_>) -> Result<ExitStatus, 
         path: "standard output".into(),
         source: e,
     };
+    // A failed case is shown in its rule file, which may hold a secret (a case's text).
+    let detector = crate::rules::secret_detector(&set.rules);
     let (mut passed, mut failed) = (0usize, 0usize);
     for rule in &set.rules {
         // Without a failing case nothing shows the rule can fire at all (a selector or
@@ -146,7 +148,8 @@ pub fn test_rules(args: TestRulesArgs, env: &mut Env<'_>) -> Result<ExitStatus, 
                             visible(&why)
                         ),
                     )
-                    .with_label("this case");
+                    .with_label("this case")
+                    .masked(&detector);
                     let mut text = String::new();
                     let handler = miette::GraphicalReportHandler::new_themed(
                         miette::GraphicalTheme::unicode_nocolor(),

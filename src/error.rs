@@ -5,6 +5,8 @@ use std::sync::Arc;
 
 use miette::{Diagnostic, LabeledSpan, NamedSource, SourceCode};
 
+use crate::secrets::Detector;
+
 /// A problem in one of forgelint's own input files (config, catalog, rule file).
 #[derive(Debug, Clone)]
 pub struct FileError {
@@ -32,6 +34,27 @@ impl FileError {
             label: None,
             help: None,
         }
+    }
+
+    /// This error with every secret `detector` finds masked where the error shows its file:
+    /// in the frame's text (in place, so the span still points where it did), and in the
+    /// message, label and help, which can quote the file (a parser's message does). Done
+    /// wherever an error is shown ([`Error::masked`]).
+    pub fn masked(mut self, detector: &Detector) -> FileError {
+        let secrets = detector.find(self.source.inner());
+        if !secrets.is_empty() {
+            let masked = Arc::from(secrets.masked_in_place(self.source.inner()));
+            let name = self.source.name().to_string();
+            self.source = NamedSource::new(name, masked);
+        }
+        mask_in(&mut self.message, detector);
+        if let Some(label) = &mut self.label {
+            mask_in(label, detector);
+        }
+        if let Some(help) = &mut self.help {
+            mask_in(help, detector);
+        }
+        self
     }
 
     pub fn with_help(mut self, help: impl Into<String>) -> FileError {
@@ -90,9 +113,17 @@ impl FileError {
     }
 }
 
+/// `text` with its secrets masked, in place.
+fn mask_in(text: &mut String, detector: &Detector) {
+    if let std::borrow::Cow::Owned(masked) = detector.mask(text) {
+        *text = masked;
+    }
+}
+
 /// `text` for a code frame: every character that must not reach a terminal raw (an escape, a
-/// bidi control) replaced by a visible one of the same UTF-8 length, so spans into the text stay
-/// where they were. Line breaks and tabs are kept.
+/// bidi control) replaced by a visible one of the same UTF-8 length, so spans into the text
+/// stay where they were. Line breaks and tabs are kept. (Its secrets are masked, in place too,
+/// where the error is shown: [`FileError::masked`].)
 fn framed_text(text: &Arc<str>) -> Arc<str> {
     let raw = |at: usize, c: char| {
         crate::escape::is_dangerous(c)
@@ -302,6 +333,24 @@ impl Error {
             help: None,
         }
     }
+
+    /// This error with the secrets `detector` finds masked in what it quotes of a file (see
+    /// [`FileError::masked`]): wherever an error leaves forgelint (the command's error, a
+    /// language server diagnostic, a failed rule case), it goes through here.
+    pub fn masked(self, detector: &Detector) -> Error {
+        match self {
+            Error::File(e) => Error::File(Box::new(e.masked(detector))),
+            Error::Usage { mut message, help } => {
+                mask_in(&mut message, detector);
+                let help = help.map(|mut h| {
+                    mask_in(&mut h, detector);
+                    h
+                });
+                Error::Usage { message, help }
+            }
+            other => other,
+        }
+    }
 }
 
 #[cfg(test)]
@@ -370,6 +419,29 @@ mod tests {
         assert_eq!(&framed[at..at + 1], "b");
         let plain: Arc<str> = "a = 1\r\n".into();
         assert!(Arc::ptr_eq(&framed_text(&plain), &plain));
+    }
+
+    /// A config or rule file quoted in an error (its frame, a parser's message) shows no
+    /// secret: masked in place, so the span still points at the same text.
+    #[test]
+    fn an_error_frame_and_message_mask_secrets() {
+        let token = "ghp_ABCDEFGHIJKLMNOPQRSTUVWXYZabcdef0123";
+        let text: Arc<str> =
+            format!("[platform]\ntoken = \"{token}\"\nkey = \"-----BEGIN RSA PRIVATE KEY-----\nMIIEbody\n-----END RSA PRIVATE KEY-----\"\n").into();
+        let at = text.find("token").unwrap();
+        let error = FileError::new(
+            "forgelint.toml",
+            &text,
+            Some(at..at + 5),
+            format!("unknown field `{token}`"),
+        )
+        .masked(&crate::rules::secret_detector([]));
+        let framed = error.source.inner();
+        assert_eq!(framed.len(), text.len());
+        assert_eq!(&framed[at..at + 5], "token");
+        assert!(!framed.contains("EFGHIJ"), "{framed}");
+        assert!(!framed.contains("MIIEbody"), "{framed}");
+        assert_eq!(error.message, "unknown field `ghp_…`");
     }
 
     #[test]

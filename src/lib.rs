@@ -44,6 +44,7 @@ pub mod ruledoc;
 pub mod rules;
 pub mod schema;
 pub mod scratch;
+pub mod secrets;
 pub mod select;
 pub(crate) mod shard;
 pub mod text;
@@ -54,14 +55,20 @@ pub use env::{Env, ExitStatus};
 pub use error::Error;
 
 pub fn run(cli: Cli, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
+    // An error can quote a config or rule file (its frame, a parser's message): it leaves with
+    // the secrets the built-in rules find masked, as every excerpt of a file is.
+    dispatch(cli, env).map_err(|e| e.masked(&rules::secret_detector([])))
+}
+
+fn dispatch(cli: Cli, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
     match cli.command {
         Some(Command::Check(args)) => check(check::Options::from_args(*args, env)?, env),
-        Some(Command::Rules(args)) => commands::rules(args, env),
-        Some(Command::Explain(args)) => commands::explain(args, env),
+        Some(Command::Rules(args)) => quiet_on_closed_pipe(commands::rules(args, env)),
+        Some(Command::Explain(args)) => quiet_on_closed_pipe(commands::explain(args, env)),
         Some(Command::TestRules(args)) => commands::test_rules(args, env),
         Some(Command::Init) => commands::init(env),
-        Some(Command::Completions(args)) => commands::completions(args, env),
-        Some(Command::Schema(args)) => commands::schema(args, env),
+        Some(Command::Completions(args)) => quiet_on_closed_pipe(commands::completions(args, env)),
+        Some(Command::Schema(args)) => quiet_on_closed_pipe(commands::schema(args, env)),
         // `--stdio` is the only transport: accepted, nothing to decide.
         Some(Command::Lsp(_)) => lsp::run(env),
         Some(Command::Merge(args)) => commands::merge(args, env),
@@ -69,5 +76,16 @@ pub fn run(cli: Cli, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
             check::history(check::HistoryOptions::from_args(*args, env)?, env)
         }
         None => check(check::Options::from_args(cli.check, env)?, env),
+    }
+}
+
+/// A listing whose reader closed standard output early (`forgelint rules | head`) ends quietly:
+/// it was read as far as it was wanted.
+fn quiet_on_closed_pipe(result: Result<ExitStatus, Error>) -> Result<ExitStatus, Error> {
+    match result {
+        Err(Error::Write { source, .. }) if source.kind() == std::io::ErrorKind::BrokenPipe => {
+            Ok(ExitStatus::Success)
+        }
+        other => other,
     }
 }

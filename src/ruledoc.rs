@@ -1,10 +1,12 @@
 //! A rule's documentation: the Markdown page of `docs/rules/<id>.md` (SARIF's `helpUri`), the
 //! same page rendered for a terminal (`forgelint explain`), and the findings of the rule's
 //! failing cases as forgelint prints them (pinned per rule by a snapshot test, and shown on the
-//! page).
+//! page). The cases' files and findings are shown with their secrets masked, as every excerpt
+//! of a file is.
 
 use crate::case_runner::run_case;
-use crate::rules::{Case, CaseSource, Rule, Target};
+use crate::rules::{secret_detector, Case, CaseSource, Rule, Target};
+use crate::secrets::Detector;
 
 /// What context a rule needs, for `forgelint rules` and the page's header.
 pub fn needs_text(rule: &Rule) -> String {
@@ -19,6 +21,7 @@ pub fn needs_text(rule: &Rule) -> String {
 /// A rule's documentation page (Markdown): what `docs/rules/<id>.md` holds and SARIF's `helpUri`
 /// points at.
 pub fn rule_doc(rule: &Rule) -> String {
+    let detector = secret_detector([rule]);
     let mut out = format!("# {}\n\n", rule.id);
     out.push_str(&format!(
         "Severity: **{}** · needs: {} · reads: {}\n\n{}\n",
@@ -54,9 +57,9 @@ pub fn rule_doc(rule: &Rule) -> String {
             .or_else(|| cases.next());
         if let Some(case) = example {
             out.push_str(&format!("\n## {title}: {}\n\n", case.name));
-            out.push_str(&case_text(case));
+            out.push_str(&detector.mask(&case_text(case)));
             if !valid {
-                let findings = case_findings(rule, case);
+                let findings = case_findings(rule, case, &detector);
                 if !findings.is_empty() {
                     out.push_str(&format!("\nforgelint reports:\n\n```text\n{findings}```\n"));
                 }
@@ -74,10 +77,11 @@ pub fn rule_doc(rule: &Rule) -> String {
 
 /// The findings of every failing case of `rule`, one block a case under its name.
 pub fn failing_cases_findings(rule: &Rule) -> String {
+    let detector = secret_detector([rule]);
     let mut out = String::new();
     for case in rule.cases().iter().filter(|c| !c.valid) {
         out.push_str(&format!("{}:\n", case.name));
-        let findings = case_findings(rule, case);
+        let findings = case_findings(rule, case, &detector);
         for line in findings.lines() {
             out.push_str(&format!("  {line}\n"));
         }
@@ -88,7 +92,7 @@ pub fn failing_cases_findings(rule: &Rule) -> String {
 /// What the rule reports on a case, as `forgelint check --format concise` prints it, with the
 /// built-in rules running beside it (as in a real run: `unused-suppression` needs the rule a
 /// suppression names to run).
-fn case_findings(rule: &Rule, case: &Case) -> String {
+fn case_findings(rule: &Rule, case: &Case, detector: &Detector) -> String {
     static BUILTIN: std::sync::OnceLock<Option<crate::rules::RuleSet>> = std::sync::OnceLock::new();
     let builtin = BUILTIN.get_or_init(|| crate::rules::RuleSet::builtin().ok());
     let mut rules: Vec<&Rule> = builtin
@@ -97,9 +101,10 @@ fn case_findings(rule: &Rule, case: &Case) -> String {
         .filter(|r| r.id != rule.id)
         .collect();
     rules.push(rule);
-    let Ok(findings) = run_case(case, &rules) else {
+    let Ok(mut findings) = run_case(case, &rules) else {
         return String::new();
     };
+    detector.mask_findings(&mut findings);
     findings
         .iter()
         .filter(|f| *f.rule == rule.id)

@@ -375,6 +375,37 @@ fn a_quick_fix_removes_the_owner_and_hover_explains_the_rule() {
     assert_eq!(client.shutdown(), 0);
 }
 
+/// A secret `exp-secret` does not report (in a spec's field, beside a suppressed one in an
+/// experiment file) is masked in the diagnostics that quote it and in the hover.
+#[test]
+fn diagnostics_and_hovers_show_no_secret() {
+    let (tree, text) = demo();
+    let secret = "ghp_ABCDEFGHIJKLMNOPQRSTUVWXYZabcdef0123";
+    let text = text.replacen("\"alice\"", &format!("\"{secret}\""), 1);
+    let uri = uri(&tree.path("specs/bad.jobspec.json"));
+    let mut client = start(tree.root(), &[]);
+    client.open(&uri, &text);
+    let diagnostics = client.diagnostics(&uri, 1);
+    let all = serde_json::to_string(&diagnostics).unwrap();
+    assert!(all.contains("ghp_…"), "{all}");
+    assert!(!all.contains("EFGHIJKLMN"), "a secret leaked: {all}");
+    let (line, character) = position_of(&text, secret);
+    let hover = client.hover(&uri, line, character + 1);
+    let value = hover["result"]["contents"]["value"].as_str().unwrap();
+    assert!(value.contains("owner-ignored"), "{value}");
+    assert!(!value.contains("EFGHIJKLMN"), "a secret leaked: {value}");
+    let train = "experiments/my-grpo/train.py";
+    let code = format!(
+        "TOKEN = \"hf_SuppressedTokenAbCdEfGhIjKlMnOpQrStUv\"  # forgelint: ignore[exp-secret] revoked\nCORPUS = \"/mnt/shared/{secret}\"\n"
+    );
+    let train_uri = lsp_client::uri(&tree.path(train));
+    client.open(&train_uri, &code);
+    let all = serde_json::to_string(&client.diagnostics(&train_uri, 1)).unwrap();
+    assert!(all.contains("exp-host-path"), "{all}");
+    assert!(!all.contains("EFGHIJKLMN"), "a secret leaked: {all}");
+    assert_eq!(client.shutdown(), 0);
+}
+
 #[test]
 fn hostile_documents_do_not_crash_the_server() {
     let (tree, _) = demo();
@@ -502,6 +533,34 @@ fn rule_file_and_config_errors_are_reported_at_their_spans() {
     assert_eq!(client.shutdown(), 0);
 }
 
+/// A config that extends one outside the workspace gets the error `check` gives from the
+/// root: the place, never the outside file's text or the parser's words about it.
+#[test]
+fn a_config_outside_the_project_is_not_quoted() {
+    let (tree, _) = demo();
+    let outside = tempfile::tempdir().unwrap();
+    let base = outside.path().join("base.toml");
+    std::fs::write(&base, "[platform]\nwandb-key-of-the-runner = 1\n").unwrap();
+    let config = format!("extend = \"{}\"\n", base.display());
+    let config_path = tree.path("forgelint.toml");
+    std::fs::write(&config_path, &config).unwrap();
+    let run = run_in(tree.root(), &["check"]);
+    run.expect_code(2);
+    assert!(!run.stderr.contains("wandb-key"), "{}", run.stderr);
+    let mut client = start(tree.root(), &[]);
+    let uri_config = uri(&config_path);
+    client.open(&uri_config, &config);
+    let diagnostics = client.diagnostics(&uri_config, 1);
+    let all = serde_json::to_string(&diagnostics).unwrap();
+    assert_eq!(diagnostics.len(), 1, "{all}");
+    assert!(all.contains("not a valid configuration"), "{all}");
+    assert!(
+        !all.contains("wandb-key"),
+        "the outside config is quoted: {all}"
+    );
+    assert_eq!(client.shutdown(), 0);
+}
+
 #[test]
 fn a_saved_config_is_read_again() {
     let (tree, text) = demo();
@@ -606,4 +665,69 @@ fn a_spec_under_a_broken_nested_config_says_why_it_is_not_linted() {
         assert_eq!(related["range"]["start"]["line"], 1);
     }
     assert_eq!(client.shutdown(), 0);
+}
+
+/// A body that is not JSON, or JSON that is no message, is answered (`-32700`, `-32600`, id
+/// `null` when it has none) and the session goes on.
+#[test]
+fn malformed_messages_are_answered_and_the_server_goes_on() {
+    let (tree, text) = demo();
+    let mut client = start(tree.root(), &[]);
+    let error_of = |client: &mut lsp_client::Client, code: i64| {
+        client.wait_for(&format!("error {code}"), |m| m["error"]["code"] == code)
+    };
+    client.send_raw(b"Content-Length: 9\r\n\r\n{\"id\": 3,");
+    let answer = error_of(&mut client, -32700);
+    assert_eq!(answer["id"], Value::Null, "{answer}");
+    client.send_raw(b"Content-Length: 16\r\n\r\n{\"id\":42,\"x\":[]}");
+    let answer = error_of(&mut client, -32600);
+    assert_eq!(answer["id"], 42, "{answer}");
+    // A header that is no length, then junk up to the next frame.
+    client.send_raw(b"Content-Length: twelve\r\n\r\ngarbage without a header");
+    let answer = error_of(&mut client, -32700);
+    assert!(
+        answer["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("not a number"),
+        "{answer}"
+    );
+    let spec = uri(&tree.path("specs/bad.jobspec.json"));
+    client.open(&spec, &text);
+    assert!(!client.diagnostics(&spec, 1).is_empty());
+    assert_eq!(client.hover(&spec, 0, 0)["result"], Value::Null);
+    assert_eq!(client.shutdown(), 0);
+}
+
+/// A `Content-Length` past any spec is answered, not believed: no allocation of its size, no
+/// abort; its bytes are skipped as they come, in bounded memory.
+#[test]
+fn a_huge_content_length_is_refused_in_bounded_memory() {
+    let (tree, _) = demo();
+    for length in ["1000000000000", "9223372036854775808", "4000000000"] {
+        let mut client = start(tree.root(), &[]);
+        client.send_raw(format!("Content-Length: {length}\r\n\r\n").as_bytes());
+        let answer = client.wait_for("the refusal", |m| m["error"]["code"] == -32700);
+        assert_eq!(answer["id"], Value::Null);
+        assert!(
+            answer["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("over the limit"),
+            "{answer}"
+        );
+        // 256 MiB of the promised body: skipped as it comes.
+        let chunk = vec![b'x'; 1 << 20];
+        for _ in 0..256 {
+            client.send_raw(&chunk);
+        }
+        let peak = client.peak_rss_kb().expect("the server's memory");
+        assert!(peak < 200 * 1024, "{length}: peak RSS {peak} KiB");
+        client.close_input();
+        assert_eq!(
+            client.wait_exit(),
+            1,
+            "{length}: the end of the input, no abort"
+        );
+    }
 }

@@ -52,17 +52,20 @@ pub fn finish_from(
     summary.new_from_rev = linted.new_from_rev.take();
     let files = FileSources {
         stdin: linted.stdin_source.take(),
+        detector: linted.detector.clone(),
     };
     let sources = sources.unwrap_or(&files);
     // `--fix -`: the fixed spec is the output; the report goes to standard error.
+    // A reader that closed standard output early (`forgelint . | head`) ends the output quietly,
+    // not the verdict: the exit code still says what was found (`set -o pipefail`).
     if let Some(fixed) = &linted.stdin_fixed {
         let written = env.stdout.write_all(fixed.as_bytes());
         if written.and_then(|_| env.stdout.flush()).is_err() {
-            return Ok(ExitStatus::Success);
+            return Ok(exit_status(&plan, &linted, &tally));
         }
         write_report(&plan, &linted, &summary, sources, env, true)?;
     } else if write_report(&plan, &linted, &summary, sources, env, false)? == Written::PipeClosed {
-        return Ok(ExitStatus::Success);
+        return Ok(exit_status(&plan, &linted, &tally));
     }
     if !plan.options.quiet {
         for skipped in &summary.skipped {
@@ -167,14 +170,24 @@ fn finish_diff(
     env: &mut Env<'_>,
 ) -> Result<ExitStatus, Error> {
     linted.diffs.sort_by(|a, b| a.0.cmp(&b.0));
+    let status = if linted.tool_error {
+        ExitStatus::Error
+    } else if linted.diffs.is_empty() {
+        ExitStatus::Success
+    } else {
+        ExitStatus::Failure
+    };
     for (_, diff) in &linted.diffs {
+        // Its context lines are an excerpt of the file: its secrets are masked.
+        let diff = linted.detector.mask(diff);
         for line in diff.split_inclusive('\n') {
             let (body, end) = match line.strip_suffix('\n') {
                 Some(body) => (body, "\n"),
                 None => (line, "\n"),
             };
             if write!(env.stdout, "{}{end}", escape::visible(body)).is_err() {
-                return Ok(ExitStatus::Success);
+                // Standard output closed early: quiet, with the verdict.
+                return Ok(status);
             }
         }
     }
@@ -191,13 +204,7 @@ fn finish_diff(
         };
         writeln!(env.stderr, "{line}").ok();
     }
-    Ok(if linted.tool_error {
-        ExitStatus::Error
-    } else if linted.diffs.is_empty() {
-        ExitStatus::Success
-    } else {
-        ExitStatus::Failure
-    })
+    Ok(status)
 }
 
 /// The rules that could not run under the configs files were linted with, merged by what is
@@ -253,7 +260,8 @@ fn summarize(
 #[derive(PartialEq)]
 enum Written {
     Whole,
-    /// Standard output was closed by its reader (`forgelint | head`): a quiet success.
+    /// Standard output was closed by its reader (`forgelint | head`): nothing more is said,
+    /// and the exit code is the findings'.
     PipeClosed,
 }
 
@@ -307,10 +315,18 @@ fn write_report_file(
         source,
     };
     // `--format sarif=reports/forgelint.sarif` in a fresh checkout: the folder is made. When
-    // it cannot be, the write below says why (a parent that is a file: "Not a directory").
+    // it cannot be, that is the error (the write would only say "No such file or directory").
     if let Some(folder) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
         if std::fs::symlink_metadata(folder).is_err() {
-            let _ = std::fs::create_dir_all(folder);
+            std::fs::create_dir_all(folder).map_err(|e| {
+                error(std::io::Error::new(
+                    e.kind(),
+                    format!(
+                        "cannot make the folder {}: {e}",
+                        escape::visible(&folder.display().to_string())
+                    ),
+                ))
+            })?;
         }
     }
     atomic_write::write_atomically(path, |w| report::write(w, input, sources, &opts)).map_err(error)
@@ -353,20 +369,23 @@ fn exit_status(plan: &Plan<'_>, linted: &Linted, tally: &Tally) -> ExitStatus {
     }
 }
 
-/// Re-reads files for code frames; the spec read from stdin is kept in memory.
+/// Re-reads files for code frames; the spec read from stdin is kept in memory. Every text is
+/// read with its secrets, which the frames mask.
 struct FileSources {
     stdin: Option<(Arc<str>, Arc<str>)>,
+    detector: crate::secrets::Detector,
 }
 
 impl report::Sources for FileSources {
-    fn text(&self, finding: &crate::diagnostic::Finding) -> Option<Arc<str>> {
+    fn source(&self, finding: &crate::diagnostic::Finding) -> Option<report::Source> {
         let path = &*finding.path;
         if let Some((name, text)) = &self.stdin {
             if **name == *path {
-                return Some(text.clone());
+                return Some(report::Source::new(text.clone(), &self.detector));
             }
         }
         let bytes = crate::read::read_bounded(std::path::Path::new(path)).ok()?;
-        String::from_utf8(bytes).ok().map(Arc::from)
+        let text = String::from_utf8(bytes).ok().map(Arc::from)?;
+        Some(report::Source::new(text, &self.detector))
     }
 }

@@ -1,12 +1,15 @@
 //! `--fix` and `--diff` on one spec: its fixes applied in passes ([`crate::fix::apply`]), then
-//! the result written in place (atomically, with the file's permissions) or shown as a diff.
-//! A fix that would lose data leaves the file as it was and is reported as a bug.
+//! the result written in place ([`crate::fix::write`]: atomically, only over the file as it was
+//! read, with its mode and owner) or shown as a diff. A fix that would lose data leaves the
+//! file as it was and is reported as a bug; a file that changed during the run, or cannot be
+//! written as it was, is left alone and reported.
 
 use std::path::Path;
 use std::sync::Arc;
 
 use crate::diagnostic::{Applicability, Finding, Severity, INTERNAL_ERROR};
 use crate::fix::apply::fix_text;
+use crate::fix::write::{write_fixed, ReadState};
 
 /// What `--fix`, `--unsafe-fixes` and `--diff` ask of every spec.
 #[derive(Debug, Clone, Copy)]
@@ -28,10 +31,15 @@ pub struct FixOutcome {
     pub tool_error: bool,
 }
 
-/// Fixes the spec at `path` (shown as `shown`), whose text is `text` and whose findings are
-/// `findings` (those of its experiment's files among them); `relint` lints a fixed text.
+/// The file a fixed spec is written to, and what its path named when it was read (`None` when
+/// that could not be told: the file is then not written).
+pub type FixTarget<'a> = (&'a Path, Option<&'a ReadState>);
+
+/// Fixes the spec at `target` (shown as `shown`; `None` for standard input), whose text is
+/// `text` and whose findings are `findings` (those of its experiment's files among them);
+/// `relint` lints a fixed text.
 pub fn fix_spec(
-    path: Option<&Path>,
+    target: Option<FixTarget<'_>>,
     shown: &Arc<str>,
     text: &str,
     findings: Vec<Finding>,
@@ -75,9 +83,13 @@ pub fn fix_spec(
             ..FixOutcome::default()
         };
     }
-    if let Some(path) = path {
-        if let Err(e) = crate::atomic_write::replace_keeping_mode(path, fixed.text.as_bytes()) {
-            let message = format!("cannot write the fixed file: {e}; it was left as it was");
+    if let Some((path, read)) = target {
+        let written = match read {
+            Some(read) => write_fixed(path, read, text.as_bytes(), fixed.text.as_bytes())
+                .map_err(|e| e.to_string()),
+            None => Err("cannot tell whether it changed since it was read; not fixed".into()),
+        };
+        if let Err(message) = written {
             return failed(findings, shown, message);
         }
     }

@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex};
 
 use rayon::prelude::*;
 
+use super::fixing::FixTarget;
 use super::plan::Plan;
 use super::profiles::Profile;
 use crate::diagnostic::{Finding, INVALID_JSON};
@@ -21,9 +22,11 @@ use crate::discover::{self, Candidate, Kind};
 use crate::engine::{self, ExperimentLookup, ExperimentToLint, FileName, LintInput, SpecInput};
 use crate::env::Env;
 use crate::error::Error;
+use crate::fix::write::{file_key, FileKey, ReadState};
 use crate::project::{mentions_starforge, DirCache, DirMemo, RealProject};
 use crate::read::MAX_FILE_SIZE;
 use crate::scratch::{LintScratch, Scratch};
+use crate::secrets::Detector;
 use crate::{escape, handoff};
 
 /// What the lint run found.
@@ -47,6 +50,8 @@ pub struct Linted {
     pub history: Option<crate::report::HistoryRead>,
     /// `--new-from-rev`: the findings hidden because the files had them at the revision.
     pub new_from_rev: Option<crate::report::SinceRev>,
+    /// The secret detector of the run's rules: code frames mask what it finds.
+    pub detector: Detector,
 }
 
 #[derive(Default)]
@@ -74,6 +79,8 @@ struct LintRun<'p, 's> {
     /// The experiment files named on the command line, absolute: linted as named, never again
     /// as part of an experiment a spec names.
     named: HashSet<PathBuf>,
+    /// `--fix`: the files being fixed, each once whatever the paths that name it.
+    fixing: Mutex<HashSet<FileKey>>,
 }
 
 /// Lints everything the plan names: the walked folders and named files in parallel, then the
@@ -94,15 +101,29 @@ pub fn run(plan: &Plan<'_>, env: &mut Env<'_>) -> Result<Linted, Error> {
             .map(|p| crate::paths::normalize(p, &cwd))
             .collect(),
         named: named_experiment_files(plan, &cwd),
+        fixing: Mutex::new(HashSet::new()),
     };
-    let collector = Collector::new();
+    // Built from every rule of the run's configs with `mask = true`, selected or not.
+    let detector = crate::rules::secret_detector(
+        plan.profiles
+            .iter()
+            .flat_map(|p| p.settings.rules.rules.iter()),
+    );
+    let collector = Collector::new(detector);
     let discovery = walk_and_lint(&linter, &collector)?;
-    // Files named on the command line (a pre-commit batch): in parallel too.
-    plan.pool.install(|| {
+    // Files named on the command line (a pre-commit batch): in parallel too. A file named
+    // twice (a link and its target) is fixed once, as the first name names it.
+    let named = once_per_file(
         discovery
             .files
-            .par_iter()
+            .iter()
             .filter(|candidate| linter.owns(&candidate.path))
+            .collect(),
+        plan.options.fix.is_some_and(|m| m.write),
+    );
+    plan.pool.install(|| {
+        named
+            .par_iter()
             .for_each_init(Scratch::default, |scratch, candidate| {
                 collector.files.fetch_add(1, Ordering::Relaxed);
                 collector.keep(linter.contained(candidate, scratch))
@@ -132,6 +153,18 @@ pub fn run(plan: &Plan<'_>, env: &mut Env<'_>) -> Result<Linted, Error> {
     linted.stdin_source = stdin.source;
     linted.stdin_fixed = stdin.fixed;
     Ok(linted)
+}
+
+/// `candidates` with each file once, by the first path that names it, when `fixing`.
+fn once_per_file(candidates: Vec<&Candidate>, fixing: bool) -> Vec<&Candidate> {
+    if !fixing || candidates.len() < 2 {
+        return candidates;
+    }
+    let mut seen = HashSet::new();
+    candidates
+        .into_iter()
+        .filter(|c| file_key(&c.path).map_or(true, |key| seen.insert(key)))
+        .collect()
 }
 
 /// Experiment files skipped as binary, over every config.
@@ -258,6 +291,20 @@ impl<'s> LintRun<'_, 's> {
         if let Some(problem) = &candidate.problem {
             return file_problem(problem.clone());
         }
+        // `--fix`: what the path names, taken before the file is read, so that the fixed copy
+        // replaces that file only, as it was read.
+        let fixes = self.plan.options.fix.is_some_and(|m| m.write);
+        let read_state = fixes.then(|| ReadState::of(&candidate.path).ok()).flatten();
+        if let Some(state) = &read_state {
+            let claimed = self
+                .fixing
+                .lock()
+                .map_or(true, |mut fixing| fixing.insert(state.file_key()));
+            if !claimed {
+                // Reached by another path (a link and its target): linted and fixed once.
+                return FileOutcome::default();
+            }
+        }
         let Scratch {
             lint,
             reader,
@@ -274,7 +321,8 @@ impl<'s> LintRun<'_, 's> {
                 engine::lint_spec(bytes, &display, &input(lint_files), &mut lint.borrow_mut())
             };
             let linted = lint_spec(bytes, true);
-            let outcome = self.fixed(candidate, &display, bytes, linted.findings, &|text| {
+            let target = (candidate.path.as_path(), read_state.as_ref());
+            let outcome = self.fixed(target, &display, bytes, linted.findings, &|text| {
                 lint_spec(text.as_bytes(), false).findings
             });
             let experiment = linted.experiment.filter(|e| self.takes(e, walk));
@@ -310,10 +358,11 @@ impl<'s> LintRun<'_, 's> {
     }
 
     /// `--fix` and `--diff` on a spec whose findings are `findings`: its fixes applied, in
-    /// passes that `relint` lints again. The findings as they are without them.
+    /// passes that `relint` lints again, and written to `target`. The findings as they are
+    /// without them.
     fn fixed(
         &self,
-        candidate: &Candidate,
+        target: FixTarget<'_>,
         display: &FileName<'_>,
         bytes: &[u8],
         findings: Vec<Finding>,
@@ -326,8 +375,7 @@ impl<'s> LintRun<'_, 's> {
             };
         };
         let shown = display.get();
-        let fixed =
-            super::fixing::fix_spec(Some(&candidate.path), shown, text, findings, mode, relint);
+        let fixed = super::fixing::fix_spec(Some(target), shown, text, findings, mode, relint);
         FileOutcome {
             findings: fixed.findings,
             tool_error: fixed.tool_error,
@@ -488,7 +536,7 @@ fn lint_stdin(
         let findings = profile
             .experiments
             .lint_given(name, &root, &bytes, &mut scratch);
-        collector.findings.keep(findings);
+        collector.keep_findings(findings);
         return Ok(Stdin {
             source: Some((display, Arc::from(String::from_utf8_lossy(&bytes).as_ref()))),
             fixed: None,
@@ -517,7 +565,7 @@ fn lint_stdin(
         (Some(mode), Ok(original)) => {
             let relint = |text: &str| lint(text.as_bytes());
             let fixed = super::fixing::fix_spec(None, &display, original, findings, mode, &relint);
-            collector.findings.keep(fixed.findings);
+            collector.keep_findings(fixed.findings);
             if fixed.tool_error {
                 collector.failed.store(true, Ordering::Relaxed);
             }
@@ -531,7 +579,7 @@ fn lint_stdin(
             })
         }
         _ => {
-            collector.findings.keep(findings);
+            collector.keep_findings(findings);
             Ok(Stdin {
                 source: Some((display, Arc::from(text.as_str()))),
                 fixed: None,
@@ -556,17 +604,27 @@ struct Collector {
     findings: crate::collect::Spool,
     fixed: AtomicUsize,
     diffs: Mutex<Vec<(Arc<str>, String)>>,
+    /// Masks the secrets in what findings quote of the files.
+    detector: Detector,
 }
 
 impl Collector {
-    fn new() -> Collector {
+    fn new(detector: Detector) -> Collector {
         Collector {
             files: AtomicUsize::new(0),
             failed: AtomicBool::new(false),
             findings: crate::collect::Spool::new(),
             fixed: AtomicUsize::new(0),
             diffs: Mutex::new(Vec::new()),
+            detector,
         }
+    }
+
+    /// Keeps findings, their messages, help and labels masked: every output (reports, the
+    /// baseline) is written from what is kept here.
+    fn keep_findings(&self, mut findings: Vec<Finding>) {
+        self.detector.mask_findings(&mut findings);
+        self.findings.keep(findings);
     }
 
     /// Keeps a file's `--diff`, to be printed in path order.
@@ -584,7 +642,7 @@ impl Collector {
             self.fixed.fetch_add(outcome.fixed, Ordering::Relaxed);
         }
         self.keep_diff(outcome.diff);
-        self.findings.keep(outcome.findings);
+        self.keep_findings(outcome.findings);
     }
 
     fn finish(self, paths_missing: bool) -> Result<Linted, Error> {
@@ -603,6 +661,7 @@ impl Collector {
             stdin_fixed: None,
             history: None,
             new_from_rev: None,
+            detector: self.detector,
         })
     }
 }

@@ -331,7 +331,8 @@ fn unknown_rule_error(id: &str, settings: &Settings, flag: &str) -> Error {
         .map(|s| format!("did you mean `{s}`?"))
         .or_else(|| Some("`forgelint rules` lists every rule".to_string()));
     Error::Usage {
-        message: format!("{flag}: unknown rule `{id}`"),
+        // The value is the user's, echoed: escapes in it are shown, not sent to the terminal.
+        message: format!("{flag}: unknown rule `{}`", crate::escape::visible(id)),
         help,
     }
 }

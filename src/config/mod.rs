@@ -396,7 +396,18 @@ impl Settings {
     /// `extra_rules` (`--rules`).
     pub fn load(path: &Path, extra_rules: &[PathBuf]) -> Result<Settings, Error> {
         let shown = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-        load_chain(path, extra_rules, &mut Vec::new(), &shown)
+        Settings::load_within(path, extra_rules, &shown)
+    }
+
+    /// [`Settings::load`] for a run in the folder `shown`: an error in a config outside it is
+    /// shown without that config's text (see [`shown_from`]).
+    pub fn load_within(
+        path: &Path,
+        extra_rules: &[PathBuf],
+        shown: &Path,
+    ) -> Result<Settings, Error> {
+        load_chain(path, extra_rules, &mut Vec::new(), shown)
+            .map_err(|e| shown_from(e, shown, "configuration"))
     }
 
     /// Compiles the config `text` (its own; an `extend` in it is an error here).
@@ -601,7 +612,7 @@ fn unknown_rule(name: &str, text: &Arc<str>, id: &Spanned<String>, rules: &RuleS
         name,
         text,
         Some(id.span()),
-        format!("unknown rule `{}`", id.get_ref()),
+        format!("unknown rule `{}`", crate::escape::visible(id.get_ref())),
     );
     if let Some(s) = crate::error::suggest(id.get_ref(), rules.rules.iter().map(|r| r.id.as_str()))
     {

@@ -46,15 +46,9 @@ pub fn run<'r>(
             }
             let mask = active.rule.mask;
             match &check.assertion {
-                Assertion::Text { pattern, scope } => pattern_hits(
-                    check,
-                    pattern.regex(),
-                    *scope,
-                    text,
-                    regions,
-                    mask,
-                    &mut hits,
-                ),
+                Assertion::Text { pattern, scope } => {
+                    pattern_hits(check, pattern, *scope, text, regions, mask, &mut hits)
+                }
                 Assertion::Function(f) if f.is(HOST_PATH) => host_paths(
                     check,
                     text,
@@ -81,7 +75,7 @@ pub fn masked(secret: &str) -> String {
 
 fn pattern_hits(
     check: &Check,
-    regex: &regex::Regex,
+    pattern: &crate::rules::Pattern,
     scope: Scope,
     text: &str,
     regions: &[Region],
@@ -117,19 +111,8 @@ fn pattern_hits(
             Vec::new(),
         ));
     };
-    match regex.capture_names().position(|n| n == Some("at")) {
-        Some(group) => {
-            for caps in regex.captures_iter(text) {
-                if let Some(m) = caps.get(group).or_else(|| caps.get(0)) {
-                    push(m.start(), m.end());
-                }
-            }
-        }
-        None => {
-            for m in regex.find_iter(text) {
-                push(m.start(), m.end());
-            }
-        }
+    for m in pattern.text_matches(text) {
+        push(m.at.start, m.at.end);
     }
 }
 

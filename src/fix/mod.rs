@@ -6,5 +6,6 @@
 pub mod apply;
 pub mod diff;
 mod edits;
+pub mod write;
 
 pub use edits::fix_for;

@@ -1,13 +1,14 @@
 //! `forgelint lsp`: a language server over standard input and output. It lints the documents
 //! an editor has open as `forgelint check` lints their files, from the editor's text, and
 //! publishes the findings as diagnostics; it offers their fixes as quick fixes and explains
-//! their rules on hover. One thread serves the protocol (lsp-server's synchronous loop), with
-//! a large stack for hostile documents; a lint that crashes a rule is caught and becomes a
-//! diagnostic, not the end of the server.
+//! their rules on hover. One thread serves the protocol (lsp-server's synchronous loop, fed by
+//! our own bounded framing reader, [`transport`]), with a large stack for hostile documents; a
+//! lint that crashes a rule is caught and becomes a diagnostic, not the end of the server.
 
 mod convert;
 mod documents;
 mod features;
+pub mod transport;
 mod workspace;
 
 use std::path::{Path, PathBuf};
@@ -26,7 +27,8 @@ use workspace::Workspace;
 /// Serves the protocol on standard input and output until the client says `exit`: status 0
 /// after a `shutdown`, 1 without one (as the protocol asks).
 pub fn run(env: &mut Env<'_>) -> Result<ExitStatus, Error> {
-    let (connection, io_threads) = Connection::stdio();
+    // Our own framing reader, not lsp-server's: see `transport`.
+    let (connection, io_threads) = transport::stdio();
     let cwd = env.cwd.clone();
     let status = std::thread::scope(|scope| {
         let server = std::thread::Builder::new()

@@ -14,8 +14,9 @@ use crate::diagnostic::Finding;
 use crate::discover::{Kind, Options};
 use crate::engine::contain;
 use crate::error::Error;
-use crate::rules::Rule;
+use crate::rules::{secret_detector, Rule};
 use crate::scratch::Scratch;
+use crate::secrets::Detector;
 
 /// A document's lint: the findings (for code actions and hover) and what is published.
 #[derive(Default)]
@@ -28,6 +29,11 @@ pub struct Workspace {
     pub root: PathBuf,
     /// Compiled on the first lint; `None` again after a config or rule file changed.
     configs: Option<ConfigTree>,
+    /// The secret detector of the configs' rules, made with them.
+    detector: Option<Detector>,
+    /// The built-in rules' secret detector: for errors, which quote a config or rule file that
+    /// may not compile.
+    builtin: Option<Detector>,
 }
 
 impl Workspace {
@@ -35,12 +41,34 @@ impl Workspace {
         Workspace {
             root,
             configs: None,
+            detector: None,
+            builtin: None,
         }
     }
 
     /// Forgets the compiled configs: the next lint reads them again.
     pub fn reload(&mut self) {
         self.configs = None;
+        self.detector = None;
+    }
+
+    /// What masks the secrets a diagnostic or hover would quote: the rules with `mask = true`
+    /// of the configs (the built-in ones when they cannot be loaded).
+    fn detector(&mut self) -> &Detector {
+        if self.detector.is_none() {
+            if let Ok(configs) = self.configs() {
+                self.detector = Some(secret_detector(configs.first().rules.rules.iter()));
+            }
+        }
+        match &self.detector {
+            Some(detector) => detector,
+            None => self.builtin.get_or_insert_with(|| secret_detector([])),
+        }
+    }
+
+    /// The built-in rules' secret detector, made once.
+    fn builtin_detector(&mut self) -> &Detector {
+        self.builtin.get_or_insert_with(|| secret_detector([]))
     }
 
     fn configs(&mut self) -> Result<&ConfigTree, Error> {
@@ -69,29 +97,36 @@ impl Workspace {
     /// Lints `text`, the document at `path` (absolute), published as `uri`.
     pub fn lint(&mut self, path: &Path, text: &str, uri: &Uri) -> Linted {
         let root = self.root.clone();
-        // A config or rule file has no findings: its first error, if any, is its diagnostic. A
-        // crash is an error too: a bug, and the server goes on.
-        let first_error = |found: Result<Result<(), Error>, Finding>| Linted {
-            diagnostics: found
+        // A config or rule file has no findings: its first error, if any, is its diagnostic
+        // (its secrets masked: it can quote the file). A crash is an error too: a bug, and the
+        // server goes on.
+        let first_error = |found: Result<Result<(), Error>, Finding>, detector: &Detector| {
+            let error = found
                 .unwrap_or_else(|crashed| Err(Error::usage(crashed.message)))
-                .err()
-                .map(|e| convert::error_diagnostic(&e, path, &root))
-                .into_iter()
-                .collect(),
-            ..Linted::default()
+                .err();
+            Linted {
+                diagnostics: error
+                    .map(|e| convert::error_diagnostic(&e.masked(detector), path, &root))
+                    .into_iter()
+                    .collect(),
+                ..Linted::default()
+            }
         };
         if is_config(path) {
-            return first_error(contain(path, || lint_config(path, text)));
+            let found = contain(path, || lint_config(path, text, &root));
+            return first_error(found, self.builtin_detector());
         }
         if path.extension().is_some_and(|e| e == "toml") && self.is_rule_file(path, text) {
-            return first_error(contain(path, || lint_rule_file(path, text)));
+            let found = contain(path, || lint_rule_file(path, text));
+            return first_error(found, self.builtin_detector());
         }
         let shown = self.shown(path);
         match self.lint_file(&shown, text) {
             Ok(findings) => self.published(&shown, findings, uri),
             Err(error) => {
+                let error = error.masked(self.builtin_detector());
                 // A broken config is read again on the next lint, which reports it again.
-                self.configs = None;
+                self.reload();
                 let default_spec = path
                     .file_name()
                     .and_then(|n| n.to_str())
@@ -128,6 +163,8 @@ impl Workspace {
 
     /// The diagnostics of a file's findings, each with its rule's documentation link.
     fn published(&mut self, shown: &Path, mut findings: Vec<Finding>, uri: &Uri) -> Linted {
+        // Diagnostics, hovers and code actions quote the findings' messages: masked once here.
+        self.detector().mask_findings(&mut findings);
         findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
         let root = self.root.clone();
         let diagnostics = findings
@@ -238,15 +275,16 @@ fn looks_like_rule(text: &str) -> bool {
 }
 
 /// The config `text` of the file at `path` compiled over the configs it extends (read from
-/// disk): its first error.
-fn lint_config(path: &Path, text: &str) -> Result<(), Error> {
+/// disk): its first error. An error in a config outside the workspace `root` is shown without
+/// that config's text, as `check` run from the root shows it.
+fn lint_config(path: &Path, text: &str, root: &Path) -> Result<(), Error> {
     let base_dir = path
         .parent()
         .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
     let file = ConfigFile::parse(Some(path), base_dir, text)?;
     let chain = [path.canonicalize().unwrap_or_else(|_| path.to_path_buf())];
     let base = match file.extends(&chain)? {
-        Some(base) => Some(Settings::load(&base, &[])?),
+        Some(base) => Some(Settings::load_within(&base, &[], root)?),
         None => None,
     };
     file.compile(base.as_ref(), &[]).map(drop)

@@ -3,12 +3,11 @@
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
 use super::scan::Scanner;
-use super::{merge_sorted, merge_summaries, read_error, Sorted};
+use super::{check_tool_version, merge_sorted, merge_summaries, read_error, Input, Place, Sorted};
 use crate::diagnostic::Severity;
 use crate::error::Error;
 use crate::json::writer::{write_json_at, write_json_compact, ArrayWriter, ObjectWriter};
@@ -25,19 +24,30 @@ fn key_of(f: &Value) -> Sorted {
 }
 
 /// One JSON report being read: walked to its `findings`, then read one finding at a time.
-struct JsonInput {
-    path: PathBuf,
+struct JsonInput<'a> {
+    input: &'a Input,
     scan: Scanner<BufReader<File>>,
     first_finding: bool,
     findings_done: bool,
+    /// Where the finding read last begins.
+    at: u64,
 }
 
-impl JsonInput {
-    /// Opens `path` and walks to its findings; returns the values met on the way (`version`,
-    /// `tool`).
-    fn open(path: &Path) -> Result<(JsonInput, Map<String, Value>), Error> {
-        let failed = |source| read_error(path, source);
-        let file = File::open(path).map_err(failed)?;
+impl Place for JsonInput<'_> {
+    fn input(&self) -> &Input {
+        self.input
+    }
+    fn item_offset(&self) -> u64 {
+        self.at
+    }
+}
+
+impl<'a> JsonInput<'a> {
+    /// Opens `input` and walks to its findings; returns the values met on the way (`version`,
+    /// `tool`), which must be this forgelint's.
+    fn open(input: &'a Input) -> Result<(JsonInput<'a>, Map<String, Value>), Error> {
+        let failed = |source| read_error(&input.shown, source);
+        let file = input.open().map_err(failed)?;
         let mut scan = Scanner::new(BufReader::with_capacity(64 * 1024, file));
         scan.begin_object().map_err(failed)?;
         let mut head = Map::new();
@@ -46,39 +56,62 @@ impl JsonInput {
             match scan.next_key(&mut first).map_err(failed)? {
                 Some(key) if key == "findings" => break,
                 Some(key) => {
-                    head.insert(key, scan.value().map_err(failed)?);
+                    let at = scan.offset().map_err(failed)?;
+                    let value: Value = scan.value().map_err(failed)?;
+                    match key.as_str() {
+                        "version" if value != crate::report::json::FORMAT_VERSION => {
+                            return Err(input.error_at(
+                                at,
+                                format!(
+                                    "a report of version {}, and this forgelint merges version {}",
+                                    crate::escape::visible(&value.to_string()),
+                                    crate::report::json::FORMAT_VERSION
+                                ),
+                            ));
+                        }
+                        "tool" => check_tool_version(input, at, value.get("version"))?,
+                        _ => {}
+                    }
+                    head.insert(key, value);
                 }
                 None => return Err(failed(scan.error("a `findings` array"))),
             }
         }
+        let at = scan.offset().map_err(failed)?;
+        for member in ["version", "tool"] {
+            if !head.contains_key(member) {
+                return Err(input.error_at(at, format!("no `{member}` before the findings")));
+            }
+        }
         scan.begin_array().map_err(failed)?;
-        let input = JsonInput {
-            path: path.to_path_buf(),
+        let opened = JsonInput {
+            input,
             scan,
             first_finding: true,
             findings_done: false,
+            at,
         };
-        Ok((input, head))
+        Ok((opened, head))
     }
 
     fn next(&mut self) -> Result<Option<Value>, Error> {
         if self.findings_done {
             return Ok(None);
         }
+        let failed = |e| read_error(&self.input.shown, e);
         let more = self.scan.next_item(&mut self.first_finding);
-        if !more.map_err(|e| read_error(&self.path, e))? {
+        if !more.map_err(failed)? {
             self.findings_done = true;
             return Ok(None);
         }
-        self.scan
-            .value()
-            .map(Some)
-            .map_err(|e| read_error(&self.path, e))
+        self.at = self.scan.offset().map_err(failed)?;
+        self.scan.value().map(Some).map_err(failed)
     }
 
-    /// After the findings: the summary, and whether the report had statistics.
+    /// After the findings: the summary, and whether the report had statistics; then the end of
+    /// the input.
     fn tail(&mut self) -> Result<(Map<String, Value>, bool), Error> {
-        let failed = |e| read_error(&self.path, e);
+        let failed = |e| read_error(&self.input.shown, e);
         let mut summary = None;
         let mut statistics = false;
         let mut first = false;
@@ -93,11 +126,12 @@ impl JsonInput {
             }
         }
         let summary = summary.ok_or_else(|| failed(self.scan.error("a `summary`")))?;
+        self.scan.end().map_err(failed)?;
         Ok((summary, statistics))
     }
 }
 
-pub fn merge_json<W: Write>(inputs: &[PathBuf], out: &mut W) -> Result<(), Error> {
+pub(super) fn merge_json<W: Write>(inputs: &[Input], out: &mut W) -> Result<(), Error> {
     let mut opened = Vec::new();
     let mut head = Map::new();
     for path in inputs {
@@ -151,45 +185,81 @@ pub fn merge_json<W: Write>(inputs: &[PathBuf], out: &mut W) -> Result<(), Error
     writeln!(out).map_err(write_failed)
 }
 
-/// One JSON Lines report being read: a finding per line, then the summary line.
-struct JsonlInput {
-    path: PathBuf,
-    lines: std::io::Lines<BufReader<File>>,
+/// One JSON Lines report being read: a finding per line, then the summary line, then nothing.
+struct JsonlInput<'a> {
+    input: &'a Input,
+    reader: BufReader<File>,
+    /// Bytes read so far, and where the line read last begins.
+    offset: u64,
+    at: u64,
     summary: Option<Value>,
 }
 
-impl JsonlInput {
+impl Place for JsonlInput<'_> {
+    fn input(&self) -> &Input {
+        self.input
+    }
+    fn item_offset(&self) -> u64 {
+        self.at
+    }
+}
+
+impl JsonlInput<'_> {
+    /// The next line that is not blank, and where it begins; `None` at the end.
+    fn line(&mut self) -> Result<Option<String>, Error> {
+        loop {
+            let mut line = String::new();
+            let read = self
+                .reader
+                .read_line(&mut line)
+                .map_err(|e| read_error(&self.input.shown, e))?;
+            if read == 0 {
+                return Ok(None);
+            }
+            self.at = self.offset;
+            self.offset += read as u64;
+            if !line.trim().is_empty() {
+                return Ok(Some(line));
+            }
+        }
+    }
+
     fn next(&mut self) -> Result<Option<Value>, Error> {
         if self.summary.is_some() {
             return Ok(None);
         }
-        for line in self.lines.by_ref() {
-            let line = line.map_err(|e| read_error(&self.path, e))?;
-            if line.trim().is_empty() {
-                continue;
+        let Some(line) = self.line()? else {
+            return Err(self
+                .input
+                .error_at(self.offset, "the report ends before its summary line"));
+        };
+        let value: Value = serde_json::from_str(&line).map_err(|e| {
+            self.input
+                .error_at(self.at, format!("not a JSON line: {e}"))
+        })?;
+        if value.get("summary").is_some() && value.get("rule").is_none() {
+            self.summary = Some(value);
+            if self.line()?.is_some() {
+                return Err(self.input.error_at(
+                    self.at,
+                    "more after the summary line (two reports in one file, or trailing lines)",
+                ));
             }
-            let value: Value = serde_json::from_str(&line)
-                .map_err(|e| read_error(&self.path, std::io::Error::other(e)))?;
-            if value.get("summary").is_some() && value.get("rule").is_none() {
-                self.summary = Some(value);
-                return Ok(None);
-            }
-            return Ok(Some(value));
+            return Ok(None);
         }
-        Err(read_error(
-            &self.path,
-            std::io::Error::other("the report ends before its summary line"),
-        ))
+        Ok(Some(value))
     }
 }
 
-pub fn merge_jsonl<W: Write>(inputs: &[PathBuf], out: &mut W) -> Result<(), Error> {
+pub(super) fn merge_jsonl<W: Write>(inputs: &[Input], out: &mut W) -> Result<(), Error> {
     let mut opened = Vec::new();
-    for path in inputs {
-        let file = File::open(path).map_err(|e| read_error(path, e))?;
+    for input in inputs {
+        let file = input.open().map_err(|e| read_error(&input.shown, e))?;
         opened.push(JsonlInput {
-            path: path.clone(),
-            lines: BufReader::with_capacity(64 * 1024, file).lines(),
+            input,
+            reader: BufReader::with_capacity(64 * 1024, file),
+            offset: 0,
+            at: 0,
             summary: None,
         });
     }

@@ -4,12 +4,11 @@
 
 use std::fs::File;
 use std::io::{BufReader, Write};
-use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
 use super::scan::Scanner;
-use super::{merge_sorted, read_error, Sorted};
+use super::{check_tool_version, merge_sorted, read_error, Input, Place, Sorted};
 use crate::error::Error;
 use crate::json::writer::{write_json_at, ArrayWriter, ObjectWriter};
 use crate::report::sarif::{write_log, SarifLog};
@@ -17,8 +16,10 @@ use crate::report::sarif::{write_log, SarifLog};
 type Scan = Scanner<BufReader<File>>;
 
 /// A log being read: one scanner in its artifacts, another in its results.
-struct SarifInput {
-    path: PathBuf,
+struct SarifInput<'a> {
+    input: &'a Input,
+    /// Where the artifact or result read last begins.
+    at: u64,
     artifacts: Scan,
     first_artifact: bool,
     artifacts_done: bool,
@@ -34,20 +35,34 @@ struct SarifInput {
     rule_index: Vec<Option<usize>>,
 }
 
-fn open_scan(path: &Path) -> Result<Scan, Error> {
-    let file = File::open(path).map_err(|e| read_error(path, e))?;
+impl Place for SarifInput<'_> {
+    fn input(&self) -> &Input {
+        self.input
+    }
+    fn item_offset(&self) -> u64 {
+        self.at
+    }
+}
+
+fn open_scan(input: &Input) -> Result<Scan, Error> {
+    let file = input.open().map_err(|e| read_error(&input.shown, e))?;
     Ok(Scanner::new(BufReader::with_capacity(64 * 1024, file)))
 }
 
 /// Walks `scan` into the first run of the log; the log's members met on the way are kept in
-/// `top`.
-fn enter_run(scan: &mut Scan, top: &mut Map<String, Value>) -> std::io::Result<()> {
+/// `top`, with where their values begin.
+fn enter_run(
+    scan: &mut Scan,
+    top: &mut Map<String, Value>,
+    at: &mut Vec<(String, u64)>,
+) -> std::io::Result<()> {
     scan.begin_object()?;
     let mut first = true;
     loop {
         match scan.next_key(&mut first)? {
             Some(key) if key == "runs" => break,
             Some(key) => {
+                at.push((key.clone(), scan.offset()?));
                 top.insert(key, scan.value()?);
             }
             None => return Err(scan.error("`runs`")),
@@ -66,6 +81,7 @@ fn walk_to(
     scan: &mut Scan,
     until: &str,
     mut values: Option<&mut Map<String, Value>>,
+    at: &mut Vec<(String, u64)>,
 ) -> std::io::Result<()> {
     let mut first = true;
     loop {
@@ -73,6 +89,7 @@ fn walk_to(
             Some(key) if key == until => return scan.begin_array(),
             Some(key) => match values.as_deref_mut() {
                 Some(values) => {
+                    at.push((key.clone(), scan.offset()?));
                     values.insert(key, scan.value()?);
                 }
                 None => scan.skip_value()?,
@@ -82,20 +99,57 @@ fn walk_to(
     }
 }
 
-impl SarifInput {
-    fn open(path: &Path) -> Result<SarifInput, Error> {
-        let failed = |e| read_error(path, e);
+/// After the results: the rest of the run, no second run, the rest of the log, and nothing
+/// after it.
+fn finish_log(scan: &mut Scan) -> std::io::Result<Option<u64>> {
+    let mut first = false;
+    while scan.next_key(&mut first)?.is_some() {
+        scan.skip_value()?;
+    }
+    let at = scan.offset()?;
+    if scan.next_item(&mut false)? {
+        return Ok(Some(at));
+    }
+    let mut first = false;
+    while scan.next_key(&mut first)?.is_some() {
+        scan.skip_value()?;
+    }
+    scan.end()?;
+    Ok(None)
+}
+
+impl<'a> SarifInput<'a> {
+    fn open(input: &'a Input) -> Result<SarifInput<'a>, Error> {
+        let failed = |e| read_error(&input.shown, e);
         let mut top = Map::new();
-        let mut artifacts = open_scan(path)?;
-        enter_run(&mut artifacts, &mut top).map_err(failed)?;
+        let mut at = Vec::new();
+        let mut artifacts = open_scan(input)?;
+        enter_run(&mut artifacts, &mut top, &mut at).map_err(failed)?;
         let mut head = Map::new();
-        walk_to(&mut artifacts, "artifacts", Some(&mut head)).map_err(failed)?;
-        let mut results = open_scan(path)?;
-        enter_run(&mut results, &mut Map::new()).map_err(failed)?;
+        walk_to(&mut artifacts, "artifacts", Some(&mut head), &mut at).map_err(failed)?;
+        let offset_of = |member: &str| {
+            at.iter()
+                .find(|(key, _)| key == member)
+                .map_or(0, |(_, offset)| *offset)
+        };
+        if top.get("version").and_then(Value::as_str) != Some("2.1.0") {
+            return Err(input.error_at(
+                offset_of("version"),
+                "not a SARIF 2.1.0 log (its `version`)",
+            ));
+        }
+        let driver = &head.get("tool").unwrap_or(&Value::Null)["driver"];
+        if driver["name"] != "forgelint" {
+            return Err(input.error_at(offset_of("tool"), "a log of another tool than forgelint"));
+        }
+        check_tool_version(input, offset_of("tool"), driver.get("version"))?;
+        let mut results = open_scan(input)?;
+        enter_run(&mut results, &mut Map::new(), &mut Vec::new()).map_err(failed)?;
         let mut before = Map::new();
-        walk_to(&mut results, "results", Some(&mut before)).map_err(failed)?;
+        walk_to(&mut results, "results", Some(&mut before), &mut Vec::new()).map_err(failed)?;
         Ok(SarifInput {
-            path: path.to_path_buf(),
+            input,
+            at: 0,
             artifacts,
             first_artifact: true,
             artifacts_done: false,
@@ -114,17 +168,29 @@ impl SarifInput {
             &mut self.artifacts,
             &mut self.first_artifact,
             &mut self.artifacts_done,
-            &self.path,
+            self.input,
+            &mut self.at,
         )
     }
 
     fn next_result(&mut self) -> Result<Option<Value>, Error> {
+        let was_done = self.results_done;
         let mut result = next_in(
             &mut self.results,
             &mut self.first_result,
             &mut self.results_done,
-            &self.path,
+            self.input,
+            &mut self.at,
         )?;
+        if self.results_done && !was_done {
+            let second =
+                finish_log(&mut self.results).map_err(|e| read_error(&self.input.shown, e))?;
+            if let Some(at) = second {
+                return Err(self
+                    .input
+                    .error_at(at, "a second run: a forgelint log has one"));
+            }
+        }
         if let Some(result) = &mut result {
             renumber(&mut result["ruleIndex"], &self.rule_index);
         }
@@ -144,16 +210,19 @@ fn next_in(
     scan: &mut Scan,
     first: &mut bool,
     done: &mut bool,
-    path: &Path,
+    input: &Input,
+    at: &mut u64,
 ) -> Result<Option<Value>, Error> {
     if *done {
         return Ok(None);
     }
-    if !scan.next_item(first).map_err(|e| read_error(path, e))? {
+    let failed = |e| read_error(&input.shown, e);
+    if !scan.next_item(first).map_err(failed)? {
         *done = true;
         return Ok(None);
     }
-    scan.value().map(Some).map_err(|e| read_error(path, e))
+    *at = scan.offset().map_err(failed)?;
+    scan.value().map(Some).map_err(failed)
 }
 
 /// Replaces a rule index of one log by the merged rules' index.
@@ -280,10 +349,10 @@ fn merge_invocations(inputs: &[SarifInput]) -> Value {
     }])
 }
 
-pub fn merge<W: Write>(paths: &[PathBuf], out: &mut W) -> Result<(), Error> {
+pub(super) fn merge<W: Write>(paths: &[Input], out: &mut W) -> Result<(), Error> {
     let mut inputs = paths
         .iter()
-        .map(|p| SarifInput::open(p))
+        .map(SarifInput::open)
         .collect::<Result<Vec<_>, Error>>()?;
     let rules = merge_rules(&mut inputs);
     let invocations = merge_invocations(&inputs);
@@ -310,17 +379,17 @@ pub fn merge<W: Write>(paths: &[PathBuf], out: &mut W) -> Result<(), Error> {
 
 /// The merged log, laid out as a run's own log ([`write_log`]); a read error while merging is
 /// left in `failure`.
-struct MergedLog {
+struct MergedLog<'a> {
     /// The first log's members before `runs`.
     top: Map<String, Value>,
     /// The first log's run's members before its artifacts, with the merged rules.
     head: Map<String, Value>,
     invocations: Value,
-    inputs: Vec<SarifInput>,
+    inputs: Vec<SarifInput<'a>>,
     failure: Option<Error>,
 }
 
-impl<W: Write> SarifLog<W> for MergedLog {
+impl<W: Write> SarifLog<W> for MergedLog<'_> {
     fn log_head(&mut self, log: &mut ObjectWriter<'_, W>) -> std::io::Result<()> {
         self.top
             .iter()
@@ -363,11 +432,11 @@ impl<W: Write> SarifLog<W> for MergedLog {
 }
 
 /// An array of the inputs' elements merged in order.
-fn merged_array<W: Write>(
+fn merged_array<'a, W: Write>(
     out: &mut W,
     level: usize,
-    inputs: &mut [SarifInput],
-    next: fn(&mut SarifInput) -> Result<Option<Value>, Error>,
+    inputs: &mut [SarifInput<'a>],
+    next: fn(&mut SarifInput<'a>) -> Result<Option<Value>, Error>,
     key: fn(&Value) -> Sorted,
     failure: &mut Option<Error>,
 ) -> std::io::Result<()> {

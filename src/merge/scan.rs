@@ -33,6 +33,28 @@ impl<R: BufRead> Scanner<R> {
         Ok(())
     }
 
+    /// Bytes read so far: where the next token begins, once whitespace is passed.
+    pub fn offset(&mut self) -> io::Result<u64> {
+        self.skip_ws()?;
+        Ok(self.offset)
+    }
+
+    /// The end of the input: nothing but whitespace after the document (no second document,
+    /// no trailing bytes).
+    pub fn end(&mut self) -> io::Result<()> {
+        self.skip_ws()?;
+        match self.peek()? {
+            None => Ok(()),
+            Some(_) => Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!(
+                    "more after the end of the report at byte {} (two reports in one file, or trailing bytes)",
+                    self.offset
+                ),
+            )),
+        }
+    }
+
     /// An error at the current offset: what was expected there.
     pub fn error(&self, expected: &str) -> io::Error {
         io::Error::new(

@@ -1,8 +1,9 @@
 //! miette graphical reports: a code frame with a label on the exact span.
 //!
 //! The frame is never the raw file: it is an excerpt in which every control, escape or bidi
-//! character is replaced by a visible picture (so a hostile value cannot steer the terminal), and
-//! on a very long line (a minified spec) only a window around the span is shown.
+//! character is replaced by a visible picture (so a hostile value cannot steer the terminal),
+//! every secret of the file is masked, and on a very long line (a minified spec) only a window
+//! around the span is shown.
 
 use std::fmt;
 use std::io::Write;
@@ -14,6 +15,8 @@ use miette::{
 
 use crate::diagnostic::{Finding, LineIndex, Related, Severity, Span};
 use crate::escape::{picture, visible};
+use crate::report::Source;
+use crate::secrets::{Secrets, Shown};
 
 /// Lines longer than this (in bytes) are shown as a window around the span.
 const LONG_LINE: usize = 160;
@@ -118,20 +121,19 @@ impl Diagnostic for Report<'_> {
 }
 
 /// Copies `text[range]` into a printable string; returns it with the new offsets of `marks`
-/// (byte offsets into `text`, each inside `range`). A secret (`masks`) is shown as its first
-/// four characters and `…`.
+/// (byte offsets into `text`, each inside `range`). Every secret of the text is masked: its
+/// first characters and `…` (see [`crate::secrets`]).
 fn sanitize(
     text: &str,
     range: std::ops::Range<usize>,
     marks: &[usize],
-    masks: &[Span],
+    secrets: &Secrets,
 ) -> (String, Vec<usize>) {
     let mut out = String::with_capacity(range.len() + 16);
     let mut mapped = vec![usize::MAX; marks.len()];
     let segment = &text[range.clone()];
     let mut chars = segment.char_indices().peekable();
-    // The end of the secret being skipped, and how many of its characters were shown.
-    let mut masking: Option<(usize, usize)> = None;
+    let mut masker = secrets.masker();
     while let Some((i, c)) = chars.next() {
         let at = range.start + i;
         for (m, slot) in marks.iter().zip(mapped.iter_mut()) {
@@ -139,28 +141,13 @@ fn sanitize(
                 *slot = out.len();
             }
         }
-        if masking.is_some_and(|(end, _)| at >= end) {
-            masking = None;
-        }
-        if masking.is_none() {
-            if let Some(mask) = masks
-                .iter()
-                .find(|m| m.start as usize <= at && at < m.end as usize)
-            {
-                masking = Some((mask.end as usize, 0));
+        match masker.at(text, at, c) {
+            Shown::Char => {}
+            Shown::Ellipsis => {
+                out.push('…');
+                continue;
             }
-        }
-        if let Some((end, shown)) = masking.as_mut() {
-            match *shown {
-                0..=3 => *shown += 1,
-                4 => {
-                    out.push('…');
-                    *shown += 1;
-                    continue;
-                }
-                _ => continue,
-            }
-            let _ = end;
+            Shown::Nothing => continue,
         }
         match c {
             '\r' if chars.peek().map(|p| p.1) == Some('\n') => out.push('\r'),
@@ -199,7 +186,7 @@ fn location(p: crate::diagnostic::Position) -> String {
 type Frame = (Excerpt, Vec<LabeledSpan>, Vec<String>);
 
 /// Builds the excerpt and the labels for one finding.
-fn excerpt(finding: &Finding, text: &str, index: &LineIndex, masks: &[Span]) -> Option<Frame> {
+fn excerpt(finding: &Finding, text: &str, index: &LineIndex, secrets: &Secrets) -> Option<Frame> {
     let valid = |s: Span| {
         (s.end as usize) <= text.len()
             && text.is_char_boundary(s.start as usize)
@@ -230,9 +217,11 @@ fn excerpt(finding: &Finding, text: &str, index: &LineIndex, masks: &[Span]) -> 
             line,
             range: line_range,
         };
-        return Some(window_excerpt(finding, text, on_line, &here, masks, notes));
+        return Some(window_excerpt(
+            finding, text, on_line, &here, secrets, notes,
+        ));
     }
-    Some(lines_excerpt(finding, text, index, &here, masks, notes))
+    Some(lines_excerpt(finding, text, index, &here, secrets, notes))
 }
 
 /// The line a finding starts on: its index and its byte range.
@@ -247,7 +236,7 @@ fn window_excerpt(
     text: &str,
     on: OnLine,
     here: &[&Related],
-    masks: &[Span],
+    secrets: &Secrets,
     mut notes: Vec<String>,
 ) -> Frame {
     let line_range = on.range;
@@ -274,7 +263,7 @@ fn window_excerpt(
             ));
         }
     }
-    let (body, mapped) = sanitize(text, from..to, &marks, masks);
+    let (body, mapped) = sanitize(text, from..to, &marks, secrets);
     let prefix = if from > line_range.start { "…" } else { "" };
     let suffix = if to < line_range.end { "…" } else { "" };
     let (labels, heads) = labels_and_heads(finding, &related, &mapped, prefix.len());
@@ -293,7 +282,7 @@ fn lines_excerpt(
     text: &str,
     index: &LineIndex,
     here: &[&Related],
-    masks: &[Span],
+    secrets: &Secrets,
     notes: Vec<String>,
 ) -> Frame {
     let mut spans = vec![finding.span];
@@ -308,7 +297,7 @@ fn lines_excerpt(
         .iter()
         .flat_map(|s| [s.start as usize, s.end as usize])
         .collect();
-    let (body, mapped) = sanitize(text, from..to.max(from), &marks, masks);
+    let (body, mapped) = sanitize(text, from..to.max(from), &marks, secrets);
     let (labels, heads) = labels_and_heads(finding, here, &mapped, 0);
     let excerpt = Excerpt {
         text: body,
@@ -363,14 +352,13 @@ impl HumanRenderer {
         HumanRenderer { handler }
     }
 
-    /// Renders one finding; `source` is the file's text, when it could be read again, and
-    /// the spans of the secrets found in it, which the frame masks.
+    /// Renders one finding; `source` is the file's text (with its secrets, which the frame
+    /// masks) and line index, when it could be read again.
     pub fn render(
         &self,
         out: &mut dyn Write,
         finding: &Finding,
-        source: Option<(&str, &LineIndex)>,
-        masks: &[Span],
+        source: Option<(&Source, &LineIndex)>,
     ) -> std::io::Result<()> {
         let location = format!(
             "{}:{}:{}",
@@ -378,7 +366,7 @@ impl HumanRenderer {
             finding.start.line,
             finding.start.column
         );
-        let parts = source.and_then(|(text, index)| excerpt(finding, text, index, masks));
+        let parts = source.and_then(|(s, index)| excerpt(finding, &s.text, index, &s.secrets));
         // The rule id leads the message, as in the concise format: `error[rule-id]: …`.
         let message = format!(
             "{}[{}]: {}",

@@ -22,8 +22,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::collect::Findings;
-use crate::diagnostic::{Finding, LineIndex};
+#[cfg(test)]
+use crate::diagnostic::Finding;
+use crate::diagnostic::LineIndex;
 use crate::rules::Rule;
+use crate::secrets::{Detector, Secrets};
 
 /// Findings read in batches of a given size, for the writers' tests: a file's findings, and
 /// identical findings, cross from one batch to the next.
@@ -252,38 +255,30 @@ impl Summary {
     }
 }
 
-/// The spans of the secrets found in the text of `findings[0]` (its findings come first: they
-/// are sorted by path, and in a history by version), and those `sources` knows of besides.
-fn secrets_of(findings: &[Finding], sources: &dyn Sources) -> Vec<crate::diagnostic::Span> {
-    let Some(first) = findings.first() else {
-        return Vec::new();
-    };
-    let mut spans: Vec<crate::diagnostic::Span> = findings
-        .iter()
-        .take_while(|f| f.same_source(first))
-        .filter(|f| f.secret)
-        .map(|f| f.span)
-        .collect();
-    spans.extend(sources.secrets(first));
-    spans
-}
-
 /// `n word`, with an `s` unless `n` is 1.
 pub fn plural(n: usize, word: &str) -> String {
     format!("{n} {word}{}", if n == 1 { "" } else { "s" })
 }
 
+/// A file's text as code frames show it: with its secrets, found in the text itself (not among
+/// the findings), which every frame masks.
+pub struct Source {
+    pub text: Arc<str>,
+    pub secrets: Secrets,
+}
+
+impl Source {
+    pub fn new(text: Arc<str>, detector: &Detector) -> Source {
+        let secrets = detector.find(&text);
+        Source { text, secrets }
+    }
+}
+
 /// Where the text of a file with findings comes from when a format shows code frames.
 pub trait Sources {
-    /// The text `finding`'s span is in: its file's, and in a history audit its version's.
-    /// `None` when it cannot be read again.
-    fn text(&self, finding: &Finding) -> Option<Arc<str>>;
-
-    /// Secrets in that text besides the findings' own (`secret` findings of the same text),
-    /// which frames mask too: a history's version can hold a secret reported elsewhere.
-    fn secrets(&self, _finding: &Finding) -> Vec<crate::diagnostic::Span> {
-        Vec::new()
-    }
+    /// The text `finding`'s span is in (its file's, and in a history audit its version's), with
+    /// its secrets; `None` when it cannot be read again.
+    fn source(&self, finding: &crate::diagnostic::Finding) -> Option<Source>;
 }
 
 pub struct ReportOptions {
@@ -352,19 +347,15 @@ fn write_human(
     input.findings.each_batch(&mut |batch| {
         let framed = batch.len().min(MAX_GRAPHICAL.saturating_sub(shown));
         let (with_frames, rest) = batch.split_at(framed);
-        let mut at = 0;
         for group in with_frames.chunk_by(|a, b| a.same_source(b)) {
-            // The text of the file, loaded once; the secrets among all its findings masked
-            // (a batch holds the whole file).
-            let loaded = sources.text(&group[0]).map(|t| {
-                let index = LineIndex::new(&t);
-                (t, index)
+            // The text of the file (or of its version), loaded once, with its secrets.
+            let loaded = sources.source(&group[0]).map(|source| {
+                let index = LineIndex::new(&source.text);
+                (source, index)
             });
-            let masks = secrets_of(&batch[at..], sources);
-            at += group.len();
             for f in group {
-                let source = loaded.as_ref().map(|(t, i)| (&**t, i));
-                renderer.render(out, f, source, &masks)?;
+                let source = loaded.as_ref().map(|(s, i)| (s, i));
+                renderer.render(out, f, source)?;
                 writeln!(out)?;
             }
         }

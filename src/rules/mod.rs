@@ -12,7 +12,8 @@ pub mod faults;
 pub mod fix;
 pub mod functions;
 mod hits;
-mod pattern;
+mod mask;
+pub mod pattern;
 pub mod plan;
 mod predicate;
 pub(crate) use predicate::string_passes;
@@ -30,7 +31,8 @@ use crate::select::{Selector, SelectorTable};
 pub use cases::{apply_patch, Case, CaseContext, CaseSource, Fixed};
 pub use compile::compile_rule;
 pub use eval::{Hit, Lit};
-pub use pattern::Pattern;
+pub use mask::secret_detector;
+pub use pattern::{Pattern, TextMatch};
 use template::Template;
 
 /// What kind of file a rule reads: jobspecs, or the files of an experiment directory as text
@@ -246,7 +248,8 @@ pub enum Assertion {
     Keys(Vec<String>),
     Function(functions::Function),
     /// A text rule's regex, matched in the regions of `scope`; the named group `at`, when the
-    /// pattern has one, is the span reported.
+    /// pattern has one, is the span reported, and the group `secret` the span a rule with
+    /// `mask = true` hides (see [`Pattern::text_matches`]).
     Text {
         pattern: Pattern,
         scope: Scope,
@@ -544,6 +547,18 @@ fn rule_files(path: &Path) -> Result<Vec<PathBuf>, Error> {
     })?;
     if meta.is_file() {
         return Ok(vec![path.to_path_buf()]);
+    }
+    if !meta.is_dir() {
+        // A FIFO or a device is refused by what it is, before it is opened (reading one may
+        // never end), not with "Not a directory" from listing it.
+        let what = crate::paths::special_kind(&meta.file_type());
+        return Err(Error::Usage {
+            message: format!(
+                "rule path {} is {what}, not a regular file or folder",
+                crate::escape::visible(&path.display().to_string())
+            ),
+            help: Some("--rules and `rules` name rule files (TOML) or folders of them".into()),
+        });
     }
     let mut out = Vec::new();
     let mut stack = vec![path.to_path_buf()];

@@ -70,6 +70,17 @@ impl Pattern {
         }))
     }
 
+    /// A pattern compiled on first use, without the run matcher: for a built-in text check,
+    /// which searches with the regex itself. Only for patterns known to compile.
+    pub fn lazy(source: &str) -> Pattern {
+        Pattern(Arc::new(Compiled {
+            source: source.into(),
+            regex: std::sync::OnceLock::new(),
+            copies: std::array::from_fn(|_| std::sync::OnceLock::new()),
+            runs: None,
+        }))
+    }
+
     pub fn is_match(&self, text: &str) -> bool {
         if let Some(runs) = &self.0.runs {
             // A match the runs find is the regex's too: each byte a run takes is ASCII and in
@@ -109,10 +120,47 @@ impl Pattern {
         &self.0.source
     }
 
+    /// Every match of a text check's pattern in `text`, in order: the span it reports (the
+    /// named group `at`, else the whole match) and the span that is secret when its rule masks
+    /// (the named group `secret`, else the reported span). The one reading of a text pattern:
+    /// the rule's findings and the secret detector both come from it.
+    pub fn text_matches<'p, 't>(&'p self, text: &'t str) -> Box<dyn Iterator<Item = TextMatch> + 'p>
+    where
+        't: 'p,
+    {
+        let regex = self.regex();
+        let group = |name: &str| regex.capture_names().position(|n| n == Some(name));
+        let (at, secret) = (group("at"), group("secret"));
+        if at.is_none() && secret.is_none() {
+            // No group to read: the faster search for the match alone.
+            return Box::new(regex.find_iter(text).map(|m| TextMatch {
+                at: m.range(),
+                secret: m.range(),
+            }));
+        }
+        Box::new(regex.captures_iter(text).filter_map(move |caps| {
+            let whole = caps.get(0)?.range();
+            let at = at.and_then(|g| caps.get(g)).map_or(whole, |m| m.range());
+            let secret = secret
+                .and_then(|g| caps.get(g))
+                .map_or_else(|| at.clone(), |m| m.range());
+            Some(TextMatch { at, secret })
+        }))
+    }
+
     /// Whether ASCII text is matched without the regex engine.
     pub fn has_fast_path(&self) -> bool {
         self.0.runs.is_some()
     }
+}
+
+/// One match of a text check's pattern (see [`Pattern::text_matches`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TextMatch {
+    /// The span a finding points at.
+    pub at: std::ops::Range<usize>,
+    /// The span a rule with `mask = true` hides.
+    pub secret: std::ops::Range<usize>,
 }
 
 /// Patterns of more runs than this are left to the regex.

@@ -32,7 +32,8 @@ pub struct RawRule {
     #[schemars(schema_with = "shapes::target")]
     pub target: Option<Spanned<String>>,
     /// (target = "text") The matched text is a secret: every output shows its first four
-    /// characters and `…`.
+    /// characters and `…`, and every excerpt of any linted file is masked wherever the pattern
+    /// matches, whatever rules run.
     #[schemars(with = "Option<bool>")]
     pub mask: Option<Spanned<bool>>,
     /// Default message template of the checks ({value}, {expected}, {path}, …).
@@ -103,7 +104,8 @@ pub struct RawClause {
     #[schemars(with = "Option<String>", extend("x-in" = ["condition"]))]
     pub config: Option<Spanned<String>>,
     /// The regex (Rust regex syntax) of a text rule; its named group `at`, if any, is the span
-    /// reported.
+    /// reported, and with `mask = true` its group `secret`, if any, the span masked (a whole
+    /// private key block).
     #[schemars(with = "Option<String>", extend("x-in" = ["text-check"]))]
     pub pattern: Option<Spanned<String>>,
     /// Where a text pattern may start: string literals, comments, the rest, or anywhere (the

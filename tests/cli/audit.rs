@@ -231,3 +231,161 @@ fn merge_refuses_reports_of_two_formats_and_files_that_are_no_report() {
         "a failed merge writes nothing"
     );
 }
+
+/// Shard reports of `format`, `part-1.EXT` to `part-3.EXT`, and their names.
+fn shard_reports(tree: &Tree, format: &str) -> Vec<String> {
+    (1..=3)
+        .map(|k| {
+            let name = format!("part-{k}.{format}");
+            let (shard, target) = (format!("{k}/3"), format!("{format}={name}"));
+            tree.run(&["--no-config", "--shard", &shard, "--format", &target, "."]);
+            name
+        })
+        .collect()
+}
+
+/// A merge refused: exit 2, no output, and the message names the input and the byte.
+#[track_caller]
+fn assert_refused(tree: &Tree, inputs: &[&str], input: &str, says: &str) {
+    let mut args = vec!["merge"];
+    args.extend(inputs);
+    let run = tree.run(&args);
+    run.expect_code(2);
+    assert_eq!(run.stdout, "", "{inputs:?}");
+    // The message as one line, without the frame's wrapping.
+    let message = run
+        .stderr
+        .split_whitespace()
+        .filter(|w| !w.starts_with(['│', '╰', '×']))
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        message.contains(input) && message.contains(says),
+        "{inputs:?}: expected {input:?} and {says:?} in:\n{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn merge_refuses_concatenated_duplicated_and_foreign_reports() {
+    let tree = archive();
+    for format in ["json", "jsonl", "sarif"] {
+        let parts = shard_reports(&tree, format);
+        let read = |name: &str| std::fs::read_to_string(tree.path(name)).unwrap();
+        let (a, b) = (read(&parts[0]), read(&parts[1]));
+        // Two reports in one file: everything after the first would have been dropped.
+        let both = format!("both.{format}");
+        tree.write(&both, format!("{a}{b}"));
+        let says = if format == "jsonl" {
+            format!("more after the summary line (two reports in one file, or trailing lines) (at byte {})", a.len())
+        } else {
+            format!("more after the end of the report at byte {}", a.len())
+        };
+        assert_refused(&tree, &[&both, &parts[2]], &both, &says);
+        // Trailing bytes.
+        let trailing = format!("trailing.{format}");
+        tree.write(&trailing, format!("{a}garbage"));
+        assert_refused(
+            &tree,
+            &[&parts[1], &trailing],
+            &trailing,
+            &format!("{}", a.len()),
+        );
+        // The same shard twice, by one name or by two.
+        assert_refused(&tree, &[&parts[0], &parts[0]], &parts[0], "are one report");
+        let copy = format!("copy.{format}");
+        tree.write(&copy, &a);
+        assert_refused(
+            &tree,
+            &[&parts[0], &parts[1], &copy],
+            &copy,
+            "a file belongs to one shard",
+        );
+        // Findings out of order.
+        let unsorted = format!("unsorted.{format}");
+        let reordered = match format {
+            "jsonl" => {
+                let mut lines: Vec<&str> = a.lines().collect();
+                let summary = lines.pop().unwrap();
+                lines.reverse();
+                format!("{}\n{summary}\n", lines.join("\n"))
+            }
+            _ => {
+                let mut doc: Value = serde_json::from_str(&a).unwrap();
+                let list = if format == "json" {
+                    &mut doc["findings"]
+                } else {
+                    &mut doc["runs"][0]["results"]
+                };
+                list.as_array_mut().unwrap().reverse();
+                serde_json::to_string_pretty(&doc).unwrap()
+            }
+        };
+        tree.write(&unsorted, reordered);
+        assert_refused(&tree, &[&unsorted, &parts[1]], &unsorted, "out of order");
+    }
+    // Another report version, another forgelint.
+    let parts = shard_reports(&tree, "json");
+    let a = std::fs::read_to_string(tree.path(&parts[0])).unwrap();
+    tree.write("v2.json", a.replacen("\"version\": 1", "\"version\": 2", 1));
+    let at = a.find("\"version\": 1").unwrap() + "\"version\": ".len();
+    assert_refused(
+        &tree,
+        &[&parts[1], "v2.json"],
+        "v2.json",
+        &format!("a report of version 2, and this forgelint merges version 1 (at byte {at})"),
+    );
+    let ours = format!("\"version\": \"{}\"", env!("CARGO_PKG_VERSION"));
+    tree.write("old.json", a.replacen(&ours, "\"version\": \"0.0.1\"", 1));
+    assert_refused(
+        &tree,
+        &["old.json"],
+        "old.json",
+        "written by forgelint 0.0.1",
+    );
+    let sarif = shard_reports(&tree, "sarif");
+    let log = std::fs::read_to_string(tree.path(&sarif[0])).unwrap();
+    tree.write(
+        "old.sarif",
+        log.replacen(&ours, "\"version\": \"0.0.1\"", 1),
+    );
+    assert_refused(
+        &tree,
+        &["old.sarif"],
+        "old.sarif",
+        "written by forgelint 0.0.1",
+    );
+    let mut two_runs: Value = serde_json::from_str(&log).unwrap();
+    let run = two_runs["runs"][0].clone();
+    two_runs["runs"].as_array_mut().unwrap().push(run);
+    tree.write("two-runs.sarif", serde_json::to_string(&two_runs).unwrap());
+    assert_refused(&tree, &["two-runs.sarif"], "two-runs.sarif", "a second run");
+}
+
+/// Reports read from pipes (`<(cat r.json)`) merge as the files do.
+#[test]
+fn merge_reads_pipes() {
+    let tree = archive();
+    for format in ["json", "jsonl", "sarif"] {
+        let parts = shard_reports(&tree, format);
+        let mut args = vec!["merge"];
+        args.extend(parts.iter().map(String::as_str));
+        let from_files = tree.run(&args);
+        from_files.expect_code(0);
+        let extra = common::Extra {
+            wrapper: vec![
+                "bash".into(),
+                "-c".into(),
+                format!(
+                    "\"$1\" merge <(cat {}) <(cat {}) <(cat {})",
+                    parts[0], parts[1], parts[2]
+                ),
+                "forgelint-merge".into(),
+            ],
+            ..common::Extra::default()
+        };
+        let from_pipes = tree.run_with(&[], &extra);
+        from_pipes.expect_code(0);
+        assert_eq!(from_pipes.stdout, from_files.stdout, "{format}");
+    }
+}

@@ -214,3 +214,49 @@ fn a_missing_explicit_path_exits_2_but_the_other_files_are_linted() {
     );
     tree.run(&["--no-config", "nope/"]).expect_code(2);
 }
+
+/// forgelint's standard output piped into `reader` (a shell command), the pipeline's exit code
+/// being forgelint's (`set -o pipefail`).
+fn piped_into(cwd: &std::path::Path, reader: &str, args: &[&str]) -> Run {
+    let extra = common::Extra {
+        wrapper: vec![
+            "bash".into(),
+            "-c".into(),
+            format!("set -o pipefail; \"$@\" | {reader}"),
+            "forgelint-piped".into(),
+        ],
+        ..common::Extra::default()
+    };
+    common::forgelint(cwd, args, &extra)
+}
+
+/// A reader that closes the pipe early ends the output quietly, not the verdict: a failing
+/// lint still fails a `set -o pipefail` script.
+#[test]
+fn a_closed_pipe_is_quiet_and_keeps_the_exit_code() {
+    let demo = ["--config", "fixtures/demo/forgelint.toml", "fixtures/demo"];
+    let run = piped_into(manifest_dir(), "true", &demo);
+    run.expect_code(1);
+    assert_eq!(run.stderr, "", "quiet: not even the summary");
+    // Enough output that the writes after the first line find the pipe closed.
+    let tree = Tree::new();
+    tree.mkdir("experiments/my-grpo");
+    let spec = patch(&error_spec(), r#""owner": """#, r#""owner": "bob""#);
+    for i in 0..2000 {
+        tree.write(format!("specs/s{i:04}.jobspec.json"), &spec);
+    }
+    for args in [
+        vec!["--no-config", "--format", "concise"],
+        vec!["--no-config", "--format", "human"],
+        vec!["--no-config", "--format", "json"],
+        vec!["--no-config", "--diff"],
+    ] {
+        let run = piped_into(tree.root(), "head -n 1 >/dev/null", &args);
+        run.expect_code(1);
+        assert_eq!(run.stderr, "", "{args:?}");
+    }
+    // A listing read only in part is a success.
+    let run = piped_into(tree.root(), "head -n 1 >/dev/null", &["rules"]);
+    run.expect_code(0);
+    assert_eq!(run.stderr, "");
+}

@@ -8,7 +8,7 @@ use super::*;
 
 /// The reference spec with a safe fault (an owner, 7:14) and three unsafe ones: an old
 /// apiVersion (2:17), a set entrypoint and a misspelt `gpu_per_node` the pool lacks.
-fn faulty_spec() -> String {
+pub(super) fn faulty_spec() -> String {
     let spec = patch(&reference(), r#""owner": """#, r#""owner": "bob""#);
     let spec = patch(
         &spec,
@@ -24,7 +24,7 @@ fn faulty_spec() -> String {
 }
 
 /// `faulty_spec` with every fault fixed, as the fixes write it.
-fn fixed_spec() -> String {
+pub(super) fn fixed_spec() -> String {
     let spec = patch(
         &reference(),
         r#""owner": "",
@@ -34,14 +34,14 @@ fn fixed_spec() -> String {
     patch(&spec, r#""gpus_per_node": 8"#, r#""gpus_per_node": 8"#)
 }
 
-fn project(spec: &str) -> Tree {
+pub(super) fn project(spec: &str) -> Tree {
     let tree = Tree::new();
     tree.mkdir("experiments/my-grpo")
         .write("run.jobspec.json", spec);
     tree
 }
 
-fn read(tree: &Tree, rel: &str) -> String {
+pub(super) fn read(tree: &Tree, rel: &str) -> String {
     std::fs::read_to_string(tree.path(rel)).unwrap()
 }
 

@@ -201,3 +201,63 @@ fn a_config_or_baseline_that_is_not_a_file_is_refused_by_what_it_is() {
         run.stderr
     );
 }
+
+/// `--rules` naming a FIFO says what it is (not "Not a directory"), without opening it.
+#[test]
+fn a_rules_path_that_is_a_fifo_says_so() {
+    let tree = Tree::new();
+    tree.valid_project("jobspec.json").mkfifo("rules.fifo");
+    let run = tree.run(&["--rules", "rules.fifo"]);
+    run.expect_code(2);
+    assert!(
+        run.stderr
+            .contains("rule path rules.fifo is a FIFO, not a regular file or folder"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("Not a directory"), "{}", run.stderr);
+}
+
+/// A report file whose folder cannot be made names the folder and why, not what the write
+/// then meets ("No such file or directory").
+#[test]
+fn a_report_folder_that_cannot_be_made_says_why() {
+    if !std::path::Path::new("/sys/kernel").is_dir() {
+        eprintln!("skipped: needs /sys, where no folder can be made");
+        return;
+    }
+    let tree = Tree::new();
+    tree.valid_project("jobspec.json");
+    let run = tree.run(&["--format", "json=/sys/forgelint-test/sub/a.json"]);
+    run.expect_code(2);
+    assert!(
+        run.stderr
+            .contains("cannot make the folder /sys/forgelint-test/sub:"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        !run.stderr.contains("No such file or directory"),
+        "{}",
+        run.stderr
+    );
+}
+
+/// A `--select` or `--ignore` value is echoed with its escapes shown, never sent raw.
+#[test]
+fn rule_ids_on_the_command_line_are_echoed_escaped() {
+    let tree = Tree::new();
+    tree.valid_project("jobspec.json");
+    for flag in ["--select", "--ignore"] {
+        // The runner fails on any raw control character in the output.
+        let run = tree.run(&[flag, "\u{1b}[2J\u{1b}]0;owned\u{7}kind"]);
+        run.expect_code(2);
+        assert!(
+            run.stderr.contains(&format!(
+                "{flag}: unknown rule `\\u{{1b}}[2J\\u{{1b}}]0;owned\\u{{7}}kind`"
+            )),
+            "{}",
+            run.stderr
+        );
+    }
+}

@@ -17,7 +17,8 @@ pub const TIMEOUT: Duration = Duration::from_secs(60);
 /// A language client: the server's process, its input, and the messages it sent.
 pub struct Client {
     child: Child,
-    stdin: ChildStdin,
+    /// `None` once closed.
+    stdin: Option<ChildStdin>,
     messages: Receiver<Value>,
     /// Messages read while waiting for another one.
     pub backlog: Vec<Value>,
@@ -59,7 +60,7 @@ impl Client {
             collected.lock().unwrap().push_str(&text);
         });
         let mut client = Client {
-            stdin: child.stdin.take().expect("piped stdin"),
+            stdin: child.stdin.take(),
             child,
             messages,
             backlog: Vec::new(),
@@ -78,9 +79,28 @@ impl Client {
 
     pub fn send(&mut self, message: Value) {
         let body = message.to_string();
-        write!(self.stdin, "Content-Length: {}\r\n\r\n{body}", body.len())
-            .and_then(|()| self.stdin.flush())
+        self.send_raw(format!("Content-Length: {}\r\n\r\n{body}", body.len()).as_bytes());
+    }
+
+    /// Writes `bytes` to the server's input as they are: a frame of one's own making.
+    pub fn send_raw(&mut self, bytes: &[u8]) {
+        let stdin = self.stdin.as_mut().expect("the server's input is open");
+        stdin
+            .write_all(bytes)
+            .and_then(|()| stdin.flush())
             .expect("the server reads its input");
+    }
+
+    /// Closes the server's input: the end of the session without `exit`.
+    pub fn close_input(&mut self) {
+        self.stdin = None;
+    }
+
+    /// The server's peak resident memory so far, in KiB (Linux).
+    pub fn peak_rss_kb(&self) -> Option<u64> {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).ok()?;
+        let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+        line.split_whitespace().nth(1)?.parse().ok()
     }
 
     pub fn request(&mut self, method: &str, params: Value) -> i64 {

@@ -56,9 +56,17 @@ pub fn history(options: HistoryOptions, env: &mut Env<'_>) -> Result<ExitStatus,
     if !options.quiet {
         say_notes(&audit.notes, &place, env);
     }
+    // Built from every rule of the run's configs with `mask = true`, selected or not.
+    let detector = crate::rules::secret_detector(
+        plan.profiles
+            .iter()
+            .flat_map(|p| p.settings.rules.rules.iter()),
+    );
     let spool = Spool::new();
     for record in audit.records {
-        spool.keep(vec![reported(record)]);
+        let mut one = vec![reported(record)];
+        detector.mask_findings(&mut one);
+        spool.keep(one);
     }
     let findings = spool.finish().map_err(|source| Error::Write {
         path: "a temporary file of findings".into(),
@@ -80,8 +88,9 @@ pub fn history(options: HistoryOptions, env: &mut Env<'_>) -> Result<ExitStatus,
         stdin_fixed: None,
         history: Some(read),
         new_from_rev: None,
+        detector: detector.clone(),
     };
-    let sources = sources::VersionSources::new(repo.objects().map_err(git_error)?, configs.first());
+    let sources = sources::VersionSources::new(repo.objects().map_err(git_error)?, detector);
     finish::finish_from(plan, linted, started, Some(&sources), env)
 }
 

@@ -1,7 +1,8 @@
 //! Code frames: the second pass over the findings. The files of the framed findings are read
-//! again one at a time, in path order, as the pass reaches them; a file's secrets (findings with
-//! `secret`, of any rule) that fall in one of its frames are masked there. In a history audit a
-//! file's findings may be in several versions of it: each version is a text of its own.
+//! again one at a time, in path order, as the pass reaches them; every secret of a file (found
+//! in its text by the secret detector, whatever the findings) is masked in its frames. In a
+//! history audit a file's findings may be in several versions of it: each version is a text of
+//! its own.
 
 use std::fmt::Write as _;
 use std::ops::Range;
@@ -12,7 +13,8 @@ use super::text::escape_into;
 use crate::collect::Findings;
 use crate::diagnostic::{Finding, LineIndex, Locator, Span};
 use crate::escape::{is_invisible, picture};
-use crate::report::Sources;
+use crate::report::{Source, Sources};
+use crate::secrets::{Secrets, Shown};
 
 /// Lines of context before and after the span.
 const CONTEXT: usize = 2;
@@ -22,8 +24,6 @@ const SPAN_LINES: usize = 6;
 const LONG_LINE: usize = 160;
 /// Bytes of context on each side of the span in a window on a long line.
 const WINDOW_CONTEXT: usize = 50;
-/// Characters of a secret shown before `…`, as the terminal report shows them.
-const SECRET_SHOWN: usize = 4;
 
 /// One row of a frame.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -68,31 +68,18 @@ fn cmp_source(key: &SourceKey, f: &Finding) -> std::cmp::Ordering {
 /// The file the pass is in, when some of its findings are framed.
 struct Open {
     key: SourceKey,
-    text: Option<(Arc<str>, LineIndex)>,
+    source: Option<(Source, LineIndex)>,
     items: Vec<Item>,
-    /// The secrets that show in some row.
-    masks: Vec<Span>,
 }
 
 impl Open {
-    fn shows(&self, span: Span) -> bool {
-        let (start, end) = (span.start as usize, span.end as usize);
-        self.items
-            .iter()
-            .flat_map(|i| &i.rows)
-            .any(|row| match row {
-                Row::Line { range, .. } => start < range.end && end > range.start,
-                Row::Gap => false,
-            })
-    }
-
     /// Renders the frames of the file into their findings.
     fn close(self, groups: &mut [RuleGroup]) {
-        let Some((text, _)) = &self.text else {
+        let Some((source, _)) = &self.source else {
             return;
         };
         for item in &self.items {
-            let html = render(text, &item.rows, item.span, &self.masks);
+            let html = render(&source.text, &item.rows, item.span, &source.secrets);
             if let Some(framed) = groups
                 .get_mut(item.group)
                 .and_then(|g| g.framed.get_mut(item.index))
@@ -140,11 +127,6 @@ pub fn fill<F: Findings + ?Sized>(
                     next = end;
                 }
             }
-            if let Some(o) = open.as_mut() {
-                if f.secret && cmp_source(&o.key, f).is_eq() && o.shows(f.span) {
-                    o.masks.push(f.span);
-                }
-            }
         }
         Ok(())
     })?;
@@ -164,22 +146,19 @@ fn open_file(
         .first()
         .and_then(|&(_, g, i)| groups.get(g)?.framed.get(i))
         .map(|framed| &framed.finding);
-    let text = first.and_then(|f| sources.text(f)).map(|t| {
-        let index = LineIndex::new(&t);
-        (t, index)
+    let source = first.and_then(|f| sources.source(f)).map(|s| {
+        let index = LineIndex::new(&s.text);
+        (s, index)
     });
     let mut items = Vec::new();
-    let mut masks = first.map(|f| sources.secrets(f)).unwrap_or_default();
-    if let Some((text, index)) = &text {
+    if let Some((source, index)) = &source {
+        let text = &source.text;
         for &(_, group, index_in_group) in wanted {
             let Some(framed) = groups.get(group).and_then(|g| g.framed.get(index_in_group)) else {
                 continue;
             };
             let f: &Finding = &framed.finding;
             let span = Locator::new(text).clamp(f.span);
-            if f.secret {
-                masks.push(span);
-            }
             items.push(Item {
                 group,
                 index: index_in_group,
@@ -190,9 +169,8 @@ fn open_file(
     }
     Open {
         key: wanted[0].0.clone(),
-        text,
+        source,
         items,
-        masks,
     }
 }
 
@@ -262,19 +240,9 @@ fn rows(text: &str, index: &LineIndex, span: Span) -> Vec<Row> {
 
 /// The frame's HTML: a `<pre>` of numbered rows, the span in `<mark>`, secrets masked after
 /// their first characters, controls as pictures and invisible characters as escapes.
-fn render(text: &str, rows: &[Row], span: Span, masks: &[Span]) -> String {
-    // Each secret: where it starts, where its hidden part starts, where it ends.
-    let masks: Vec<(usize, usize, usize)> = masks
-        .iter()
-        .map(|m| {
-            let (start, end) = (floor_char(text, m.start as usize), m.end as usize);
-            let hidden = text[start..]
-                .char_indices()
-                .nth(SECRET_SHOWN)
-                .map_or(text.len(), |(i, _)| start + i);
-            (start, hidden.min(end), end)
-        })
-        .collect();
+fn render(text: &str, rows: &[Row], span: Span, secrets: &Secrets) -> String {
+    // The rows go down the file: one reader of the secrets for them all.
+    let mut masker = secrets.masker();
     let width = rows
         .iter()
         .filter_map(|r| match r {
@@ -303,7 +271,6 @@ fn render(text: &str, rows: &[Row], span: Span, masks: &[Span]) -> String {
             out.push_str("<span class=\"cut\">…</span>");
         }
         let mut marking = false;
-        let mut hiding = false;
         for (i, c) in text[range.clone()].char_indices() {
             let at = range.start + i;
             if start == end && at == start {
@@ -314,18 +281,11 @@ fn render(text: &str, rows: &[Row], span: Span, masks: &[Span]) -> String {
                 out.push_str(if inside { "<mark>" } else { "</mark>" });
                 marking = inside;
             }
-            if masks
-                .iter()
-                .any(|&(_, hidden, end)| hidden <= at && at < end)
-            {
-                if !hiding {
-                    out.push_str("<span class=\"secret\">…</span>");
-                    hiding = true;
-                }
-                continue;
+            match masker.at(text, at, c) {
+                Shown::Char => push_char(&mut out, c),
+                Shown::Ellipsis => out.push_str("<span class=\"secret\">…</span>"),
+                Shown::Nothing => {}
             }
-            hiding = false;
-            push_char(&mut out, c);
         }
         if start == end && start == range.end {
             out.push_str("<mark class=\"point\"></mark>");
@@ -360,7 +320,13 @@ mod tests {
 
     fn frame(text: &str, span: Span, masks: &[Span]) -> String {
         let index = LineIndex::new(text);
-        render(text, &rows(text, &index, span), span, masks)
+        let secrets = Secrets::from_spans(
+            masks
+                .iter()
+                .map(|m| m.start as usize..m.end as usize)
+                .collect(),
+        );
+        render(text, &rows(text, &index, span), span, &secrets)
     }
 
     #[test]

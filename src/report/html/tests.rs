@@ -12,8 +12,12 @@ use crate::rules::RuleSet;
 struct Texts(HashMap<String, Arc<str>>);
 
 impl Sources for Texts {
-    fn text(&self, finding: &Finding) -> Option<Arc<str>> {
-        self.0.get(&*finding.path).cloned()
+    fn source(&self, finding: &Finding) -> Option<crate::report::Source> {
+        let text = self.0.get(&*finding.path).cloned()?;
+        Some(crate::report::Source::new(
+            text,
+            &crate::rules::secret_detector([]),
+        ))
     }
 }
 
@@ -191,11 +195,11 @@ fn batches_give_the_page_one_slice_gives() {
 
 #[test]
 fn a_secret_in_another_rules_frame_is_masked() {
-    let text = "key = \"hf_abcdefghijklmnopqrstuvwxyz\"\npath = \"/mnt/data\"\n";
+    let text = "key = \"hf_abcdefghijklmnopqrstuvwxyzABCDEFGH\"\npath = \"/mnt/data\"\n";
     let path = "experiments/x/train.py";
     let at = text.find("hf_").unwrap();
     let mut secret = finding(path, "exp-secret", "a credential", at);
-    secret.span = Span::new(at, at + 29);
+    secret.span = Span::new(at, at + 37);
     secret.secret = true;
     let other_at = text.find("/mnt").unwrap();
     let other = finding(path, "exp-host-path", "a host path", other_at);
@@ -206,6 +210,19 @@ fn a_secret_in_another_rules_frame_is_masked() {
         assert!(!html.contains("abcdefghij"), "{html}");
         assert_eq!(html.matches("<pre class=\"frame\">").count(), 2);
     }
+    // The secret alone, not reported (suppressed, baselined, not selected): masked all the same,
+    // and a private key's body line too.
+    let text = "key = \"hf_abcdefghijklmnopqrstuvwxyzABCDEFGH\"\n-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIBodyLineOfTheKey\n-----END EC PRIVATE KEY-----\npath = \"/mnt/data\"\n";
+    let other_at = text.find("/mnt").unwrap();
+    let mut other = finding(path, "exp-host-path", "a host path", other_at);
+    other.start.line = 5;
+    let findings = vec![other];
+    let texts = Texts(HashMap::from([(path.to_string(), Arc::from(text))]));
+    let html = page(&findings, &findings[..], &texts, 2);
+    assert!(html.contains("<pre class=\"frame\">"), "{html}");
+    assert!(!html.contains("abcdefghij"), "{html}");
+    assert!(!html.contains("MHcCAQ"), "{html}");
+    assert!(!html.contains("END EC"), "{html}");
 }
 
 #[test]

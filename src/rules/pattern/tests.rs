@@ -250,3 +250,26 @@ fn an_ascii_star_is_not_any_character() {
     assert!(p.is_match("hello-world"));
     assert!(p.is_match("none"));
 }
+
+/// Every text check's `pattern` of the built-in rules compiles: they too are compiled on first
+/// use (a run that reads no experiment file never compiles them).
+#[test]
+fn builtin_text_patterns_compile() {
+    let mut found = 0;
+    for (name, text) in crate::rules::BUILTIN {
+        let value: toml::Value = toml::from_str(text).unwrap_or_else(|e| panic!("{name}: {e}"));
+        for check in value
+            .get("check")
+            .and_then(toml::Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            if let Some(source) = check.get("pattern").and_then(toml::Value::as_str) {
+                assert!(build_regex(source).is_ok(), "{name}: {source}");
+                assert_eq!(Pattern::lazy(source).regex().as_str(), source);
+                found += 1;
+            }
+        }
+    }
+    assert!(found >= 7, "text patterns found: {found}");
+}
