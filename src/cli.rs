@@ -44,6 +44,9 @@ pub enum Command {
     Merge(MergeArgs),
     /// Run a language server for editors over standard input and output
     Lsp(LspArgs),
+    /// Lint every version of the specs and experiment files in git history; report each
+    /// finding once, with the commits that introduced and removed it
+    History(Box<HistoryArgs>),
 }
 
 #[derive(Debug, Clone, Args)]
@@ -263,10 +266,9 @@ impl ConfigArgs {
     }
 }
 
+/// What `check` and `history` share: the rules that run, the reports written, the exit status.
 #[derive(Debug, Clone, Args, Default)]
-pub struct CheckArgs {
-    /// Files and directories to lint; `-` reads a spec from standard input [default: .]
-    pub paths: Vec<PathBuf>,
+pub struct ReportArgs {
     /// Output format: FMT, or FMT=FILE to write that report to FILE; repeatable, one lint
     /// and several reports [default: human]
     #[arg(long, value_name = "FMT[=FILE]", value_parser = FormatTargetParser)]
@@ -274,10 +276,6 @@ pub struct CheckArgs {
     /// Write the report to FILE (atomically) instead of standard output
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
-    /// Lint only the K-th of N disjoint parts of the files (by a stable hash of each path):
-    /// the N parts' findings together are one whole run's
-    #[arg(long, value_name = "K/N")]
-    pub shard: Option<crate::shard::Shard>,
     /// Counts per rule and per severity (human, concise: instead of the findings; json, jsonl:
     /// beside them; not with sarif, github, junit or gitlab)
     #[arg(long)]
@@ -297,11 +295,8 @@ pub struct CheckArgs {
           hide_possible_values = true)]
     pub ignore: Vec<String>,
     /// Hide the findings recorded in this baseline file; report only new ones
-    #[arg(long, value_name = "FILE", conflicts_with = "write_baseline")]
-    pub baseline: Option<PathBuf>,
-    /// Record today's findings in this baseline file (written atomically) and exit 0
     #[arg(long, value_name = "FILE")]
-    pub write_baseline: Option<PathBuf>,
+    pub baseline: Option<PathBuf>,
     /// Report at most N findings, the most severe first (errors, then warnings, then notes; in
     /// path order within a severity); the rest are counted in the summary (GitHub code
     /// scanning refuses a SARIF run of more than 25000 results). The exit code counts them all
@@ -313,15 +308,37 @@ pub struct CheckArgs {
     /// Exit 0 even with findings at or above --fail-on (2 still says the tool could not run)
     #[arg(long)]
     pub exit_zero: bool,
-    /// The file name to report (and to find the project root by) for a spec read from `-`
-    #[arg(long, value_name = "NAME")]
-    pub stdin_filename: Option<PathBuf>,
     /// When to use colour (NO_COLOR is honoured with auto)
     #[arg(long, value_enum, default_value_t)]
     pub color: ColorChoice,
     /// Worker threads [default: the number of CPUs]
     #[arg(short = 'j', long, value_name = "N")]
     pub jobs: Option<usize>,
+    /// Print findings only: no summary
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+#[derive(Debug, Clone, Args, Default)]
+pub struct CheckArgs {
+    /// Files and directories to lint; `-` reads a spec from standard input [default: .]
+    pub paths: Vec<PathBuf>,
+    #[command(flatten)]
+    pub report: ReportArgs,
+    /// Report only the findings the files did not have at the git revision REV (a pull
+    /// request's base: `origin/main`); the baseline is REV's tree, computed in memory
+    #[arg(long, value_name = "REV")]
+    pub new_from_rev: Option<String>,
+    /// Lint only the K-th of N disjoint parts of the files (by a stable hash of each path):
+    /// the N parts' findings together are one whole run's
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<crate::shard::Shard>,
+    /// Record today's findings in this baseline file (written atomically) and exit 0
+    #[arg(long, value_name = "FILE", conflicts_with = "baseline")]
+    pub write_baseline: Option<PathBuf>,
+    /// The file name to report (and to find the project root by) for a spec read from `-`
+    #[arg(long, value_name = "NAME")]
+    pub stdin_filename: Option<PathBuf>,
     /// Lint files that .gitignore and .ignore files exclude
     #[arg(long)]
     pub no_ignore: bool,
@@ -331,9 +348,6 @@ pub struct CheckArgs {
     /// reported (what the pre-commit hook passes: every staged file)
     #[arg(long)]
     pub discovered_only: bool,
-    /// Print findings only: no summary
-    #[arg(short, long)]
-    pub quiet: bool,
     /// Apply the safe fixes to the files, then report what remains (`-`: the fixed spec goes
     /// to standard output, the report to standard error)
     #[arg(long, conflicts_with_all = ["write_baseline", "baseline"])]
@@ -345,6 +359,46 @@ pub struct CheckArgs {
     /// would change)
     #[arg(long, conflicts_with_all = ["write_baseline", "baseline", "output", "statistics"])]
     pub diff: bool,
+}
+
+#[derive(Debug, Clone, Args, Default)]
+pub struct HistoryArgs {
+    /// The commits to read, as `git log` takes them (`main`, `v1.0..HEAD`, `^old`)
+    /// [default: HEAD]
+    #[arg(value_name = "REV-RANGE")]
+    pub revs: Vec<String>,
+    /// Only the files these git pathspecs match (after `--`)
+    #[arg(last = true, value_name = "PATHS")]
+    pub paths: Vec<String>,
+    /// Every branch, tag and remote-tracking branch (as `git log --all`)
+    #[arg(long)]
+    pub all: bool,
+    #[command(flatten)]
+    pub report: ReportArgs,
+    /// `check`'s flags that have no meaning for history: refused, each with why.
+    #[command(flatten)]
+    pub refused: RefusedInHistory,
+}
+
+/// Flags of `check` that `history` refuses with a reason (clap would only say "unexpected").
+#[derive(Debug, Clone, Args, Default)]
+pub struct RefusedInHistory {
+    #[arg(long, hide = true)]
+    pub fix: bool,
+    #[arg(long, hide = true)]
+    pub unsafe_fixes: bool,
+    #[arg(long, hide = true)]
+    pub diff: bool,
+    #[arg(long, hide = true, value_name = "FILE")]
+    pub write_baseline: Option<PathBuf>,
+    #[arg(long, hide = true, value_name = "REV")]
+    pub new_from_rev: Option<String>,
+    #[arg(long, hide = true, value_name = "K/N")]
+    pub shard: Option<String>,
+    #[arg(long, hide = true, value_name = "NAME")]
+    pub stdin_filename: Option<PathBuf>,
+    #[arg(long, hide = true)]
+    pub no_ignore: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]

@@ -487,8 +487,10 @@ fn a_100_mb_spec_is_refused_unparsed_in_bounded_time_and_memory() {
                 ("invalid-json", "1:1")
             );
         }
+        // A guard against a hang or a parse of the whole file, not a measure of speed: a debug
+        // build on a loaded machine frames the file's first 32 MiB in seconds.
         assert!(
-            run.elapsed < Duration::from_secs(10),
+            run.elapsed < Duration::from_secs(60),
             "{format}: took {:?}",
             run.elapsed
         );

@@ -13,9 +13,21 @@ use crate::error::Error;
 use crate::{atomic_write, baseline, escape, report, rules};
 
 pub fn finish(
+    plan: Plan<'_>,
+    linted: Linted,
+    started: Instant,
+    env: &mut Env<'_>,
+) -> Result<ExitStatus, Error> {
+    finish_from(plan, linted, started, None, env)
+}
+
+/// [`finish`], the code frames drawn from `sources` instead of the files (a history's
+/// versions are read from git).
+pub fn finish_from(
     mut plan: Plan<'_>,
     mut linted: Linted,
     started: Instant,
+    sources: Option<&dyn report::Sources>,
     env: &mut Env<'_>,
 ) -> Result<ExitStatus, Error> {
     if plan.options.diff() {
@@ -41,10 +53,13 @@ pub fn finish(
     summary.incomplete = linted.tool_error;
     summary.skipped = skipped(&plan);
     summary.fixes = tally.fixes;
-    let sources = FileSources {
+    summary.history = linted.history.take();
+    summary.new_from_rev = linted.new_from_rev.take();
+    let files = FileSources {
         stdin: linted.stdin_source.take(),
         detector: linted.detector.clone(),
     };
+    let sources = sources.unwrap_or(&files);
     // `--fix -`: the fixed spec is the output; the report goes to standard error.
     // A reader that closed standard output early (`forgelint . | head`) ends the output quietly,
     // not the verdict: the exit code still says what was found (`set -o pipefail`).
@@ -53,8 +68,8 @@ pub fn finish(
         if written.and_then(|_| env.stdout.flush()).is_err() {
             return Ok(exit_status(&plan, &linted, &tally));
         }
-        write_report(&plan, &linted, &summary, &sources, env, true)?;
-    } else if write_report(&plan, &linted, &summary, &sources, env, false)? == Written::PipeClosed {
+        write_report(&plan, &linted, &summary, sources, env, true)?;
+    } else if write_report(&plan, &linted, &summary, sources, env, false)? == Written::PipeClosed {
         return Ok(exit_status(&plan, &linted, &tally));
     }
     let nothing = nothing_checked(&plan, &summary, &env.cwd);
@@ -341,7 +356,7 @@ fn write_report(
     plan: &Plan<'_>,
     linted: &Linted,
     summary: &report::Summary,
-    sources: &FileSources,
+    sources: &dyn report::Sources,
     env: &mut Env<'_>,
     to_stderr: bool,
 ) -> Result<Written, Error> {
@@ -395,7 +410,7 @@ fn report_root(cwd: &std::path::Path, workspace: Option<&std::path::Path>) -> st
 fn write_report_file(
     path: &std::path::Path,
     input: &report::ReportInput<'_>,
-    sources: &FileSources,
+    sources: &dyn report::Sources,
     mut opts: report::ReportOptions,
 ) -> Result<(), Error> {
     opts.color = false;
@@ -424,7 +439,7 @@ fn write_report_file(
 /// A report on standard output, or on standard error (`--fix -`, whose output is the spec).
 fn write_report_out(
     input: &report::ReportInput<'_>,
-    sources: &FileSources,
+    sources: &dyn report::Sources,
     mut opts: report::ReportOptions,
     env: &mut Env<'_>,
     to_stderr: bool,
@@ -466,7 +481,8 @@ struct FileSources {
 }
 
 impl report::Sources for FileSources {
-    fn source(&self, path: &str) -> Option<report::Source> {
+    fn source(&self, finding: &crate::diagnostic::Finding) -> Option<report::Source> {
+        let path = &*finding.path;
         if let Some((name, text)) = &self.stdin {
             if **name == *path {
                 return Some(report::Source::new(text.clone(), &self.detector));

@@ -46,6 +46,10 @@ pub struct Linted {
     pub diffs: Vec<(Arc<str>, String)>,
     /// `--fix` on standard input: the fixed spec (the spec as read when nothing applied).
     pub stdin_fixed: Option<String>,
+    /// A history audit: what it read of git.
+    pub history: Option<crate::report::HistoryRead>,
+    /// `--new-from-rev`: the findings hidden because the files had them at the revision.
+    pub new_from_rev: Option<crate::report::SinceRev>,
     /// The secret detector of the run's rules: code frames mask what it finds.
     pub detector: Detector,
 }
@@ -660,6 +664,8 @@ impl Collector {
             fixes_applied: self.fixed.into_inner(),
             diffs: self.diffs.into_inner().unwrap_or_else(|e| e.into_inner()),
             stdin_fixed: None,
+            history: None,
+            new_from_rev: None,
             detector: self.detector,
         })
     }

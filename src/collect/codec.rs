@@ -5,7 +5,9 @@
 use std::io::{self, BufRead, Write};
 use std::sync::Arc;
 
-use crate::diagnostic::{Edit, Finding, Fix, Position, Related, Safety, Severity, Span};
+use crate::diagnostic::{
+    Edit, Finding, Fix, Position, Provenance, Related, Safety, Severity, Span, Stamp,
+};
 
 /// Writes one file's findings (all with the path of the first) as one record.
 pub fn write_group(out: &mut impl Write, findings: &[Finding]) -> io::Result<()> {
@@ -24,7 +26,10 @@ fn write_finding(out: &mut impl Write, f: &Finding) -> io::Result<()> {
     write_str(out, &f.rule)?;
     out.write_all(&[
         f.severity as u8,
-        u8::from(f.secret) | u8::from(f.help.is_some()) << 1 | u8::from(f.fix.is_some()) << 2,
+        u8::from(f.secret)
+            | u8::from(f.help.is_some()) << 1
+            | u8::from(f.fix.is_some()) << 2
+            | u8::from(f.history.is_some()) << 3,
     ])?;
     write_str(out, &f.message)?;
     if let Some(help) = &f.help {
@@ -52,6 +57,27 @@ fn write_finding(out: &mut impl Write, f: &Finding) -> io::Result<()> {
             write_varint(out, edit.span.start.into())?;
             write_varint(out, edit.span.end.into())?;
             write_str(out, &edit.replacement)?;
+        }
+    }
+    if let Some(history) = &f.history {
+        write_provenance(out, history)?;
+    }
+    Ok(())
+}
+
+/// The version, then each of `introduced` and `removed`: a flag byte (0: none, 1: a commit,
+/// 3: a commit where history stops), then its id, date and author.
+fn write_provenance(out: &mut impl Write, history: &Provenance) -> io::Result<()> {
+    write_str(out, &history.version)?;
+    for stamp in [&history.introduced, &history.removed] {
+        match stamp {
+            None => out.write_all(&[0])?,
+            Some(s) => {
+                out.write_all(&[1 | u8::from(s.boundary) << 1])?;
+                for text in [&s.commit, &s.date, &s.author] {
+                    write_str(out, text)?;
+                }
+            }
         }
     }
     Ok(())
@@ -159,6 +185,11 @@ impl Decoder {
         } else {
             None
         };
+        let history = if flags & 8 != 0 {
+            Some(Box::new(read_provenance(input)?))
+        } else {
+            None
+        };
         Ok(Finding {
             path: path.clone(),
             rule,
@@ -173,6 +204,7 @@ impl Decoder {
             value_hash,
             secret: flags & 1 != 0,
             fix,
+            history,
         })
     }
 
@@ -204,6 +236,30 @@ fn read_fix(input: &mut impl BufRead) -> io::Result<Fix> {
         });
     }
     Ok(Fix { safety, edits })
+}
+
+fn read_provenance(input: &mut impl BufRead) -> io::Result<Provenance> {
+    let version = Arc::from(read_string(input)?);
+    let mut stamps = [None, None];
+    for slot in &mut stamps {
+        let [flag] = read_array::<1>(input)?;
+        *slot = match flag {
+            0 => None,
+            1 | 3 => Some(Stamp {
+                commit: read_string(input)?,
+                date: read_string(input)?,
+                author: read_string(input)?,
+                boundary: flag == 3,
+            }),
+            _ => return Err(corrupt()),
+        };
+    }
+    let [introduced, removed] = stamps;
+    Ok(Provenance {
+        version,
+        introduced,
+        removed,
+    })
 }
 
 fn read_place(input: &mut impl BufRead) -> io::Result<(Span, Position, Position)> {
@@ -306,6 +362,16 @@ mod tests {
                     replacement: "\"forge/v2\"".into(),
                 }],
             })),
+            history: Some(Box::new(Provenance {
+                version: Arc::from("0123abcd"),
+                introduced: Some(Stamp {
+                    commit: "c".repeat(40),
+                    date: "2024-03-02T10:04:00+01:00".into(),
+                    author: "Ada Lovelace <ada@lab.example>".into(),
+                    boundary: true,
+                }),
+                removed: None,
+            })),
         }
     }
 
@@ -319,9 +385,14 @@ mod tests {
         plain.related.clear();
         plain.secret = false;
         plain.severity = Severity::Error;
+        plain.history = None;
+        let mut removed = finding(&b, "exp-secret", "m3");
+        if let Some(h) = removed.history.as_mut() {
+            h.removed = h.introduced.take();
+        }
         let groups = vec![
             vec![finding(&a, "api-version", "m1"), finding(&a, "kind", "m2")],
-            vec![plain],
+            vec![plain, removed],
         ];
         let mut bytes = Vec::new();
         for group in &groups {

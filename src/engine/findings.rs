@@ -79,6 +79,7 @@ pub fn at_file_start(path: &Arc<str>, rule: &str, severity: Severity, message: S
         value_hash: 0,
         secret: false,
         fix: None,
+        history: None,
     }
 }
 
@@ -165,6 +166,7 @@ pub fn locate(
                     &text[span.start as usize..span.end as usize],
                 ),
                 secret: active.rule.mask,
+                history: None,
                 fix,
             }
         })

@@ -23,6 +23,7 @@ use crate::scratch::{LintScratch, RecentConfigFiles, Scratch};
 use crate::select::SelectorTable;
 
 pub use file::{is_weights_file, FileCounts};
+pub use spec::naming_in;
 
 /// The rule ids of the findings the experiment walk and the suppressions make themselves.
 pub const EXP_LARGE_FILE: &str = "exp-large-file";
@@ -223,7 +224,9 @@ impl ExperimentLinter<'_> {
         })
     }
 
-    fn lint_given_with(
+    /// [`ExperimentLinter::lint_given`] with `others` as the file's context, read by the
+    /// caller: for a version of the file in git history, whose context is its commit's tree.
+    pub fn lint_given_with(
         &self,
         path: &Path,
         root: &Path,

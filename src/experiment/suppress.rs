@@ -85,6 +85,7 @@ pub fn apply(
             ),
             secret: false,
             fix: None,
+            history: None,
         });
     };
     for (s, flags) in suppressions.iter().zip(&used) {

@@ -35,24 +35,34 @@ fn command(severity: Severity) -> &'static str {
 /// The annotation of `f`, whose file GitHub knows by `path`: relative to the repository.
 fn annotation(f: &Finding, path: &str) -> String {
     let path = visible(path);
-    let mut props = format!(
-        "file={},line={},endLine={}",
-        escape_property(&path),
-        f.start.line,
-        f.end.line
-    );
-    if f.start.line == f.end.line {
+    // In a history audit a removed finding's lines are gone from the files: it is annotated
+    // without a place, its commits in the message.
+    let removed = f.history.as_ref().is_some_and(|h| h.removed.is_some());
+    let mut props = if removed {
+        String::new()
+    } else {
+        format!(
+            "file={},line={},endLine={},",
+            escape_property(&path),
+            f.start.line,
+            f.end.line
+        )
+    };
+    if f.start.line == f.end.line && !removed {
         // GitHub refuses an empty column range; a zero-width span marks one column.
         let end = f.end.column.max(f.start.column + 1);
-        props.push_str(&format!(",col={},endColumn={end}", f.start.column));
+        props.push_str(&format!("col={},endColumn={end},", f.start.column));
     }
-    props.push_str(&format!(",title={}", escape_property(&f.rule)));
+    props.push_str(&format!("title={}", escape_property(&f.rule)));
     let mut message = format!(
         "{path}:{}:{}: {}",
         f.start.line,
         f.start.column,
         visible(&f.message)
     );
+    if let Some(history) = &f.history {
+        message.push_str(&format!("\n{}", super::history::sentence(history)));
+    }
     if let Some(help) = &f.help {
         message.push_str(&format!("\nhelp: {}", visible(help)));
     }

@@ -126,7 +126,12 @@ fn write_issue(buf: &mut Vec<u8>, f: &Finding, state: &mut State, cwd: &Path) {
     w.begin_object();
     w.key("description");
     // Shown in the merge request: invisible characters as visible escapes.
-    w.string(&format!("{}: {}", visible(&f.rule), visible(&f.message)));
+    let mut description = format!("{}: {}", visible(&f.rule), visible(&f.message));
+    if let Some(history) = &f.history {
+        description.push(' ');
+        description.push_str(&super::history::brief(history));
+    }
+    w.string(&description);
     w.key("check_name");
     w.string(&f.rule);
     w.key("fingerprint");

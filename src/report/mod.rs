@@ -5,6 +5,7 @@ pub mod concise;
 mod format;
 pub mod github;
 pub mod gitlab;
+pub mod history;
 pub mod html;
 pub mod human;
 pub mod json;
@@ -86,6 +87,10 @@ pub struct Summary {
     pub fixes: Fixes,
     /// `--max-results`: the findings it left out of the reports, when it left some.
     pub left_out: Option<LeftOut>,
+    /// A history audit: what it read of git (`files` counts the versions linted).
+    pub history: Option<HistoryRead>,
+    /// `--new-from-rev`: the findings hidden because the files had them at the revision.
+    pub new_from_rev: Option<SinceRev>,
 }
 
 /// What `--max-results N` left out: the findings past the N most severe. The counts of the
@@ -109,6 +114,27 @@ impl LeftOut {
             self.max_results
         )
     }
+}
+
+/// What a history audit read of git, for the summary.
+#[derive(Debug, Default, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct HistoryRead {
+    pub commits: usize,
+    /// Distinct versions of files linted.
+    pub versions: usize,
+    /// Where history stops (a shallow clone): the commits whose parents are not in the clone.
+    pub shallow: Vec<String>,
+    /// Submodules met, not read: their history is another repository's.
+    pub submodules: Vec<String>,
+    /// Files whose versions were Git LFS pointers, not read: their content is not in git.
+    pub lfs: Vec<String>,
+}
+
+/// `--new-from-rev REV`: the findings the files had at REV, hidden.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct SinceRev {
+    pub rev: String,
+    pub hidden: usize,
 }
 
 /// Fixes applied by the run (`--fix`), and those its findings offer that it did not apply.
@@ -213,9 +239,23 @@ impl Summary {
             ),
             None => String::new(),
         };
-        let files = match self.binary {
-            0 => plural(self.files, "file"),
-            binary => format!("{} ({binary} binary skipped)", plural(self.files, "file")),
+        let baseline = match &self.new_from_rev {
+            Some(since) => format!(
+                "{baseline} {} hidden: the files had {} at {}.",
+                plural(since.hidden, "finding"),
+                if since.hidden == 1 { "it" } else { "them" },
+                crate::escape::visible(&since.rev)
+            ),
+            None => baseline,
+        };
+        let files = match (&self.history, self.binary) {
+            (Some(h), _) => format!(
+                "{} ({})",
+                plural(h.versions, "file version"),
+                plural(h.commits, "commit")
+            ),
+            (None, 0) => plural(self.files, "file"),
+            (None, binary) => format!("{} ({binary} binary skipped)", plural(self.files, "file")),
         };
         if self.errors + self.warnings + self.notes == 0 && self.incomplete {
             return format!(
@@ -265,8 +305,9 @@ impl Source {
 
 /// Where the text of a file with findings comes from when a format shows code frames.
 pub trait Sources {
-    /// The file's text and its secrets, or `None` when it cannot be read again.
-    fn source(&self, path: &str) -> Option<Source>;
+    /// The text `finding`'s span is in (its file's, and in a history audit its version's), with
+    /// its secrets; `None` when it cannot be read again.
+    fn source(&self, finding: &crate::diagnostic::Finding) -> Option<Source>;
 }
 
 pub struct ReportOptions {
@@ -364,9 +405,9 @@ fn write_human(
     input.findings.each_batch(&mut |batch| {
         let framed = batch.len().min(MAX_GRAPHICAL.saturating_sub(shown));
         let (with_frames, rest) = batch.split_at(framed);
-        for group in with_frames.chunk_by(|a, b| a.path == b.path) {
-            // The text of the file, loaded once, with its secrets.
-            let loaded = sources.source(&group[0].path).map(|source| {
+        for group in with_frames.chunk_by(|a, b| a.same_source(b)) {
+            // The text of the file (or of its version), loaded once, with its secrets.
+            let loaded = sources.source(&group[0]).map(|source| {
                 let index = LineIndex::new(&source.text);
                 (source, index)
             });

@@ -441,11 +441,16 @@ fn write_result_json(
     if let Some(fix) = &f.fix {
         write_fixes(&mut w, fix, location);
     }
-    if let Some(help) = &f.help {
+    if f.help.is_some() || f.history.is_some() {
         w.key("properties");
         w.begin_object();
-        w.key("help");
-        w.string(help);
+        if let Some(help) = &f.help {
+            w.key("help");
+            w.string(help);
+        }
+        if let Some(history) = &f.history {
+            super::history::write_members(&mut w, history);
+        }
         w.end_object();
     }
     w.end_object();
@@ -1024,6 +1029,7 @@ mod tests {
             value_hash: 1,
             secret: false,
             fix: None,
+            history: None,
         };
         let cwd = Path::new("/work/repo");
         for f in [

@@ -386,4 +386,47 @@ else
     fail "install step: the build from source (lint exit $(lint_exit source))" "$WORK/source.log"
 fi
 
+# --- 7. new-from-rev: only what a pull request brings ---------------------------------------------
+PR="$WORK/pr"
+git_pr() { git -C "$PR" -c user.name=Ada -c user.email=ada@lab.example "$@"; }
+mkdir -p "$PR/specs" "$PR/experiments"
+cp -r "$LAB/experiments/my-grpo" "$PR/experiments/"
+cp "$LAB/jobspec.json" "$PR/specs/ok.jobspec.json"
+# The base already has a fault (a warning made an error), which the pull request does not touch.
+cp "$LAB/dirty/jobspec.json" "$PR/specs/dirty.jobspec.json"
+printf '[severity]\ngit-dirty = "error"\n' >"$PR/forgelint.toml"
+git init -q -b main "$PR" && git_pr add -A && git_pr commit -q -m base
+base="$(git -C "$PR" rev-parse HEAD)"
+"$PY" - "$PR/specs/ok.jobspec.json" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+doc["apiVersion"] = "forge/v1"
+open(sys.argv[1], "w").write(json.dumps(doc, indent=2) + "\n")
+PY
+git_pr commit -q -am "a pull request with a fault"
+printf '{"pull_request": {"base": {"sha": "%s"}}}\n' "$base" >"$WORK/event.json"
+run_action since-all "$PR"
+run_action since-rev "$PR" new-from-rev=HEAD~1
+GITHUB_EVENT_PATH="$WORK/event.json" run_action since-base "$PR" new-from-rev=pull-request-base
+if [ "$(out since-all errors)" = 2 ] && [ "$(lint_exit since-rev)" = 1 ] && [ "$(out since-rev errors)" = 1 ] &&
+    [ "$(out since-base errors)" = 1 ] &&
+    grep -Eq '^::error file=specs/ok\.jobspec\.json,.*title=api-version::' "$WORK/since-base.log" &&
+    ! grep -q 'title=git-dirty' "$WORK/since-base.log" &&
+    grep -q '1 finding hidden: the files had it at' "$WORK/since-base.log"; then
+    pass "new-from-rev: only the pull request's own fault is reported (HEAD~1, and pull-request-base from the event)"
+else
+    fail "new-from-rev: expected errors=2 without, 1 with (got $(out since-all errors) / $(out since-rev errors) / $(out since-base errors))" "$WORK/since-base.log"
+fi
+git clone -q --depth 1 "file://$PR" "$WORK/shallow"
+GITHUB_EVENT_PATH="$WORK/event.json" run_action since-shallow "$WORK/shallow" new-from-rev=pull-request-base
+GITHUB_EVENT_PATH=/nonexistent run_action since-no-event "$PR" new-from-rev=pull-request-base
+run_action since-newline "$PR" 'new-from-rev=HEAD~1\n--output=x'
+if [ "$(lint_exit since-shallow)" = 2 ] && grep -q '^::error title=forgelint action::new-from-rev: the revision is not in this clone; give actions/checkout fetch-depth: 0' "$WORK/since-shallow.log" &&
+    [ "$(lint_exit since-no-event)" = 2 ] && grep -q 'pull-request-base needs a pull_request event' "$WORK/since-no-event.log" &&
+    [ "$(lint_exit since-newline)" = 2 ] && [ ! -e "$PR/x" ]; then
+    pass "new-from-rev: a shallow checkout asks for fetch-depth: 0; no event, or a newline, is refused (exit 2)"
+else
+    fail "new-from-rev refusals (exits $(lint_exit since-shallow) / $(lint_exit since-no-event) / $(lint_exit since-newline))" "$WORK/since-shallow.log"
+fi
+
 finish

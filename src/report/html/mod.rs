@@ -1,6 +1,7 @@
 //! `--format html`: one self-contained audit page (inline CSS and SVG, no script, no request)
 //! for people to read: totals, findings per rule, per folder and per file, and each rule's
-//! findings with code frames.
+//! findings with code frames; for a history audit, each finding's commits and a timeline of
+//! findings per month.
 //!
 //! The findings are read in two passes ([`Findings::each_batch`]): the first counts them and keeps
 //! the first few of each rule, the second reads the files of those few again for their frames.
@@ -11,6 +12,7 @@ mod aggregate;
 mod frame;
 mod page;
 mod text;
+mod timeline;
 
 use std::io::Write;
 

@@ -29,6 +29,7 @@ pub fn write(
 ) -> io::Result<()> {
     head(out)?;
     totals(out, input.summary)?;
+    agg.timeline.write(out)?;
     if !agg.rules.is_empty() {
         chart(out, agg)?;
         folders(out, agg, group_depth)?;
@@ -66,8 +67,12 @@ fn severity_class(s: Severity) -> &'static str {
 
 fn totals(out: &mut dyn Write, summary: &Summary) -> io::Result<()> {
     writeln!(out, "<section id=\"totals\">\n<dl class=\"cards\">")?;
+    let files = match summary.history {
+        Some(_) => "file versions checked",
+        None => "files checked",
+    };
     let cards = [
-        ("files", "files checked", summary.files, "card"),
+        ("files", files, summary.files, "card"),
         (
             "files-with-findings",
             "files with findings",
@@ -91,6 +96,16 @@ fn totals(out: &mut dyn Write, summary: &Summary) -> io::Result<()> {
         notes.push(format!(
             "No findings in {} checked.",
             count(summary.files, "file")
+        ));
+    }
+    if let Some(h) = &summary.history {
+        notes.extend(history_notes(h));
+    }
+    if let Some(since) = &summary.new_from_rev {
+        notes.push(format!(
+            "{} hidden: the files had them at {}.",
+            count(since.hidden, "finding"),
+            since.rev
         ));
     }
     if summary.binary > 0 {
@@ -129,6 +144,37 @@ fn totals(out: &mut dyn Write, summary: &Summary) -> io::Result<()> {
         writeln!(out, "</ul>")?;
     }
     writeln!(out, "</section>")
+}
+
+/// What a history audit read of git, and what it skipped.
+fn history_notes(h: &crate::report::HistoryRead) -> Vec<String> {
+    let mut notes = vec![format!(
+        "Read {}: {} linted, each once.",
+        count(h.commits, "commit"),
+        count(h.versions, "distinct file version")
+    )];
+    if !h.shallow.is_empty() {
+        let stops: Vec<&str> = h.shallow.iter().map(|c| c.get(..7).unwrap_or(c)).collect();
+        notes.push(format!(
+            "History stops at {} (a shallow clone): what is there is reported as introduced there or before.",
+            stops.join(", ")
+        ));
+    }
+    if !h.submodules.is_empty() {
+        notes.push(format!(
+            "Skipped {}, whose history is another repository's: {}.",
+            count(h.submodules.len(), "submodule"),
+            h.submodules.join(", ")
+        ));
+    }
+    if !h.lfs.is_empty() {
+        notes.push(format!(
+            "Skipped {} stored as Git LFS pointers: {}.",
+            count(h.lfs.len(), "file"),
+            h.lfs.join(", ")
+        ));
+    }
+    notes
 }
 
 /// Horizontal bars, one per rule, stacked by severity; each links to its rule's group.
@@ -427,6 +473,13 @@ fn framed_finding(
         f.start.column,
         EscCut(&f.message, MESSAGE_CHARS)
     )?;
+    if let Some(history) = &f.history {
+        writeln!(
+            out,
+            "<div class=\"commits\">{}</div>",
+            Esc(&crate::report::history::sentence(history))
+        )?;
+    }
     match &framed.frame {
         Some(frame) => writeln!(out, "{frame}")?,
         None => writeln!(
@@ -466,15 +519,18 @@ fn listed_findings(out: &mut dyn Write, group: &RuleGroup) -> io::Result<()> {
     }
     writeln!(out, "<ul class=\"lines\">")?;
     for line in &group.listed {
+        let commits = line.commits.as_deref().unwrap_or_default();
         writeln!(
             out,
-            "<li class=\"{}\"><span class=\"sev\">{}</span> <code>{}:{}:{}</code> {}</li>",
+            "<li class=\"{}\"><span class=\"sev\">{}</span> <code>{}:{}:{}</code> {}{}{}</li>",
             severity_class(line.severity),
             line.severity,
             Esc(&line.path),
             line.start.line,
             line.start.column,
-            Esc(&line.message)
+            Esc(&line.message),
+            if commits.is_empty() { "" } else { " " },
+            Esc(commits)
         )?;
     }
     writeln!(out, "</ul>")
@@ -527,7 +583,7 @@ pre.frame{background:var(--panel);border:1px solid var(--line);border-radius:4px
 mark{background:var(--mark);color:inherit;outline:1px solid var(--warning);border-radius:2px}
 mark.point{display:inline-block;width:2px;height:1.2em;vertical-align:text-bottom;background:var(--error);outline:none}
 .ctl,.secret,.cut{color:var(--muted);background:var(--bg);border-radius:2px}
-.related,.help{color:var(--muted);margin-top:4px;overflow-wrap:anywhere}
+.related,.help,.commits{color:var(--muted);margin-top:4px;overflow-wrap:anywhere}
 ul.lines{padding-left:18px;overflow-wrap:anywhere}
 ul.lines li{margin:2px 0}
 footer{margin-top:40px;color:var(--muted);font-size:12px}

@@ -12,8 +12,8 @@ use crate::rules::RuleSet;
 struct Texts(HashMap<String, Arc<str>>);
 
 impl Sources for Texts {
-    fn source(&self, path: &str) -> Option<crate::report::Source> {
-        let text = self.0.get(path).cloned()?;
+    fn source(&self, finding: &Finding) -> Option<crate::report::Source> {
+        let text = self.0.get(&*finding.path).cloned()?;
         Some(crate::report::Source::new(
             text,
             &crate::rules::secret_detector([]),
