@@ -168,6 +168,23 @@ const COMMANDS: &[(&str, Proof)] = &[
         "forgelint merge audit/shard-*.json -o audit.json",
         Proof::Here(0),
     ),
+    // The demo lab is no git repository: tests/history/ builds repositories and runs these.
+    (
+        "forgelint check --new-from-rev origin/main .",
+        Proof::Exception("needs a git remote; tests/history/done_when.rs runs --new-from-rev against a revision of a built repository"),
+    ),
+    (
+        "forgelint history",
+        Proof::Exception("needs a git history; tests/history/done_when.rs runs it on a built repository of 300 commits"),
+    ),
+    (
+        "forgelint history v1.0..HEAD -- specs/",
+        Proof::Exception("needs a git history with a tag; tests/history/clones.rs (ranges_and_paths_limit_what_is_read) runs a range with a pathspec"),
+    ),
+    (
+        "forgelint history --all --format html -o history.html",
+        Proof::Exception("needs a git history; tests/history/clones.rs (all_reads_every_branch_and_head_only_its_own) runs --all and tests/history/formats.rs the html report"),
+    ),
 ];
 
 /// The shell commands of the README, in order: each line of its `sh` blocks, continuations

@@ -229,6 +229,30 @@ fn ranges_and_paths_limit_what_is_read() {
 }
 
 #[test]
+fn all_reads_every_branch_and_head_only_its_own() {
+    let tree = Tree::new();
+    small(&tree);
+    // A branch off HEAD with a fault of its own, then back on main.
+    run_git(tree.root(), &["checkout", "-q", "-b", "side"]);
+    let owner = patch(&reference(), "\"owner\": \"\"", "\"owner\": \"grace\"");
+    std::fs::write(tree.root().join("specs/side.jobspec.json"), owner).unwrap();
+    super::commit_all(&tree, "a side branch's spec");
+    run_git(tree.root(), &["checkout", "-q", "main"]);
+    let json = ["--format", "json"];
+    let head = tree.run(&[&["history"][..], &json[..]].concat());
+    assert!(!commits_of(&head)
+        .iter()
+        .any(|f| f.0 == "specs/side.jobspec.json"));
+    let all = tree.run(&[&["history", "--all"][..], &json[..]].concat());
+    let side: Vec<_> = commits_of(&all)
+        .into_iter()
+        .filter(|f| f.0 == "specs/side.jobspec.json")
+        .collect();
+    assert_eq!(side.len(), 1, "{side:?}");
+    assert_eq!(side[0].1, "owner-ignored");
+}
+
+#[test]
 fn check_flags_apply_and_the_others_are_refused() {
     let tree = Tree::new();
     small(&tree);
