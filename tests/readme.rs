@@ -63,6 +63,8 @@ fn readme_starts_with_the_two_setup_commands() {
 
 /// How a shell command of the README is proven to work.
 #[derive(Debug, Clone, Copy)]
+// The exit codes are read by the Unix-only test that runs the commands.
+#[cfg_attr(not(unix), allow(dead_code))]
 enum Proof {
     /// [`readme_commands_run`] runs it with `sh` in a copy of the demo lab (`forgelint` is the
     /// built binary, first on `PATH`), in the README's order, and it must exit with this code.
