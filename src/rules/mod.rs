@@ -405,6 +405,12 @@ pub struct Rule {
 }
 
 impl Rule {
+    /// Whether the rule reads the files the others skip as binary (a NUL in their first 8 KB,
+    /// or not UTF-8), decoded lossily: a secret search (`mask = true`) reads every file.
+    pub fn reads_binary_files(&self) -> bool {
+        self.mask && self.target == Target::Text
+    }
+
     /// How safe the rule's fixes are, if it has any: unsafe when one of them is.
     pub fn fix_safety(&self) -> Option<Safety> {
         self.checks
