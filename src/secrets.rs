@@ -34,6 +34,11 @@ pub trait SecretPattern: std::fmt::Debug + Send + Sync {
     fn regex(&self) -> &regex::Regex;
     /// Adds to `out` the span of `text` each match makes secret, in order.
     fn secret_spans(&self, text: &str, out: &mut Vec<Range<usize>>);
+    /// Whether another pattern of the same source finds the same secrets: not one that decodes
+    /// what it matches, which its rule's other patterns then search.
+    fn same_source_same_secrets(&self) -> bool {
+        true
+    }
 }
 
 /// The patterns that find secrets.
@@ -83,7 +88,12 @@ impl Detector {
     ) -> Detector {
         let mut unique: Vec<Arc<dyn SecretPattern>> = Vec::new();
         for pattern in patterns {
-            if !unique.iter().any(|p| p.source() == pattern.source()) {
+            let same = |p: &Arc<dyn SecretPattern>| {
+                p.source() == pattern.source()
+                    && p.same_source_same_secrets()
+                    && pattern.same_source_same_secrets()
+            };
+            if !unique.iter().any(same) {
                 unique.push(pattern);
             }
         }

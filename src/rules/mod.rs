@@ -32,7 +32,7 @@ pub use cases::{apply_patch, Case, CaseContext, CaseSource, Fixed};
 pub use compile::compile_rule;
 pub use eval::{Hit, Lit};
 pub use mask::secret_detector;
-pub use pattern::{Pattern, TextMatch};
+pub use pattern::{Pattern, TextMatch, TextPattern};
 use template::Template;
 
 /// What kind of file a rule reads: jobspecs, or the files of an experiment directory as text
@@ -249,9 +249,10 @@ pub enum Assertion {
     Function(functions::Function),
     /// A text rule's regex, matched in the regions of `scope`; the named group `at`, when the
     /// pattern has one, is the span reported, and the group `secret` the span a rule with
-    /// `mask = true` hides (see [`Pattern::text_matches`]).
+    /// `mask = true` hides (see [`Pattern::text_matches`]). Its keywords, filters and
+    /// decoding decide which matches are reported ([`TextPattern`]).
     Text {
-        pattern: Pattern,
+        pattern: TextPattern,
         scope: Scope,
     },
 }
