@@ -351,7 +351,7 @@ impl Masker<'_> {
 mod tests {
     use super::*;
 
-    const KEY: &str = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\nQUJDREVGR0hJSktMTU5PUFFS\n-----END OPENSSH PRIVATE KEY-----";
+    const KEY: &str = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAAB\nAAAAMwAAAAtzc2gtZWQyNTUxOQAAACBodW50ZXIyaHVudGVyMmh1\n-----END OPENSSH PRIVATE KEY-----";
 
     /// The detector of the built-in rules.
     fn builtin() -> Detector {
@@ -363,9 +363,16 @@ mod tests {
         let text = format!("before\n{KEY}\nafter\n");
         let masked = builtin().mask(&text);
         assert_eq!(masked, "before\n----…\n…\n…\n…\nafter\n");
-        // Without an END line, to the end of the text.
-        let open = "x = 1\n-----BEGIN RSA PRIVATE KEY-----\nMIIEow\nAAAA";
-        assert_eq!(builtin().mask(open), "x = 1\n----…\n…\n…");
+        // Without an END line, to its last line of key.
+        let open = "x = 1\n-----BEGIN RSA PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAAB\nAAAAMwAAAAtzc2gt\n";
+        assert_eq!(builtin().mask(open), "x = 1\n----…\n…\n…\n");
+        // A header with no key under it is no secret.
+        for header in [
+            "PEM = \"-----BEGIN PRIVATE KEY-----\"",
+            "-----BEGIN PRIVATE KEY-----\nfixture\n-----END PRIVATE KEY-----",
+        ] {
+            assert_eq!(builtin().mask(header), header);
+        }
     }
 
     #[test]

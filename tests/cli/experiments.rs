@@ -4,9 +4,9 @@
 
 use super::*;
 
-const TOKEN: &str = "hf_QpZkVbXwLmNrTsYuCdEfGhJaKoPiUyTrEwQl";
+const TOKEN: &str = "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";
 /// A stretch of the token past its first four characters: never in any output.
-const TOKEN_TAIL: &str = "VbXwLmNrTsYu";
+const TOKEN_TAIL: &str = "CVBrytNseAZv";
 
 const TRAIN: &str = "import os\n\n# was /mnt/shared/old before DOCS_DIR\nCORPUS = \"/mnt/shared/handbook\"\nDOCS = os.environ[\"DOCS_DIR\"]\n";
 
