@@ -2,6 +2,7 @@
 //! `min-entropy`, `keywords` and `decode`, on a team's own rules (the example pack's), and the
 //! mistakes in them, refused at their own place.
 
+use super::rule_files::bad_rules;
 use super::*;
 
 fn lines(run: &Run) -> Vec<String> {
@@ -45,6 +46,42 @@ fn allow_line_excuses_a_call_and_keywords_gate_the_pattern() {
         "{}",
         run.stdout
     );
+}
+
+/// `test-rules` runs the cases of rules whose verdicts these keys decide: each key removed, a
+/// case fails.
+#[test]
+fn test_rules_holds_the_cases_the_keys_decide() {
+    let tree = policy_tree();
+    let entropy = "id = \"hf-token\"\nseverity = \"error\"\ntarget = \"text\"\nsummary = \"s\"\nmessage = \"{match}\"\n\n[[check]]\npattern = '(?-u:\\b)(?P<at>hf_[A-Za-z]{20,})'\nmin-entropy = 3.0\n\n[[valid]]\nname = \"a placeholder\"\nfile = \"a.py\"\ntext = 'TOKEN = \"hf_xxxxxxxxxxxxxxxxxxxx\"'\n\n[[invalid]]\nname = \"a random token\"\nfile = \"a.py\"\ntext = 'TOKEN = \"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\"'\nat = \"1:10\"\ncount = 1\n";
+    tree.write("policies/hf-token.toml", entropy);
+    let run = tree.run(&["test-rules", "policies/"]);
+    run.expect_code(0);
+    assert!(run.stdout.contains("0 failed"), "{}", run.stdout);
+    let torch = std::fs::read_to_string(tree.path("policies/torch-load-weights-only.toml"))
+        .expect("written");
+    let lab = std::fs::read_to_string(tree.path("policies/lab-token.toml")).expect("written");
+    for (file, text, key) in [
+        (
+            "policies/torch-load-weights-only.toml",
+            torch.as_str(),
+            "allow-line = ",
+        ),
+        ("policies/lab-token.toml", lab.as_str(), "min-entropy = "),
+        ("policies/lab-token.toml", lab.as_str(), "allow = "),
+        ("policies/hf-token.toml", entropy, "min-entropy = "),
+    ] {
+        let without: String = text
+            .lines()
+            .filter(|l| !l.starts_with(key))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        assert_ne!(without, text, "{file} has {key}");
+        tree.write(file, &without);
+        let run = tree.run(&["test-rules", file]);
+        run.expect_code(1);
+        tree.write(file, text);
+    }
 }
 
 /// A team's secret rule: its placeholders are not reported (entropy floor, allow), its tokens
@@ -111,69 +148,40 @@ fn only_secret_rules_read_binary_files() {
     );
 }
 
-/// Lints a valid spec with the rule file `policies/bad.toml`; the run exits 2 and names the
-/// file at `position`. Returns stderr.
-fn refused(rule: &str, position: &str) -> String {
-    let tree = Tree::new();
-    tree.valid_project("jobspec.json")
-        .write("policies/bad.toml", rule);
-    let run = tree.run(&[
-        "--no-config",
-        "--rules",
-        "policies/bad.toml",
-        "jobspec.json",
-    ]);
-    run.expect_code(2);
-    let location = format!("policies/bad.toml:{position}");
-    assert!(
-        run.stderr.contains(&location),
-        "expected {location} in\n{}",
-        run.stderr
-    );
-    assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
-    run.stderr
-}
-
 const TEXT_HEAD: &str = "id = \"t\"\nseverity = \"warning\"\ntarget = \"text\"\nsummary = \"s\"\nmessage = \"{match}\"\n\n[[check]]\npattern = '(?P<at>tok_[a-z]{8})'\n";
 
 #[test]
 fn mistakes_in_the_keys_are_refused_at_their_place() {
-    let err = refused(&format!("{TEXT_HEAD}allow = ['ok', '[unclosed']\n"), "9:16");
-    assert!(err.contains("bad regex"), "{err}");
-    let err = refused(&format!("{TEXT_HEAD}allow-line = ['(']\n"), "9:15");
-    assert!(err.contains("bad regex"), "{err}");
-    let err = refused(&format!("{TEXT_HEAD}keywords = []\n"), "9:12");
-    assert!(err.contains("one keyword at least"), "{err}");
-    let err = refused(&format!("{TEXT_HEAD}keywords = [\"tok\", \"\"]\n"), "9:20");
-    assert!(err.contains("not empty"), "{err}");
-    let err = refused(&format!("{TEXT_HEAD}stop-words = [\"\"]\n"), "9:15");
-    assert!(err.contains("not empty"), "{err}");
-    let err = refused(&format!("{TEXT_HEAD}min-entropy = -2.5\n"), "9:15");
-    assert!(err.contains("bits a character"), "{err}");
-    let err = refused(&format!("{TEXT_HEAD}decode = \"base46\"\n"), "9:10");
-    assert!(err.contains("base64"), "{err}");
+    let head = |more: &str| format!("{TEXT_HEAD}{more}\n");
     // A decoded value is the group `at`: a pattern without one has nothing to decode.
-    let err = refused(
-        &(TEXT_HEAD.replace("(?P<at>tok_[a-z]{8})", "tok_[a-z]{8}") + "decode = \"base64\"\n"),
-        "8:11",
-    );
-    assert!(err.contains("names the encoded value"), "{err}");
-    // With a function, in a condition, on a jobspec check.
+    let no_group =
+        TEXT_HEAD.replace("(?P<at>tok_[a-z]{8})", "tok_[a-z]{8}") + "decode = \"base64\"\n";
     let function = TEXT_HEAD.replace(
         "pattern = '(?P<at>tok_[a-z]{8})'",
         "function = \"host-path\"",
     ) + "keywords = [\"/mnt\"]\n";
-    let err = refused(&function, "9:12");
-    assert!(err.contains("`keywords` goes with `pattern`"), "{err}");
-    let condition = format!(
-        "{TEXT_HEAD}when = [{{ spec = \"metadata.name\", present = true, min-entropy = 1.0 }}]\n"
-    );
-    let err = refused(&condition, "9:65");
-    assert!(
-        err.contains("`min-entropy` is not allowed in a condition"),
-        "{err}"
-    );
-    let jobspec = "id = \"j\"\nseverity = \"error\"\nsummary = \"s\"\nmessage = \"m\"\n\n[[check]]\nselect = \"metadata.name\"\nnon-empty = true\nstop-words = [\"x\"]\n";
-    let err = refused(jobspec, "9:14");
-    assert!(err.contains("`stop-words` is not allowed"), "{err}");
+    let condition =
+        head("when = [{ spec = \"metadata.name\", present = true, min-entropy = 1.0 }]");
+    let jobspec = "id = \"j\"\nseverity = \"error\"\nsummary = \"s\"\nmessage = \"m\"\n\n[[check]]\nselect = \"metadata.name\"\nnon-empty = true\nstop-words = [\"x\"]\n".to_string();
+    for (rule, position, says) in [
+        (head("allow = ['ok', '[unclosed']"), "9:16", "bad regex"),
+        (head("allow-line = ['(']"), "9:15", "bad regex"),
+        (head("keywords = []"), "9:12", "one keyword at least"),
+        (head("keywords = [\"tok\", \"\"]"), "9:20", "not empty"),
+        (head("stop-words = [\"\"]"), "9:15", "not empty"),
+        (head("min-entropy = -2.5"), "9:15", "bits a character"),
+        (head("decode = \"base46\""), "9:10", "base64"),
+        (no_group, "8:11", "names the encoded value"),
+        // With a function, in a condition, on a jobspec check.
+        (function, "9:12", "`keywords` goes with `pattern`"),
+        (
+            condition,
+            "9:65",
+            "`min-entropy` is not allowed in a condition",
+        ),
+        (jobspec, "9:14", "`stop-words` is not allowed"),
+    ] {
+        let err = bad_rules(&[("bad.toml", &rule)], "policies/bad.toml", position);
+        assert!(err.contains(says), "{rule}\n{err}");
+    }
 }
