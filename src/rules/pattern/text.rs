@@ -62,8 +62,9 @@ pub struct Filters {
 }
 
 impl Filters {
-    /// Whether `m`, a match in `text`, is kept: the cheap tests first.
-    fn keep(&self, text: &str, m: &TextMatch) -> bool {
+    /// Whether `m`, a match in `text`, is kept: the cheap tests first. `lines` is the cursor of
+    /// `text`'s matches so far (they come in order).
+    fn keep(&self, text: &str, m: &TextMatch, lines: &mut LineCursor) -> bool {
         let found = &text[m.at.clone()];
         if self.min_entropy.is_some_and(|min| entropy(found) < min) {
             return false;
@@ -78,21 +79,59 @@ impl Filters {
             return false;
         }
         if !self.allow_line.is_empty() {
-            let lines = lines_of(text, m.whole.clone());
-            if self.allow_line.iter().any(|p| p.is_match(lines)) {
-                return false;
-            }
+            let allow_line = &self.allow_line;
+            return !lines.excused(text, m.whole.clone(), |l| {
+                allow_line.iter().any(|p| p.is_match(l))
+            });
         }
         true
     }
 }
 
-/// The lines `span` of `text` lies on, whole, without their final line break.
-fn lines_of(text: &str, span: Range<usize>) -> &str {
-    let start = text[..span.start].rfind('\n').map_or(0, |i| i + 1);
-    let end =
-        memchr::memchr(b'\n', &text.as_bytes()[span.end..]).map_or(text.len(), |i| span.end + i);
-    text[start..end].trim_end_matches('\r')
+/// The lines of a text's matches, read in order: each line break is looked for once, and the
+/// lines' verdict is kept for the next match on the same lines, so `allow-line` stays linear in
+/// the text however many matches share one long line.
+#[derive(Default)]
+struct LineCursor {
+    /// Where the text has been searched backwards from, and the start of that point's line.
+    searched_to: usize,
+    line_start: usize,
+    /// Where the last end was searched from, that end (a line break or the text's end), and
+    /// the last lines with their verdict.
+    end_from: usize,
+    end: usize,
+    last: Option<(Range<usize>, bool)>,
+}
+
+impl LineCursor {
+    /// Whether the lines `span` lies on (whole, without their final line break) are excused by
+    /// `test`. `span` starts at or after every span asked before.
+    fn excused(&mut self, text: &str, span: Range<usize>, test: impl FnOnce(&str) -> bool) -> bool {
+        let bytes = text.as_bytes();
+        if span.start < self.searched_to {
+            // Out of order (never, for a regex's matches): start again.
+            *self = LineCursor::default();
+        }
+        if let Some(i) = memchr::memrchr(b'\n', &bytes[self.searched_to..span.start]) {
+            self.line_start = self.searched_to + i + 1;
+        }
+        self.searched_to = span.start;
+        // No line break lies between the last end searched from and that end.
+        if self.last.is_none() || !(self.end_from <= span.end && span.end <= self.end) {
+            self.end =
+                memchr::memchr(b'\n', &bytes[span.end..]).map_or(text.len(), |i| span.end + i);
+            self.end_from = span.end;
+        }
+        let lines = self.line_start..self.end;
+        if let Some((last, verdict)) = &self.last {
+            if *last == lines {
+                return *verdict;
+            }
+        }
+        let verdict = test(text[lines.clone()].trim_end_matches('\r'));
+        self.last = Some((lines, verdict));
+        verdict
+    }
 }
 
 /// The Shannon entropy of `text`, in bits a character: 0 for one repeated character, about
@@ -320,10 +359,11 @@ impl TextPattern {
                 return Vec::new();
             }
         }
+        let mut lines = LineCursor::default();
         self.0
             .pattern
             .text_matches(text)
-            .filter(|m| self.0.filters.keep(text, m))
+            .filter(|m| self.0.filters.keep(text, m, &mut lines))
             .filter(|m| match self.0.decode {
                 None => true,
                 Some(codec) => self.decoded_holds(text, m, codec, Reading::Reported),
@@ -390,156 +430,4 @@ enum Reading {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn pattern(source: &str) -> Pattern {
-        Pattern::new(super::super::build_regex(source).unwrap())
-    }
-
-    fn reported(p: &TextPattern, text: &str) -> Vec<String> {
-        p.reported(text, &mut KeywordsFound::default())
-            .into_iter()
-            .map(|m| text[m.at].to_string())
-            .collect()
-    }
-
-    fn secrets(p: &TextPattern, text: &str) -> Vec<String> {
-        let mut spans = Vec::new();
-        p.secrets(text, &mut spans);
-        spans.into_iter().map(|s| text[s].to_string()).collect()
-    }
-
-    #[test]
-    fn entropy_is_bits_a_character() {
-        assert_eq!(entropy(""), 0.0);
-        assert_eq!(entropy("xxxx"), 0.0);
-        assert!((entropy("abab") - 1.0).abs() < 1e-9);
-        assert!((entropy("abcdefgh") - 3.0).abs() < 1e-9);
-        assert!(entropy("hf_xxxxxxxxxxxxxxxxxxxx") < 1.0);
-        assert!(entropy("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") > 4.0);
-        // Characters, not bytes: two two-byte characters alternating are one bit.
-        assert!((entropy("éüéü") - 1.0).abs() < 1e-9);
-    }
-
-    #[test]
-    fn filters_drop_what_they_name_and_keep_the_rest() {
-        let filters = Filters {
-            allow: vec![pattern("EXAMPLE$")],
-            allow_line: vec![pattern(r"weights_only\s*=\s*True")],
-            stop_words: vec!["abcdefghij".into()],
-            min_entropy: Some(3.0),
-        };
-        let p = TextPattern::new(
-            pattern(r"(?P<at>tok_[A-Za-z0-9]{16})|torch\.load\("),
-            filters,
-            Vec::new(),
-            None,
-        );
-        let text = "tok_QpZkVbXwLmNrTsYu\ntok_QWERTYUIOEXAMPLE\ntok_xxxxxxxxxxxxxxxx\ntok_ABCDEFGHIJqwerty\n";
-        assert_eq!(reported(&p, text), ["tok_QpZkVbXwLmNrTsYu"]);
-        // The detector masks every match all the same.
-        assert_eq!(secrets(&p, text).len(), 4);
-        // A line's other text excuses a match on it; `\r` is not part of the line.
-        let text = "a = torch.load(f, weights_only=True)\r\nb = torch.load(f)\n";
-        let found = p.reported(text, &mut KeywordsFound::default());
-        assert_eq!(found.len(), 1);
-        assert!(found[0].at.start > text.find('\n').unwrap());
-    }
-
-    #[test]
-    fn keywords_gate_the_pattern_in_any_case() {
-        let p = TextPattern::new(
-            pattern(r"\b[0-9a-f]{8}\b"),
-            Filters::default(),
-            vec!["WandB".into(), "netrc".into()],
-            None,
-        );
-        assert!(reported(&p, "commit 0123abcd").is_empty());
-        assert_eq!(reported(&p, "WANDB key 0123abcd"), ["0123abcd"]);
-        assert_eq!(reported(&p, "0123abcd in .NETRC"), ["0123abcd"]);
-        // Masking does not ask for them.
-        assert_eq!(secrets(&p, "commit 0123abcd"), ["0123abcd"]);
-    }
-
-    /// Every keyword is found, also where one starts inside or at the start of another.
-    #[test]
-    fn keywords_are_found_where_they_overlap() {
-        let set = Keywords::new(vec![
-            "hf_".into(),
-            "f_x".into(),
-            "hf_x".into(),
-            "zzz".into(),
-        ]);
-        assert_eq!(&*set.find("..HF_X.."), &[true, true, true, false]);
-        assert_eq!(&*set.find(""), &[false; 4]);
-        assert_eq!(&*set.find("aaaazz"), &[false; 4]);
-    }
-
-    #[test]
-    fn linked_checks_share_one_keyword_set() {
-        let a = TextPattern::new(pattern("a+"), Filters::default(), vec!["A".into()], None);
-        let b = TextPattern::new(
-            pattern("b+"),
-            Filters::default(),
-            vec!["a".into(), "b".into()],
-            None,
-        );
-        let linked = TextPattern::link(&[a, b]);
-        let (sa, ia) = linked[0].0.keyword_set.as_ref().unwrap();
-        let (sb, ib) = linked[1].0.keyword_set.as_ref().unwrap();
-        assert!(Arc::ptr_eq(sa, sb));
-        assert_eq!((&**ia, &**ib), (&[0][..], &[0, 1][..]));
-        let mut found = KeywordsFound::default();
-        assert_eq!(linked[1].reported("bb", &mut found).len(), 1);
-        assert_eq!(linked[0].reported("bb", &mut found).len(), 0);
-        assert_eq!(found.sets.len(), 1);
-    }
-
-    #[test]
-    fn a_decoded_value_is_searched_by_the_other_checks_in_place() {
-        let token = TextPattern::new(
-            pattern(r"(?i)api_key\W{0,4}(?P<at>[0-9a-f]{8})\b"),
-            Filters {
-                min_entropy: Some(2.0),
-                ..Filters::default()
-            },
-            vec!["api_key".into()],
-            None,
-        );
-        let data = TextPattern::new(
-            pattern(r"(?m)^\s*[\w-]+:\s*(?P<at>[A-Za-z0-9+/]{8,}={0,2})$"),
-            Filters::default(),
-            Vec::new(),
-            Some(Codec::Base64),
-        );
-        let linked = TextPattern::link(&[token, data]);
-        let (token, data) = (&linked[0], &linked[1]);
-        assert!(data.decodes() && !token.decodes());
-        // "0123abcd" and "00000000", base64-encoded; a value that is not base64 text.
-        let text = "data:\n  API_KEY: MDEyM2FiY2Q=\n  OTHER_KEY: MDEyM2FiY2Q=\n  API_KEY: MDAwMDAwMDA=\n  API_KEY: notbase64!\n";
-        assert_eq!(reported(data, text), ["MDEyM2FiY2Q="]);
-        // Masked: every encoded value that decodes to a match, the low-entropy one too.
-        assert_eq!(secrets(data, text), ["MDEyM2FiY2Q=", "MDAwMDAwMDA="]);
-        assert!(reported(token, text).is_empty());
-        // Unlinked, a decode check has nothing to search with.
-        let alone = TextPattern::new(
-            pattern(r"(?P<at>[A-Za-z0-9+/]{8,}={0,2})"),
-            Filters::default(),
-            Vec::new(),
-            Some(Codec::Base64),
-        );
-        assert!(reported(&alone, text).is_empty());
-    }
-
-    #[test]
-    fn base64_decodes_padded_and_unpadded_text_only() {
-        assert_eq!(Codec::Base64.decode("aGVsbG8=").as_deref(), Some("hello"));
-        assert_eq!(Codec::Base64.decode("aGVsbG8").as_deref(), Some("hello"));
-        assert_eq!(Codec::Base64.decode("aGVsbG8==="), None);
-        // Not UTF-8 once decoded.
-        assert_eq!(Codec::Base64.decode("/w=="), None);
-        assert_eq!(Codec::parse("base64"), Some(Codec::Base64));
-        assert_eq!(Codec::parse("hex"), None);
-    }
-}
+mod tests;
