@@ -107,35 +107,22 @@ impl ExperimentLinter<'_> {
             }
             _ => {
                 self.counts.binary.fetch_add(1, Ordering::Relaxed);
-                self.lint_binary(bytes, path, name, rules, others, scratch)
+                // A secret search reads every file: the rules with `mask = true` read this one
+                // decoded lossily (each invalid byte a U+FFFD, whose offsets then count), no
+                // other rule reads it. A suppression in it still hides their findings; one
+                // that hides nothing is not reported, as the rules it may name did not run.
+                let secret_rules: Vec<Active<'_>> = rules
+                    .iter()
+                    .filter(|a| a.rule.reads_binary_files())
+                    .copied()
+                    .collect();
+                if secret_rules.is_empty() {
+                    return Vec::new();
+                }
+                let text = String::from_utf8_lossy(bytes);
+                self.lint_text(&text, path, name, &secret_rules, others, scratch)
             }
         }
-    }
-
-    /// A file the text rules skip as binary (a NUL in its first 8 KB, or not UTF-8): a secret
-    /// search reads every file, so the rules with `mask = true` read its text decoded lossily
-    /// (each invalid byte a U+FFFD, whose offsets then count), and no other rule reads it. A
-    /// suppression in it still hides their findings; one that hides nothing is not reported,
-    /// as the rules it may name did not run.
-    fn lint_binary(
-        &self,
-        bytes: &[u8],
-        path: &Path,
-        name: &FileName<'_>,
-        rules: &[Active<'_>],
-        others: &Others<'_>,
-        scratch: &mut LintScratch,
-    ) -> Vec<Finding> {
-        let secret_rules: Vec<Active<'_>> = rules
-            .iter()
-            .filter(|a| a.rule.reads_binary_files())
-            .copied()
-            .collect();
-        if secret_rules.is_empty() {
-            return Vec::new();
-        }
-        let text = String::from_utf8_lossy(bytes);
-        self.lint_text(&text, path, name, &secret_rules, others, scratch)
     }
 
     /// An `exp-large-file` finding (when it runs), counted.
