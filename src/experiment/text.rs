@@ -8,7 +8,8 @@ use crate::json::Document;
 use crate::platform_facts::Platform;
 use crate::rules::eval::{emit, holds, Context, Faults, Hits, Others, Vars, MAX_VALUE_CHARS};
 use crate::rules::functions::HOST_PATH;
-use crate::rules::{Assertion, Check, Scope, Target};
+use crate::rules::pattern::KeywordsFound;
+use crate::rules::{Assertion, Check, Scope, Target, TextMatch};
 use crate::select::Resolutions;
 use crate::text::{kind_at, Region, RegionKind};
 
@@ -38,6 +39,8 @@ pub fn run<'r>(
         // No key of a text file is reported unknown.
         suggestions: &Default::default(),
     };
+    // The keywords found in the text, by rule: each rule's are looked for once.
+    let mut keywords = KeywordsFound::default();
     for active in rules.iter().filter(|a| a.rule.target == Target::Text) {
         let mut hits = Hits::new(MAX_FINDINGS_PER_FILE);
         for check in &active.rule.checks {
@@ -46,9 +49,15 @@ pub fn run<'r>(
             }
             let mask = active.rule.mask;
             match &check.assertion {
-                Assertion::Text { pattern, scope } => {
-                    pattern_hits(check, pattern, *scope, text, regions, mask, &mut hits)
-                }
+                Assertion::Text { pattern, scope } => pattern_hits(
+                    check,
+                    pattern.reported(text, &mut keywords),
+                    *scope,
+                    text,
+                    regions,
+                    mask,
+                    &mut hits,
+                ),
                 Assertion::Function(f) if f.is(HOST_PATH) => host_paths(
                     check,
                     text,
@@ -73,9 +82,10 @@ pub fn masked(secret: &str) -> String {
     out
 }
 
+/// The findings of a pattern check: its reported matches (`matches`) that start in `scope`.
 fn pattern_hits(
     check: &Check,
-    pattern: &crate::rules::Pattern,
+    matches: Vec<TextMatch>,
     scope: Scope,
     text: &str,
     regions: &[Region],
@@ -111,7 +121,7 @@ fn pattern_hits(
             Vec::new(),
         ));
     };
-    for m in pattern.text_matches(text) {
+    for m in matches {
         push(m.at.start, m.at.end);
     }
 }

@@ -28,6 +28,7 @@ mod project_root;
 mod rule_files;
 mod rules_command;
 mod skipped;
+mod text_rules;
 mod unusual_shapes;
 
 use common::{
