@@ -77,6 +77,7 @@ macro_rules! each_rule_file {
 
 each_rule_file! {
     api_version => "api-version.toml",
+    config_invalid => "config-invalid.toml",
     core_version => "core-version.toml",
     corpus_format => "corpus-format.toml",
     corpus_host_path => "corpus-host-path.toml",
@@ -207,7 +208,7 @@ fn every_builtin_fix_has_a_case_with_the_fixed_text() {
 }
 
 /// The rule ids of the product contract (SPEC.md), exactly.
-const SPEC_RULES: [&str; 37] = [
+const SPEC_RULES: [&str; 38] = [
     "invalid-json",
     "duplicate-key",
     "wrong-type",
@@ -244,6 +245,7 @@ const SPEC_RULES: [&str; 37] = [
     "exp-host-path",
     "exp-secret",
     "hyperparam-unknown",
+    "config-invalid",
     "exp-large-file",
     "unused-suppression",
 ];

@@ -6,12 +6,16 @@ use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use crate::diagnostic::{Finding, Locator, Severity, Span};
+use crate::escape::quote;
+use crate::formats::compose::{self, Composed, ConfigFile, NoFiles, Place, Problem, ProblemKind};
 use crate::formats::ConfigFormat;
-use crate::json::Document;
-use crate::rules::eval::ConfigDoc;
+use crate::json::{Document, ParseError};
+use crate::rules::eval::{ConfigDoc, MAX_VALUE_CHARS};
 use crate::rules::functions::CONFIG_KEY;
 use crate::rules::{Assertion, Condition, OtherDoc, Rule};
 
+use super::config_store::ConfigStore;
 use super::Active;
 use crate::project::{ExperimentDir, RealProject};
 use crate::scratch::RecentConfigFiles;
@@ -40,6 +44,8 @@ pub struct ExperimentSite<'a> {
     pub wanted: bool,
     /// Some rule of the experiment's files reads its config: it is read for them too.
     pub files_read_config: bool,
+    /// The run's config files and their compositions, each made once.
+    pub store: &'a ConfigStore,
 }
 
 /// The experiment a spec names, returned to the run that may lint its files: its folder, and
@@ -55,15 +61,17 @@ pub(super) struct Opened<'a> {
     pub config: Option<Cow<'a, LoadedConfig>>,
     /// The spec's rules read the config: it is parsed for them.
     pub for_spec: bool,
-    /// The experiment found, when the run asked for it.
+    /// The experiment found on disk.
     pub dir: Option<ExperimentDir>,
+    /// The run asked for the experiment, to lint its files.
+    pub wanted: bool,
 }
 
 impl Opened<'_> {
     /// The experiment to return to the run, with the config read for it.
     pub fn into_to_lint(self) -> Option<ExperimentToLint> {
         Some(ExperimentToLint {
-            dir: self.dir?,
+            dir: self.dir.filter(|_| self.wanted)?,
             config: self.config.map(Cow::into_owned),
         })
     }
@@ -82,14 +90,16 @@ impl<'a> ExperimentLookup<'a> {
             config: None,
             for_spec: false,
             dir: None,
+            wanted: false,
         };
         let site = match self {
             ExperimentLookup::None => return nothing,
             ExperimentLookup::Config(config) => {
                 return Opened {
                     config: Some(Cow::Borrowed(*config)),
-                    for_spec: true,
+                    for_spec: !config_keys_present(config, doc, rules),
                     dir: None,
+                    wanted: false,
                 }
             }
             ExperimentLookup::OnDisk(site) => site,
@@ -113,17 +123,167 @@ impl<'a> ExperimentLookup<'a> {
         Opened {
             config: config.map(Cow::Owned),
             for_spec,
-            dir: site.wanted.then_some(dir),
+            dir: Some(dir),
+            wanted: site.wanted,
         }
+    }
+
+    /// The config `config` (whose first document is `doc`) composed with its bases, as the
+    /// spec's `config-key` checks read it.
+    pub(super) fn composed(
+        &self,
+        opened: &Opened<'_>,
+        config: &LoadedConfig,
+        doc: &Document<'_>,
+    ) -> Option<Arc<Composed>> {
+        let primary = || {
+            Arc::new(ConfigFile::of_document(
+                config.file.clone(),
+                config.path.clone(),
+                config.text.clone(),
+                doc,
+            ))
+        };
+        match self {
+            ExperimentLookup::None => None,
+            // A rule file's case: the config alone, whose bases are nowhere.
+            ExperimentLookup::Config(_) => {
+                let place = Place {
+                    project_root: Path::new("/"),
+                    experiment: Path::new("/"),
+                };
+                Some(Arc::new(compose::compose(primary(), &place, &NoFiles)))
+            }
+            ExperimentLookup::OnDisk(site) => {
+                let dir = opened.dir.as_ref()?;
+                let place = Place {
+                    project_root: &dir.project_root,
+                    experiment: &dir.dir,
+                };
+                Some(
+                    site.store
+                        .composed(primary, &config.file, &place, site.display),
+                )
+            }
+        }
+    }
+
+    /// Whether `what`, at `at` in the config file `path`, is said for the first time in the
+    /// run (a rule file's case: always).
+    fn first_time(&self, path: &Path, at: u32, what: &'static str) -> bool {
+        match self {
+            ExperimentLookup::OnDisk(site) => site.store.first_time(path, at, what),
+            _ => true,
+        }
+    }
+
+    /// The findings about the experiment's config itself, each once per run: `config-invalid`
+    /// where it (or a base of it) does not parse, a note of the `config-key` rule
+    /// (`hyperparam-unknown`) where a base cannot be resolved.
+    pub(super) fn config_findings(
+        &self,
+        problems: &[Problem],
+        rules: &[Active<'_>],
+    ) -> Vec<Finding> {
+        let invalid = rules.iter().find(|a| a.rule.id == CONFIG_INVALID);
+        let unknown = rules.iter().find(|a| {
+            a.rule
+                .checks
+                .iter()
+                .any(|c| matches!(&c.assertion, Assertion::Function(f) if f.is(CONFIG_KEY)))
+        });
+        let mut findings = Vec::new();
+        for problem in problems {
+            let (active, severity, message, what) = match &problem.kind {
+                ProblemKind::Invalid(message) => (
+                    invalid,
+                    invalid.map(|a| a.severity),
+                    format!(
+                        "the experiment's config does not parse: {}",
+                        crate::escape::visible(message)
+                    ),
+                    CONFIG_INVALID,
+                ),
+                kind => (
+                    unknown,
+                    Some(Severity::Note),
+                    unresolved_message(kind),
+                    CONFIG_KEY,
+                ),
+            };
+            let (Some(active), Some(severity)) = (active, severity) else {
+                continue;
+            };
+            if self.first_time(&problem.path, problem.span.start, what) {
+                findings.push(config_finding(problem, &active.rule.id, severity, message));
+            }
+        }
+        findings
+    }
+}
+
+/// The id of the rule a config that does not parse is reported under.
+pub const CONFIG_INVALID: &str = "config-invalid";
+
+/// What a note says of a base that could not be resolved.
+fn unresolved_message(kind: &ProblemKind) -> String {
+    let not_checked = "hyperparameter overrides are not checked against this config";
+    match kind {
+        ProblemKind::Missing { name, searched } => format!(
+            "the base config {} is not found (looked in {}): {not_checked}",
+            quote(name, MAX_VALUE_CHARS),
+            searched
+                .iter()
+                .map(|s| crate::escape::visible(s).into_owned())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        ProblemKind::Cycle(name) => format!(
+            "the base config {} leads back to a config that names it (a cycle of defaults): {not_checked}",
+            quote(name, MAX_VALUE_CHARS)
+        ),
+        ProblemKind::TooLarge => format!(
+            "the config composes more than {} levels, {} files or {} keys: {not_checked}",
+            compose::MAX_DEPTH,
+            compose::MAX_FILES,
+            compose::MAX_KEYS
+        ),
+        ProblemKind::Invalid(message) => crate::escape::visible(message).into_owned(),
+    }
+}
+
+/// A finding in a config file, at a problem's place.
+fn config_finding(problem: &Problem, rule: &str, severity: Severity, message: String) -> Finding {
+    let text = &problem.text;
+    let mut span = problem.span;
+    if span.is_empty() {
+        // A parser's error is a point: the character there.
+        let at = (span.start as usize).min(text.len());
+        let width = text[at..].chars().next().map_or(0, char::len_utf8);
+        span = Span::new(at, at + width);
+    }
+    let (span, start, end) = Locator::new(text).positions(span);
+    let excerpt = text
+        .get(span.start as usize..span.end as usize)
+        .unwrap_or_default();
+    Finding {
+        span,
+        start,
+        end,
+        value_hash: crate::diagnostic::value_hash(excerpt),
+        ..super::at_file_start(&problem.shown, rule, severity, message)
     }
 }
 
 /// An experiment's config file, read but not yet parsed.
+
 #[derive(Clone)]
 pub struct LoadedConfig {
     /// The file as reported.
     pub path: Arc<str>,
-    pub text: String,
+    /// The file (absolute, for one on disk).
+    pub file: PathBuf,
+    pub text: Arc<str>,
     pub format: crate::formats::ConfigFormat,
 }
 
@@ -131,7 +291,23 @@ impl LoadedConfig {
     /// The config's documents, or `None` when it does not parse (rules that read it then
     /// see no config).
     pub fn parse(&self) -> Option<Vec<Document<'_>>> {
-        crate::formats::parse_config(self.format, &self.text).ok()
+        self.parse_or_error().ok()
+    }
+
+    /// The config's documents, or the parser's error.
+    pub fn parse_or_error(&self) -> Result<Vec<Document<'_>>, ParseError> {
+        crate::formats::parse_config(self.format, &self.text)
+    }
+
+    /// The problem of a config that does not parse, for `config-invalid`.
+    pub fn invalid(&self, error: &ParseError) -> Problem {
+        Problem {
+            path: self.file.clone(),
+            shown: self.path.clone(),
+            text: self.text.clone(),
+            span: Span::new(error.offset, error.offset),
+            kind: ProblemKind::Invalid(error.message.clone()),
+        }
     }
 
     /// The config as checks read it: its first document.
@@ -178,9 +354,6 @@ pub fn config_keys_present(
     spec: &Document<'_>,
     rules: &[Active<'_>],
 ) -> bool {
-    if config.format != ConfigFormat::Yaml {
-        return false;
-    }
     let mut keys = Vec::new();
     for rule in rules.iter().map(|a| a.rule) {
         if reads(rule, OtherDoc::Config) {
@@ -193,6 +366,13 @@ pub fn config_keys_present(
                 }
             }
         }
+    }
+    if keys.is_empty() {
+        // Nothing to look up: the config need not be read as a whole.
+        return true;
+    }
+    if config.format != ConfigFormat::Yaml {
+        return false;
     }
     let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
     crate::formats::has_key_paths(&config.text, &keys).is_some_and(|found| found.iter().all(|&f| f))
@@ -212,7 +392,8 @@ pub fn load_config(
     let text = String::from_utf8(bytes).ok()?;
     Some(LoadedConfig {
         path: display(&path),
-        text,
+        file: path,
+        text: Arc::from(text),
         format,
     })
 }

@@ -3,8 +3,9 @@
 use super::*;
 
 /// The built-in rules of the product contract, with their default severity.
-const BUILTIN_RULES: [(&str, &str); 37] = [
+const BUILTIN_RULES: [(&str, &str); 38] = [
     ("exp-host-path", "error"),
+    ("config-invalid", "error"),
     ("exp-secret", "error"),
     ("hyperparam-unknown", "warning"),
     ("exp-large-file", "warning"),
@@ -65,7 +66,7 @@ fn rules_lists_every_builtin_rule_with_its_severity() {
         .map(|(id, sev)| (id.to_string(), sev.to_string()))
         .collect();
     expected.sort();
-    assert_eq!(listed, expected, "sorted by id, 37 rules");
+    assert_eq!(listed, expected, "sorted by id, 38 rules");
 
     // What each context-dependent rule needs.
     for (id, needs) in [
