@@ -1,3 +1,4 @@
+use super::python::{assigned_name, statement_target};
 use super::*;
 
 fn roots() -> Vec<String> {
