@@ -79,6 +79,34 @@ impl ConfigStore {
             .map_or(true, |mut said| said.insert((path.to_path_buf(), at, what)))
     }
 
+    /// Whether the composition of `primary` in the project `root` is made (or being made).
+    pub fn has_composed(&self, primary: &Path, root: &Path) -> bool {
+        let key = (primary.to_path_buf(), root.to_path_buf());
+        self.composed
+            .lock()
+            .is_ok_and(|kept| kept.new.contains_key(&key) || kept.old.contains_key(&key))
+    }
+
+    /// The text of the config file at `path` when it lies inside the project `root` (real
+    /// paths), for a quick scan of its keys: read, never parsed or kept, and never shown.
+    pub fn text_inside(&self, path: &Path, root: &Path) -> Option<String> {
+        let root = self.real_root(root)?;
+        let real = std::fs::canonicalize(path).ok()?;
+        if !real.starts_with(&root) {
+            return None;
+        }
+        crate::read::read_text(&real).ok()
+    }
+
+    /// The text of the config file at `path`, beside the experiment's config that names it:
+    /// a regular file there (not a link, which could lead anywhere) is read as the config is.
+    pub fn text_beside(&self, path: &Path) -> Option<String> {
+        std::fs::symlink_metadata(path)
+            .ok()
+            .filter(|m| m.is_file())?;
+        crate::read::read_text(path).ok()
+    }
+
     fn real_root(&self, root: &Path) -> Option<PathBuf> {
         let Ok(mut roots) = self.roots.lock() else {
             return std::fs::canonicalize(root).ok();

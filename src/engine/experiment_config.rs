@@ -115,11 +115,15 @@ impl<'a> ExperimentLookup<'a> {
             .then(|| load_config(&dir.dir, site.config_names, site.display, recent))
             .flatten();
         // A config that has every key the spec looks up need not be parsed for the spec: most
-        // do. The files' rules still read it.
+        // do, in the file or in the bases it names by path. The files' rules still read it.
+        let bases = Bases {
+            store: site.store,
+            root: &dir.project_root,
+        };
         let for_spec = site.spec_reads_config
             && config
                 .as_ref()
-                .is_some_and(|c| !config_keys_present(c, doc, rules));
+                .is_some_and(|c| !keys_present(c, doc, rules, Some(&bases)));
         Opened {
             config: config.map(Cow::Owned),
             for_spec,
@@ -354,6 +358,30 @@ pub fn config_keys_present(
     spec: &Document<'_>,
     rules: &[Active<'_>],
 ) -> bool {
+    keys_present(config, spec, rules, None)
+}
+
+/// Where the bases of a config are read from, for the quick scan.
+struct Bases<'a> {
+    store: &'a ConfigStore,
+    root: &'a Path,
+}
+
+/// Config files the quick scan reads at most: the config and the bases it names by path.
+const SCANNED_FILES: usize = 16;
+
+/// [`config_keys_present`], looking in the bases the config names by path (NeMo-RL's
+/// `defaults: base.yaml`) too, when `bases` says where to read them: a key in any file of the
+/// chain is a key of the composed config (a base's mapping is merged key by key, unless an
+/// `_override_` replaces it, which the scan leaves to the full composition). Anything else —
+/// a Hydra defaults list, a base outside the project, a file the scan cannot read — is
+/// answered by composing.
+fn keys_present(
+    config: &LoadedConfig,
+    spec: &Document<'_>,
+    rules: &[Active<'_>],
+    bases: Option<&Bases<'_>>,
+) -> bool {
     let mut keys = Vec::new();
     for rule in rules.iter().map(|a| a.rule) {
         if reads(rule, OtherDoc::Config) {
@@ -375,7 +403,117 @@ pub fn config_keys_present(
         return false;
     }
     let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
-    crate::formats::has_key_paths(&config.text, &keys).is_some_and(|found| found.iter().all(|&f| f))
+    let Some(mut found) = crate::formats::has_key_paths(&config.text, &keys) else {
+        return false;
+    };
+    if found.iter().all(|&f| f) {
+        return true;
+    }
+    let Some(bases) = bases else {
+        return false;
+    };
+    if config.text.contains("_override_") || bases.store.has_composed(&config.file, bases.root) {
+        return false;
+    }
+    let Some(names) = file_bases(&config.text) else {
+        return false;
+    };
+    let mut queue = vec![(config.file.clone(), names)];
+    let mut scanned = 1;
+    while let Some((from, names)) = queue.pop() {
+        for name in names {
+            scanned += 1;
+            if scanned > SCANNED_FILES {
+                return false;
+            }
+            let dir = from.parent().unwrap_or(Path::new(""));
+            let path = compose::normalize(&dir.join(name));
+            let text = if path.parent() == config.file.parent() {
+                bases.store.text_beside(&path)
+            } else {
+                bases.store.text_inside(&path, bases.root)
+            };
+            let Some(text) = text else {
+                return false;
+            };
+            if text.contains("_override_") {
+                return false;
+            }
+            let Some(more) = crate::formats::has_key_paths(&text, &keys) else {
+                return false;
+            };
+            for (f, m) in found.iter_mut().zip(more) {
+                *f |= m;
+            }
+            let Some(names) = file_bases(&text) else {
+                return false;
+            };
+            queue.push((path, names));
+        }
+    }
+    found.iter().all(|&f| f)
+}
+
+/// The bases a YAML config names by path in a top-level `defaults` (NeMo-RL's `defaults:
+/// base.yaml`, a flow or block list of such paths), none when it has no `defaults`; `None`
+/// when the key is there in any other shape (a Hydra defaults list): only a parse can tell.
+fn file_bases(text: &str) -> Option<Vec<String>> {
+    let mut lines = text.lines();
+    let mut out = Vec::new();
+    let mut seen = false;
+    while let Some(line) = lines.next() {
+        let Some(rest) = line.strip_prefix("defaults:") else {
+            continue;
+        };
+        if seen {
+            return None;
+        }
+        seen = true;
+        let rest = strip_comment(rest).trim();
+        if let Some(flow) = rest.strip_prefix('[') {
+            let flow = flow.strip_suffix(']')?;
+            for item in flow.split(',').filter(|i| !i.trim().is_empty()) {
+                out.push(base_path(item)?);
+            }
+        } else if !rest.is_empty() {
+            out.push(base_path(rest)?);
+        } else {
+            // A block list: its items, indented or at the key's own column.
+            for item in lines.by_ref() {
+                let body = item.trim_start();
+                if body.is_empty() || body.starts_with('#') {
+                    continue;
+                }
+                match body.strip_prefix("- ") {
+                    Some(entry) => out.push(base_path(strip_comment(entry))?),
+                    None if item.starts_with([' ', '-']) => return None,
+                    None => break,
+                }
+            }
+        }
+    }
+    Some(out)
+}
+
+/// A `defaults` entry that is a plain path to a YAML file (quotes taken off), else `None`.
+fn base_path(entry: &str) -> Option<String> {
+    let entry = entry.trim();
+    let entry = entry
+        .strip_prefix('"')
+        .and_then(|e| e.strip_suffix('"'))
+        .or_else(|| entry.strip_prefix('\'').and_then(|e| e.strip_suffix('\'')))
+        .unwrap_or(entry);
+    let plain = !entry.is_empty()
+        && !entry.contains(|c: char| c.is_whitespace() || matches!(c, ':' | '@' | '$' | '{'));
+    (plain && (entry.ends_with(".yaml") || entry.ends_with(".yml"))).then(|| entry.to_string())
+}
+
+/// `text` up to a YAML comment (` #`).
+fn strip_comment(text: &str) -> &str {
+    match text.find(" #") {
+        Some(at) => &text[..at],
+        None => text,
+    }
 }
 
 /// The experiment's config file: the first of `names` that is a regular file in `dir`, read
@@ -409,4 +547,38 @@ fn config_path(dir: &Path, names: &[String], recent: &mut RecentConfigFiles) -> 
         .find(|p| std::fs::metadata(p).is_ok_and(|m| m.is_file()));
     recent.put(dir.to_path_buf(), found.clone());
     found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bases_named_by_path_and_nothing_else() {
+        let bases = |text: &str| file_bases(text);
+        let names = |list: &[&str]| Some(list.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+        assert_eq!(bases("policy:\n  lr: 1\n"), names(&[]));
+        assert_eq!(
+            bases("defaults: \"grpo_math_1B.yaml\"\npolicy: {}\n"),
+            names(&["grpo_math_1B.yaml"])
+        );
+        assert_eq!(
+            bases("defaults: ../../grpo.yaml  # the family's base\n"),
+            names(&["../../grpo.yaml"])
+        );
+        assert_eq!(
+            bases("defaults: [a.yaml, 'b.yml']\n"),
+            names(&["a.yaml", "b.yml"])
+        );
+        assert_eq!(
+            bases("defaults:\n  - sft.yaml\n- ../x.yaml\npolicy:\n  lr: 1\n"),
+            names(&["sft.yaml", "../x.yaml"])
+        );
+        // Hydra's lists, and anything else, are left to the full composition.
+        assert_eq!(bases("defaults:\n  - ppo_trainer\n  - _self_\n"), None);
+        assert_eq!(bases("defaults:\n  - optim: adam.yaml\n"), None);
+        assert_eq!(bases("defaults: [ppo_trainer, _self_]\n"), None);
+        assert_eq!(bases("defaults: a.yaml\ndefaults: b.yaml\n"), None);
+        assert_eq!(bases("defaults: ${oc.env:X}.yaml\n"), None);
+    }
 }
