@@ -153,7 +153,15 @@ impl ExperimentLinter<'_> {
         let language = text::language_of(path, text);
         let regions = text::scan(language, text);
         let mut kept = KeptHits::default();
-        super::text::run(text, &regions, rules, self.platform, others, &mut kept);
+        super::text::run(
+            text,
+            language,
+            &regions,
+            rules,
+            self.platform,
+            others,
+            &mut kept,
+        );
         let mut findings = engine::locate(text, name, kept, None);
         if let Some(format) = ConfigFormat::of_path(path) {
             findings.extend(self.lint_config(text, format, name, rules, others, scratch));
@@ -211,6 +219,6 @@ impl ExperimentLinter<'_> {
 fn has_comments(language: Language) -> bool {
     matches!(
         language,
-        Language::Python | Language::Shell | Language::Yaml | Language::Toml
+        Language::Python | Language::Shell | Language::Yaml | Language::Toml | Language::Notebook
     )
 }

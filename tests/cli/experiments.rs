@@ -656,8 +656,20 @@ fn a_yaml_alias_bomb_in_an_experiment_config_stays_bounded() {
         "--format",
         "concise",
     ]);
-    // The config does not load (too many nodes): the rules that read it see no config.
-    run.expect_code(0);
+    // The config does not load (too many nodes): it is reported once, at the parser's place,
+    // and the rules that read it see no config.
+    run.expect_code(1);
+    assert_eq!(
+        run.stdout.matches("error[config-invalid]").count(),
+        1,
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.starts_with("experiments/my-grpo/config.yaml:"),
+        "{}",
+        run.stdout
+    );
 }
 
 #[test]

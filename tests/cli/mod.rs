@@ -11,6 +11,7 @@
 use crate::common;
 
 mod audit;
+mod composition;
 mod config_tree;
 mod demo;
 mod discovery;
