@@ -123,7 +123,7 @@ fn discovered_only_follows_each_files_nearest_config() {
         .write("labs/vision/forgelint.toml", "")
         .write(
             "labs/vision/experiments/seg/config.yaml",
-            "hub:\n  token: hf_QpZkVbXwLmNrTsYuCdEfGhJaKoPiUyTrEwQl\n",
+            "hub:\n  token: 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\n",
         )
         .write(
             "labs/nlp/forgelint.toml",

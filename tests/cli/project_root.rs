@@ -157,7 +157,7 @@ fn lab_with_a_secret() -> Tree {
         .write("specs/dpo.jobspec.json", spec)
         .write(
             "experiments/dpo-sweep/config.yaml",
-            "policy:\n  optimizer:\n    kwargs:\n      lr: 1.0e-6\nhub:\n  token: hf_QpZkVbXwLmNrTsYuCdEfGhJaKoPiUyTrEwQl\n",
+            "policy:\n  optimizer:\n    kwargs:\n      lr: 1.0e-6\nhub:\n  token: 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\n",
         )
         .write("experiments/dpo-sweep/train.py", "CORPUS = \"/mnt/shared/handbook\"\n");
     tree

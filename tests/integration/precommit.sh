@@ -257,7 +257,7 @@ git commit -q -m "lint on commit" >"$WORK/commit-use-lint.log" 2>&1 ||
     die "setup: commit the forgelint config" "$WORK/commit-use-lint.log"
 mkdir -p labs/vision/experiments/seg labs/nlp/runs/a
 printf '# The vision lab: the platform defaults.\n' >labs/vision/forgelint.toml
-printf 'model: segformer\nhub:\n  token: hf_QpZkVbXwLmNrTsYuCdEfGhJaKoPiUyTrEwQl\n' \
+printf 'model: segformer\nhub:\n  token: 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\n' \
     >labs/vision/experiments/seg/config.yaml
 git add labs/vision
 echo "== git commit of a nested experiment's config with a Hugging Face token"

@@ -99,62 +99,8 @@ impl Compiler<'_> {
         }
         let mut known: Vec<&str> = vec!["match", "value", "path"];
         let assertion = match (&c.pattern, &c.function) {
-            (Some(p), None) => {
-                let scope = match &c.in_ {
-                    None => Scope::Any,
-                    Some(s) => Scope::parse(s.get_ref()).ok_or_else(|| {
-                        self.unknown(s.span(), "scope", s.get_ref(), Scope::NAMES.iter().copied())
-                    })?,
-                };
-                // A rule file's pattern is compiled now, so a bad one is an error at its span;
-                // a built-in rule's on first use (the tests compile them all): a run that reads
-                // no experiment file, or shows no excerpt, never compiles `exp-secret`'s.
-                let pattern = if self.builtin {
-                    Pattern::lazy(p.get_ref())
-                } else {
-                    Pattern::new(self.regex(p)?)
-                };
-                let decode = match &c.decode {
-                    None => None,
-                    Some(d) => Some(Codec::parse(d.get_ref()).ok_or_else(|| {
-                        self.unknown(
-                            d.span(),
-                            "decoding",
-                            d.get_ref(),
-                            Codec::NAMES.iter().copied(),
-                        )
-                    })?),
-                };
-                if decode.is_some() && !has_group(pattern.as_str(), "at") {
-                    return Err(self.err(
-                        p.span(),
-                        "a `decode` check's pattern names the encoded value with a group `(?P<at>…)`",
-                    ));
-                }
-                let pattern =
-                    TextPattern::new(pattern, self.filters(c)?, self.keywords(c)?, decode);
-                Assertion::Text { pattern, scope }
-            }
-            (None, Some(name)) => {
-                if let Some(s) = &c.in_ {
-                    return Err(self.err(s.span(), "`in` goes with `pattern`"));
-                }
-                if let Some((span, key)) = text_only_keys(raw)
-                    .into_iter()
-                    .find_map(|(s, k)| s.map(|s| (s, k)))
-                {
-                    return Err(self.err(span, format!("`{key}` goes with `pattern`")));
-                }
-                let f = self.function(name, c.options.as_ref())?;
-                if !f.reads_text() {
-                    return Err(self.err(
-                        name.span(),
-                        format!("function `{}` reads jobspecs, not text", name.get_ref()),
-                    ));
-                }
-                known.extend_from_slice(f.vars());
-                Assertion::Function(f)
-            }
+            (Some(p), None) => self.pattern_assertion(c, p)?,
+            (None, Some(name)) => self.text_function(raw, name, &mut known)?,
             (Some(p), Some(_)) => {
                 return Err(self.err(
                     p.span(),
@@ -191,6 +137,71 @@ impl Compiler<'_> {
                 .clone()
                 .unwrap_or_else(|| "first here".to_string()),
         })
+    }
+
+    /// The assertion of a `pattern` check: the regex, its scope, filters, keywords, decoding.
+    fn pattern_assertion(&self, c: &RawClause, p: &Spanned<String>) -> Result<Assertion> {
+        let scope = match &c.in_ {
+            None => Scope::Any,
+            Some(s) => Scope::parse(s.get_ref()).ok_or_else(|| {
+                self.unknown(s.span(), "scope", s.get_ref(), Scope::NAMES.iter().copied())
+            })?,
+        };
+        // A rule file's pattern is compiled now, so a bad one is an error at its span; a
+        // built-in rule's on first use (the tests compile them all): a run that reads no
+        // experiment file, or shows no excerpt, never compiles `exp-secret`'s.
+        let pattern = if self.builtin {
+            Pattern::lazy(p.get_ref())
+        } else {
+            Pattern::new(self.regex(p)?)
+        };
+        let decode = match &c.decode {
+            None => None,
+            Some(d) => Some(Codec::parse(d.get_ref()).ok_or_else(|| {
+                self.unknown(
+                    d.span(),
+                    "decoding",
+                    d.get_ref(),
+                    Codec::NAMES.iter().copied(),
+                )
+            })?),
+        };
+        if decode.is_some() && !has_group(pattern.as_str(), "at") {
+            return Err(self.err(
+                p.span(),
+                "a `decode` check's pattern names the encoded value with a group `(?P<at>…)`",
+            ));
+        }
+        let pattern = TextPattern::new(pattern, self.filters(c)?, self.keywords(c)?, decode);
+        Ok(Assertion::Text { pattern, scope })
+    }
+
+    /// The assertion of a `function` check that reads text; its variables join `known`.
+    fn text_function(
+        &self,
+        raw: &Spanned<RawClause>,
+        name: &Spanned<String>,
+        known: &mut Vec<&'static str>,
+    ) -> Result<Assertion> {
+        let c = raw.get_ref();
+        if let Some(s) = &c.in_ {
+            return Err(self.err(s.span(), "`in` goes with `pattern`"));
+        }
+        if let Some((span, key)) = text_only_keys(raw)
+            .into_iter()
+            .find_map(|(s, k)| s.map(|s| (s, k)))
+        {
+            return Err(self.err(span, format!("`{key}` goes with `pattern`")));
+        }
+        let f = self.function(name, c.options.as_ref())?;
+        if !f.reads_text() {
+            return Err(self.err(
+                name.span(),
+                format!("function `{}` reads jobspecs, not text", name.get_ref()),
+            ));
+        }
+        known.extend_from_slice(f.vars());
+        Ok(Assertion::Function(f))
     }
 }
 
