@@ -68,6 +68,10 @@ impl SecretPattern for Pattern {
     fn secret_spans(&self, text: &str, out: &mut Vec<std::ops::Range<usize>>) {
         out.extend(self.text_matches(text).map(|m| m.secret));
     }
+
+    fn may_match(&self, text: &str) -> bool {
+        Pattern::may_match(self, text)
+    }
 }
 
 #[cfg(test)]
