@@ -5,7 +5,7 @@
 use std::io::{self, BufRead, Write};
 use std::sync::Arc;
 
-use crate::diagnostic::{Edit, Finding, Fix, Position, Related, Safety, Severity, Span};
+use crate::diagnostic::{Edit, Finding, Fix, Position, Related, RuleId, Safety, Severity, Span};
 
 /// Writes one file's findings (all with the path of the first) as one record.
 pub fn write_group(out: &mut impl Write, findings: &[Finding]) -> io::Result<()> {
@@ -93,10 +93,11 @@ fn write_varint(out: &mut impl Write, mut n: u64) -> io::Result<()> {
     out.write_all(&bytes[..len])
 }
 
-/// Reads records back, sharing one `Arc` per rule id (there are few) and per record's path.
+/// Reads records back, sharing one `Arc` per record's path; rule ids (there are few) are
+/// interned once per decoder.
 #[derive(Default)]
 pub struct Decoder {
-    rules: Vec<Arc<str>>,
+    rules: Vec<RuleId>,
 }
 
 impl Decoder {
@@ -176,12 +177,12 @@ impl Decoder {
         })
     }
 
-    fn rule(&mut self, id: String) -> Arc<str> {
-        if let Some(known) = self.rules.iter().find(|r| ***r == *id) {
-            return known.clone();
+    fn rule(&mut self, id: String) -> RuleId {
+        if let Some(known) = self.rules.iter().find(|r| **r == *id) {
+            return *known;
         }
-        let rule: Arc<str> = Arc::from(id);
-        self.rules.push(rule.clone());
+        let rule = RuleId::new(&id);
+        self.rules.push(rule);
         rule
     }
 }
@@ -279,7 +280,7 @@ mod tests {
     fn finding(path: &Arc<str>, rule: &str, message: &str) -> Finding {
         Finding {
             path: path.clone(),
-            rule: Arc::from(rule),
+            rule: RuleId::new(rule),
             severity: Severity::Warning,
             message: message.into(),
             help: Some("help é".into()),
@@ -335,7 +336,7 @@ mod tests {
             back.push(std::mem::take(&mut read));
         }
         assert_eq!(back, groups);
-        assert!(Arc::ptr_eq(&back[0][1].rule, &back[1][0].rule));
+        assert!(std::ptr::eq(back[0][1].rule.as_str(), back[1][0].rule.as_str()));
         assert!(Arc::ptr_eq(&back[0][0].path, &back[0][1].path));
     }
 

@@ -8,6 +8,7 @@ use std::sync::Arc;
 mod fix;
 mod hash;
 mod position;
+mod rule_id;
 mod severity;
 mod sort;
 mod span;
@@ -15,6 +16,7 @@ mod span;
 pub use fix::{Applicability, Edit, Fix, Safety};
 pub use hash::{fnv1a, value_hash, Fnv};
 pub use position::{LineIndex, Position};
+pub use rule_id::RuleId;
 pub use severity::Severity;
 pub use sort::sort_findings;
 pub use span::Span;
@@ -40,7 +42,7 @@ pub struct Related {
 pub struct Finding {
     /// The file as the user named or discovered it.
     pub path: Arc<str>,
-    pub rule: Arc<str>,
+    pub rule: RuleId,
     pub severity: Severity,
     pub message: String,
     pub help: Option<String>,
@@ -82,7 +84,7 @@ impl Finding {
     pub(crate) fn for_tests(path: &str, rule: &str, line: u32) -> Finding {
         Finding {
             path: Arc::from(path),
-            rule: Arc::from(rule),
+            rule: RuleId::new(rule),
             severity: Severity::Error,
             message: "m".into(),
             help: None,

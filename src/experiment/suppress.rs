@@ -2,7 +2,6 @@
 //! line or the line above hides it; one that hides nothing is itself a finding
 //! (`unused-suppression`), as is a malformed one.
 
-use std::sync::Arc;
 
 use super::UNUSED_SUPPRESSION;
 use crate::diagnostic::{Finding, Locator, Span};
@@ -60,7 +59,7 @@ pub fn apply(
         let (span, start, end) = locator.positions(Span::new(range.start, range.end));
         findings.push(Finding {
             path: name.get().clone(),
-            rule: Arc::from(UNUSED_SUPPRESSION),
+            rule: crate::diagnostic::RuleId::new(UNUSED_SUPPRESSION),
             severity: unused.severity,
             message,
             help: Some("remove the suppression, or name the rule it is for".into()),

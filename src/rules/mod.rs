@@ -389,6 +389,8 @@ pub struct Origin {
 #[derive(Debug, Clone)]
 pub struct Rule {
     pub id: String,
+    /// The id as findings carry it.
+    pub rule_id: crate::diagnostic::RuleId,
     pub severity: Severity,
     pub summary: String,
     pub explanation: String,

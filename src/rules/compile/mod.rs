@@ -354,6 +354,7 @@ fn compile_checked(
         files,
         ignores,
         id: raw.id.get_ref().clone(),
+        rule_id: crate::diagnostic::RuleId::new(raw.id.get_ref()),
         severity,
         summary: raw.summary.trim().to_string(),
         explanation: raw.explanation.unwrap_or_default().trim().to_string(),
