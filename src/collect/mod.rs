@@ -352,8 +352,9 @@ fn narrow(mut runs: Vec<Run>, fan_in: usize) -> io::Result<Vec<Run>> {
 
 /// Writes sorted findings as records, one per file; returns how many.
 fn write_sorted(out: &mut impl Write, findings: &[Finding]) -> io::Result<usize> {
+    let mut encoder = codec::Encoder::default();
     for group in findings.chunk_by(|a, b| a.path == b.path) {
-        codec::write_group(out, group)?;
+        encoder.write_group(out, group)?;
     }
     Ok(findings.len())
 }
