@@ -1,38 +1,36 @@
 //! A compact binary form of findings for the sorted runs spilled to disk: one record per
 //! file (its path once, then its findings), integers as LEB128 varints, strings as a length
-//! and their UTF-8 bytes. Each record starts with its size, so that it is read whole into a
-//! buffer and decoded from there, not a byte at a time through a reader. Only this process
-//! reads what it wrote, so there is no version.
+//! and their UTF-8 bytes. Each record starts with its size (4 bytes, little-endian), so that it
+//! is read whole into a buffer and decoded from there, not a byte at a time through a reader.
+//! Only this process reads what it wrote, so there is no version.
 
-use std::io::{self, BufRead, Read, Write};
+use std::io::{self, BufRead, Read};
 use std::sync::Arc;
 
 use crate::diagnostic::{Edit, Finding, Fix, Position, Related, RuleId, Safety, Severity, Span};
 
-/// Encodes records: a scratch buffer reused from one record to the next.
-#[derive(Default)]
-pub struct Encoder {
-    record: Vec<u8>,
-}
-
-impl Encoder {
-    /// Writes one file's findings (all with the path of the first) as one record.
-    pub fn write_group(&mut self, out: &mut impl Write, findings: &[Finding]) -> io::Result<()> {
-        let Some(first) = findings.first() else {
-            return Ok(());
-        };
-        let record = &mut self.record;
-        record.clear();
-        write_str(record, &first.path);
-        write_varint(record, findings.len() as u64);
-        for f in findings {
-            write_finding(record, f);
-        }
-        let mut size = Vec::with_capacity(10);
-        write_varint(&mut size, record.len() as u64);
-        out.write_all(&size)?;
-        out.write_all(record)
+/// Appends one file's findings (all with the path of the first, taken in `order`) to `out` as
+/// one record, encoded in place.
+pub fn write_group<'f>(
+    out: &mut Vec<u8>,
+    mut findings: impl ExactSizeIterator<Item = &'f Finding>,
+) -> io::Result<()> {
+    let count = findings.len();
+    let Some(first) = findings.next() else {
+        return Ok(());
+    };
+    let at = out.len();
+    out.extend_from_slice(&[0; 4]);
+    write_str(out, &first.path);
+    write_varint(out, count as u64);
+    write_finding(out, first);
+    for f in findings {
+        write_finding(out, f);
     }
+    let size = u32::try_from(out.len() - at - 4)
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "a file's findings past 4 GiB"))?;
+    out[at..at + 4].copy_from_slice(&size.to_le_bytes());
+    Ok(())
 }
 
 fn write_finding(out: &mut Vec<u8>, f: &Finding) {
@@ -212,18 +210,11 @@ impl Decoder {
     }
 }
 
-/// A record's size, read a byte at a time (once a record).
+/// A record's size.
 fn read_size(input: &mut impl BufRead) -> io::Result<usize> {
-    let mut n = 0u64;
-    for shift in (0..64).step_by(7) {
-        let mut byte = [0u8];
-        input.read_exact(&mut byte)?;
-        n |= u64::from(byte[0] & 0x7f) << shift;
-        if byte[0] & 0x80 == 0 {
-            return usize::try_from(n).map_err(|_| corrupt());
-        }
-    }
-    Err(corrupt())
+    let mut size = [0u8; 4];
+    input.read_exact(&mut size)?;
+    usize::try_from(u32::from_le_bytes(size)).map_err(|_| corrupt())
 }
 
 /// The unread rest of a record.
@@ -374,9 +365,8 @@ mod tests {
             vec![plain],
         ];
         let mut bytes = Vec::new();
-        let mut encoder = Encoder::default();
         for group in &groups {
-            encoder.write_group(&mut bytes, group).unwrap();
+            write_group(&mut bytes, group.iter()).unwrap();
         }
         let mut input = &bytes[..];
         let mut decoder = Decoder::default();
@@ -386,7 +376,10 @@ mod tests {
             back.push(std::mem::take(&mut read));
         }
         assert_eq!(back, groups);
-        assert!(std::ptr::eq(back[0][1].rule.as_str(), back[1][0].rule.as_str()));
+        assert!(std::ptr::eq(
+            back[0][1].rule.as_str(),
+            back[1][0].rule.as_str()
+        ));
         assert!(Arc::ptr_eq(&back[0][0].path, &back[0][1].path));
     }
 
@@ -394,9 +387,7 @@ mod tests {
     fn a_damaged_record_is_an_error_not_a_panic() {
         let a: Arc<str> = Arc::from("a.json");
         let mut bytes = Vec::new();
-        Encoder::default()
-            .write_group(&mut bytes, &[finding(&a, "kind", "m")])
-            .unwrap();
+        write_group(&mut bytes, [finding(&a, "kind", "m")].iter()).unwrap();
         for cut in 1..bytes.len() {
             let mut input = &bytes[..cut];
             let mut read = Vec::new();

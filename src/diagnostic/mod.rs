@@ -18,7 +18,7 @@ pub use hash::{fnv1a, value_hash, Fnv};
 pub use position::{LineIndex, Position};
 pub use rule_id::RuleId;
 pub use severity::Severity;
-pub use sort::sort_findings;
+pub use sort::{sort_findings, sorted_order};
 pub use span::Span;
 
 /// The id of the finding for a file that is not JSON (or cannot be read). Reports treat it
