@@ -58,9 +58,10 @@ fn home_dir() -> Option<PathBuf> {
 /// `ignore` crate's regex `(?im-u)^\s*excludesfile\s*=\s*"?\s*(\S+?)\s*"?\s*$` captures, at the
 /// first line where it matches. As there, whitespace (`\s`: ASCII) may run across lines.
 fn excludes_file_setting(data: &[u8]) -> Option<PathBuf> {
-    let line_starts =
-        std::iter::once(0).chain(memchr::memchr_iter(b'\n', data).map(|at| at + 1));
-    let value = line_starts.filter_map(|start| setting_at(data, start)).next()?;
+    let line_starts = std::iter::once(0).chain(memchr::memchr_iter(b'\n', data).map(|at| at + 1));
+    let value = line_starts
+        .filter_map(|start| setting_at(data, start))
+        .next()?;
     std::str::from_utf8(value)
         .ok()
         .map(|s| PathBuf::from(expand_tilde(s)))
@@ -157,7 +158,10 @@ mod tests {
     #[test]
     fn reads_excludes_file_as_the_ignore_crate_does() {
         let home = home_dir().map(|h| h.to_string_lossy().into_owned());
-        assert_eq!(setting("[core]\nexcludesFile = /foo/bar").as_deref(), Some("/foo/bar"));
+        assert_eq!(
+            setting("[core]\nexcludesFile = /foo/bar").as_deref(),
+            Some("/foo/bar")
+        );
         if let Some(home) = &home {
             assert_eq!(
                 setting("[core]\nexcludesFile = ~/foo/bar"),
@@ -201,7 +205,18 @@ mod tests {
         let regex =
             regex::bytes::Regex::new(r#"(?im-u)^\s*excludesfile\s*=\s*"?\s*(\S+?)\s*"?\s*$"#)
                 .expect("the ignore crate's pattern");
-        let pieces = ["excludesFile", "=", "\"", " ", "\n", "\r", "/a", "b", "x=", "\t"];
+        let pieces = [
+            "excludesFile",
+            "=",
+            "\"",
+            " ",
+            "\n",
+            "\r",
+            "/a",
+            "b",
+            "x=",
+            "\t",
+        ];
         let mut texts = vec![String::new()];
         for _ in 0..5 {
             let longer: Vec<String> = texts

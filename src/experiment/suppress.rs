@@ -2,7 +2,6 @@
 //! line or the line above hides it; one that hides nothing is itself a finding
 //! (`unused-suppression`), as is a malformed one.
 
-
 use super::UNUSED_SUPPRESSION;
 use crate::diagnostic::{Finding, Locator, Span};
 use crate::engine::{Active, FileName};

@@ -1,7 +1,6 @@
 //! Applying the fixes of one file's findings: in passes, each re-linted and re-parsed, and the
 //! result checked before anything is written.
 
-
 use crate::diagnostic::{Applicability, Finding, Fix};
 
 /// At most this many passes: two fixes whose edits overlap are applied in separate passes,

@@ -137,7 +137,10 @@ fn the_global_gitignore_is_obeyed() {
             "dir/jobspec.json/inner.jobspec.json",
         ]
     );
-    let all = tree.run_with(&["--no-config", "--format", "concise", "--no-ignore"], &extra);
+    let all = tree.run_with(
+        &["--no-config", "--format", "concise", "--no-ignore"],
+        &extra,
+    );
     assert_eq!(all.paths().len(), 7, "{}", all.stdout);
 }
 
