@@ -211,10 +211,13 @@ pub struct Suggestions {
     /// By the hashes of the candidates and of the word; the word itself tells a collision.
     answers: std::collections::HashMap<
         (u64, u64),
-        (Box<str>, Option<usize>, Option<usize>),
+        KeptAnswer,
         std::hash::BuildHasherDefault<crate::diagnostic::Fnv>,
     >,
 }
+
+/// A kept answer: the word, then the best candidate and the only close one (their indices).
+type KeptAnswer = (Box<str>, Option<usize>, Option<usize>);
 
 /// Answers kept before [`Suggestions`] starts over.
 const KEPT_SUGGESTIONS: usize = 4096;
