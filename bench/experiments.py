@@ -201,6 +201,20 @@ Owner: {team} team.
 '''
 
 
+def drawn_values(rng):
+    """The template values drawn at random, in a fixed order (the same runs for the same seed)."""
+    return {
+        "seed": rng.randint(0, 10**6),
+        "lr": rng.choice(["1.0e-6", "3.0e-6", "5.0e-7"]), "wd": rng.choice(["0.0", "0.01"]),
+        "seq_len": rng.choice([2048, 4096, 8192]), "new_tokens": rng.choice([512, 1024, 2048]),
+        "temp": rng.choice(["0.7", "1.0"]), "prompts": rng.choice([16, 32, 64]),
+        "gens": rng.choice([4, 8, 16]), "kl": rng.choice(["0.0", "0.01", "0.04"]),
+        "max_steps": rng.choice([500, 1000, 2000]), "val_period": rng.choice([10, 25, 50]),
+        "save_period": rng.choice([50, 100]), "in_len": rng.choice([1024, 2048]),
+        "top_k": rng.choice([1, 3]),
+    }
+
+
 def write(path, data):
     with open(path, "wb") as f:
         f.write(data)
@@ -229,15 +243,8 @@ def run(out, i, seed, fault):
 
     v = {
         "name": name, "algo_upper": algo.upper(), "task": task, "project": project,
-        "model": s["model"]["base"], "seed": rng.randint(0, 10**6),
-        "lr": rng.choice(["1.0e-6", "3.0e-6", "5.0e-7"]), "wd": rng.choice(["0.0", "0.01"]),
-        "seq_len": rng.choice([2048, 4096, 8192]), "new_tokens": rng.choice([512, 1024, 2048]),
-        "temp": rng.choice(["0.7", "1.0"]), "prompts": rng.choice([16, 32, 64]),
-        "gens": rng.choice([4, 8, 16]), "kl": rng.choice(["0.0", "0.01", "0.04"]),
-        "max_steps": rng.choice([500, 1000, 2000]), "val_period": rng.choice([10, 25, 50]),
-        "save_period": rng.choice([50, 100]), "in_len": rng.choice([1024, 2048]),
-        "top_k": rng.choice([1, 3]), "sweep": d["metadata"]["labels"]["sweep"],
-        "team": d["metadata"]["labels"]["team"],
+        "model": s["model"]["base"], **drawn_values(rng),
+        "sweep": d["metadata"]["labels"]["sweep"], "team": d["metadata"]["labels"]["team"],
     }
     train = TRAIN_PY.format(**v)
     config = CONFIG_YAML.format(**v)

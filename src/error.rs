@@ -321,6 +321,14 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
+    /// Git could not be read (no git, not a repository, a revision it does not know); git's
+    /// own words may quote names from the repository, so the message is shown escaped.
+    #[error("{}", crate::escape::visible(.message))]
+    Git {
+        message: String,
+        #[help]
+        help: Option<String>,
+    },
 }
 
 impl From<FileError> for Error {

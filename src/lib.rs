@@ -31,6 +31,7 @@ pub mod fix;
 pub mod formats;
 pub(crate) mod gitconfig;
 pub(crate) mod handoff;
+pub mod history;
 pub mod json;
 pub(crate) mod lsp;
 pub(crate) mod merge;
@@ -72,6 +73,9 @@ fn dispatch(cli: Cli, env: &mut Env<'_>) -> Result<ExitStatus, Error> {
         // `--stdio` is the only transport: accepted, nothing to decide.
         Some(Command::Lsp(_)) => lsp::run(env),
         Some(Command::Merge(args)) => commands::merge(args, env),
+        Some(Command::History(args)) => {
+            check::history(check::HistoryOptions::from_args(*args, env)?, env)
+        }
         None => check(check::Options::from_args(cli.check, env)?, env),
     }
 }

@@ -94,11 +94,73 @@ pub fn is_separator(b: u8) -> bool {
     b == b'/' || (cfg!(windows) && b == b'\\')
 }
 
-/// How a finding names the file at `path`, in every format: as given, with `/` between its
-/// components on every platform. SARIF URIs, GitHub annotations and the other machine formats
-/// need `/`, and a file is named alike on Windows and elsewhere (SARIF fingerprints agree).
-/// Every path that becomes a finding's file goes through here.
-pub fn shown(path: &Path) -> std::sync::Arc<str> {
+/// Where a run names files from: its working folder, and the root of the project it is in.
+#[derive(Debug, Clone, Copy)]
+pub struct ShownFrom<'a> {
+    /// The working folder, absolute; empty for paths shown as given.
+    pub cwd: &'a Path,
+    /// The project root found upward from the working folder (a config's folder, a folder
+    /// holding `.starforge` or `.git`; else the working folder itself): at or above `cwd`.
+    pub root: &'a Path,
+}
+
+impl ShownFrom<'static> {
+    /// Paths shown as given: for text linted in memory, which names no folder.
+    pub fn as_given() -> ShownFrom<'static> {
+        ShownFrom {
+            cwd: Path::new(""),
+            root: Path::new(""),
+        }
+    }
+}
+
+impl ShownFrom<'_> {
+    /// `path` as a finding names it: an absolute path under the working folder relative to
+    /// it; under the project but outside the working folder, relative to it too, with `..`
+    /// (run from `lab/specs`, an experiment is `../experiments/x/train.py`). A relative path,
+    /// or one outside the project, as given.
+    pub fn relative<'p>(&self, path: &'p Path) -> std::borrow::Cow<'p, Path> {
+        if !path.is_absolute() || !self.cwd.is_absolute() {
+            return path.into();
+        }
+        if let Ok(inside) = path.strip_prefix(self.cwd) {
+            if !inside.as_os_str().is_empty() {
+                return inside.into();
+            }
+        }
+        if !path.starts_with(self.root) || !self.cwd.starts_with(self.root) {
+            return path.into();
+        }
+        // The deepest folder both are in: at or below the root.
+        let mut common = self.root;
+        for folder in self.cwd.ancestors() {
+            if path.starts_with(folder) {
+                common = folder;
+                break;
+            }
+        }
+        let (Ok(up), Ok(down)) = (self.cwd.strip_prefix(common), path.strip_prefix(common)) else {
+            return path.into();
+        };
+        if down.as_os_str().is_empty() {
+            return path.into();
+        }
+        let mut out = PathBuf::new();
+        for _ in up.components() {
+            out.push("..");
+        }
+        out.push(down);
+        out.into()
+    }
+}
+
+/// How a finding names the file at `path`, in every format: relative to the working folder
+/// when it is in the project ([`ShownFrom::relative`]), as given otherwise, with `/` between
+/// its components on every platform. SARIF URIs, GitHub annotations and the other machine
+/// formats need `/`, and a file is named alike on Windows and elsewhere (SARIF fingerprints
+/// agree). Every path that becomes a finding's file goes through here.
+pub fn shown(path: &Path, from: ShownFrom<'_>) -> std::sync::Arc<str> {
+    let path = from.relative(path);
     std::sync::Arc::from(slashed(&path.to_string_lossy(), cfg!(windows)).as_ref())
 }
 
@@ -145,6 +207,12 @@ fn file_uri_of(mut bytes: &[u8], windows: bool) -> String {
         [b'/', ..] => out.push_str("//"),
         _ => out.push_str("///"),
     }
+    encode_into(&mut out, bytes);
+    out
+}
+
+/// Appends `bytes` percent-encoded: every byte outside RFC 3986's unreserved set and `/`.
+fn encode_into(out: &mut String, bytes: &[u8]) {
     for &b in bytes {
         if b.is_ascii_alphanumeric() || b"-._~/".contains(&b) {
             out.push(char::from(b));
@@ -152,7 +220,27 @@ fn file_uri_of(mut bytes: &[u8], windows: bool) -> String {
             out.push_str(&format!("%{b:02X}"));
         }
     }
-    out
+}
+
+/// A relative URI reference from the folder `from` to the file `to` (both absolute, `.` and
+/// `..` resolved): `../policies/x.toml`, percent-encoded, as a page in `from` links to `to`.
+/// `None` when they share no root (two drives).
+pub fn relative_link(from: &Path, to: &Path) -> Option<String> {
+    let (from, to): (Vec<_>, Vec<_>) = (from.components().collect(), to.components().collect());
+    if from.first() != to.first() {
+        return None;
+    }
+    let common = from.iter().zip(&to).take_while(|(a, b)| a == b).count();
+    let mut link = String::new();
+    for _ in common..from.len() {
+        link.push_str("../");
+    }
+    let rest: Vec<String> = to[common..]
+        .iter()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    encode_into(&mut link, rest.join("/").as_bytes());
+    Some(link)
 }
 
 /// Whether `text` starts with a drive, `C:\`.
@@ -207,13 +295,17 @@ mod tests {
         for name in [r"exp\jobspec.json", r"a\\b", "a/b.json"] {
             assert_eq!(super::slashed(name, false), name);
         }
+        let given = super::ShownFrom::as_given();
         #[cfg(not(windows))]
         assert_eq!(
-            &*super::shown(Path::new(r"odd\name.json")),
+            &*super::shown(Path::new(r"odd\name.json"), given),
             r"odd\name.json"
         );
         #[cfg(windows)]
-        assert_eq!(&*super::shown(Path::new(r"exp\name.json")), "exp/name.json");
+        assert_eq!(
+            &*super::shown(Path::new(r"exp\name.json"), given),
+            "exp/name.json"
+        );
     }
 
     /// Windows paths make the URIs editors send: the drive after a `/`, `:` kept, a UNC
@@ -241,6 +333,64 @@ mod tests {
         }
         #[cfg(unix)]
         assert_eq!(super::file_uri(Path::new("/a b")), "file:///a%20b");
+    }
+
+    /// Inside the project a file is named from the working folder, with `..` when it lies
+    /// beside it; outside the project, and when given relative, as given.
+    #[test]
+    #[cfg(unix)] // Unix absolute paths: on Windows they name no drive.
+    fn paths_in_the_project_are_shown_from_the_working_folder() {
+        let from = super::ShownFrom {
+            cwd: Path::new("/w/lab/specs"),
+            root: Path::new("/w/lab"),
+        };
+        for (path, expected) in [
+            ("/w/lab/specs/a.jobspec.json", "a.jobspec.json"),
+            ("/w/lab/specs/x/a.json", "x/a.json"),
+            ("/w/lab/experiments/x/train.py", "../experiments/x/train.py"),
+            ("/w/lab/specs2/a.json", "../specs2/a.json"),
+            ("/w/lab/jobspec.json", "../jobspec.json"),
+            ("/w/other/a.json", "/w/other/a.json"),
+            ("/w/lab", "/w/lab"),
+            ("specs/../a.json", "specs/../a.json"),
+            ("../x.json", "../x.json"),
+        ] {
+            assert_eq!(&*super::shown(Path::new(path), from), expected, "{path}");
+        }
+        let deep = super::ShownFrom {
+            cwd: Path::new("/w/lab/experiments/x/sub"),
+            root: Path::new("/w/lab"),
+        };
+        assert_eq!(
+            &*super::shown(Path::new("/w/lab/experiments/x/train.py"), deep),
+            "../train.py"
+        );
+        let given = super::ShownFrom::as_given();
+        assert_eq!(
+            &*super::shown(Path::new("/w/lab/a.json"), given),
+            "/w/lab/a.json"
+        );
+    }
+
+    #[test]
+    #[cfg(unix)]
+    fn relative_links_climb_to_the_common_folder() {
+        for (from, to, link) in [
+            ("/w/lab", "/w/lab/policies/team.toml", "policies/team.toml"),
+            (
+                "/w/lab/reports",
+                "/w/lab/policies/a b.toml",
+                "../policies/a%20b.toml",
+            ),
+            (
+                "/w/lab/reports/x",
+                "/w/other/p.toml",
+                "../../../other/p.toml",
+            ),
+        ] {
+            let got = super::relative_link(Path::new(from), Path::new(to));
+            assert_eq!(got.as_deref(), Some(link), "{from} -> {to}");
+        }
     }
 
     #[test]

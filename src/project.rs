@@ -158,16 +158,20 @@ pub struct ExperimentDir {
     pub starforge_root: Option<Arc<Path>>,
 }
 
+/// The experiment folder the spec `doc` names (`spec.source.exp`), relative to its project
+/// root; `None` when it names none, or one outside the project.
+pub fn experiment_named<'a>(doc: &'a Document<'_>) -> Option<&'a str> {
+    let spec = doc.get(doc.root(), "spec")?;
+    let source = doc.get(spec, "source")?;
+    let exp = doc.as_str(doc.get(source, "exp")?)?;
+    (!exp.is_empty() && path_escape(exp).is_none()).then_some(exp)
+}
+
 impl RealProject<'_> {
     /// The experiment directory the spec `doc` names, when it names one that exists under
     /// its project root.
     pub fn experiment_dir(&self, doc: &Document<'_>) -> Option<ExperimentDir> {
-        let spec = doc.get(doc.root(), "spec")?;
-        let source = doc.get(spec, "source")?;
-        let exp = doc.as_str(doc.get(source, "exp")?)?;
-        if exp.is_empty() || path_escape(exp).is_some() {
-            return None;
-        }
+        let exp = experiment_named(doc)?;
         let root = project_root(self.spec, self.config_root, self.cwd, self.cache);
         // Asked once already by source-exp-missing: the answer is cached.
         if !self.cache.is_dir(&root, exp, self.memo) {
@@ -185,20 +189,27 @@ pub struct VirtualProject {
     pub dirs: Vec<String>,
 }
 
+/// The components of `relative` (`/` or `\\` between them) with `.` and `..` resolved; `None`
+/// when it climbs out of the folder it is relative to.
+pub fn components_within(relative: &str) -> Option<Vec<&str>> {
+    let mut parts: Vec<&str> = Vec::new();
+    for part in relative.split(['/', '\\']) {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            p => parts.push(p),
+        }
+    }
+    Some(parts)
+}
+
 impl ProjectFs for VirtualProject {
     fn dir_exists(&self, relative: &str) -> bool {
-        let mut want: Vec<&str> = Vec::new();
-        for part in relative.split(['/', '\\']) {
-            match part {
-                "" | "." => {}
-                ".." => {
-                    if want.pop().is_none() {
-                        return false;
-                    }
-                }
-                p => want.push(p),
-            }
-        }
+        let Some(want) = components_within(relative) else {
+            return false;
+        };
         want.is_empty()
             || self.dirs.iter().any(|d| {
                 let have: Vec<&str> = d.split('/').filter(|p| !p.is_empty()).collect();

@@ -117,6 +117,39 @@ fn html_audit_page_of_the_demo() {
     assert_named_snapshot!("demo__html", page);
 }
 
+/// A policy's documentation is its rule file, linked relative to the folder the page is
+/// written to: the page and the repository move together.
+#[test]
+fn html_links_to_policy_files_are_relative_to_the_page() {
+    let tree = common::Tree::new();
+    let demo = manifest_dir().join("fixtures/demo");
+    for name in [
+        "forgelint.toml",
+        "catalog.toml",
+        "policies/labels-team-required.toml",
+    ] {
+        tree.write(name, std::fs::read(demo.join(name)).unwrap());
+    }
+    tree.write(
+        "specs/reward-model.jobspec.json",
+        std::fs::read(demo.join("specs/reward-model.jobspec.json")).unwrap(),
+    );
+    let run = tree.run(&[
+        "--format",
+        "html=reports/audit.html",
+        "--format",
+        "concise",
+        ".",
+    ]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let page = std::fs::read_to_string(tree.path("reports/audit.html")).unwrap();
+    assert!(
+        page.contains(r#"<a href="../policies/labels-team-required.toml">"#),
+        "{page}"
+    );
+    assert!(!page.contains("file://"), "no absolute link");
+}
+
 /// `--group-depth N`: the page's breakdown counts each file in the first N folders of its path.
 #[test]
 fn group_depth_sets_the_folders_of_the_html_breakdown() {

@@ -48,3 +48,6 @@ mod lsp;
 
 // The shape of src/: no import cycle, a leaf diagnostics module, short functions.
 mod architecture;
+
+// `forgelint history` and `check --new-from-rev` on repositories written with git.
+mod history;

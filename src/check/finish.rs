@@ -13,9 +13,21 @@ use crate::error::Error;
 use crate::{atomic_write, baseline, escape, report, rules};
 
 pub fn finish(
+    plan: Plan<'_>,
+    linted: Linted,
+    started: Instant,
+    env: &mut Env<'_>,
+) -> Result<ExitStatus, Error> {
+    finish_from(plan, linted, started, None, env)
+}
+
+/// [`finish`], the code frames drawn from `sources` instead of the files (a history's
+/// versions are read from git).
+pub fn finish_from(
     mut plan: Plan<'_>,
     mut linted: Linted,
     started: Instant,
+    sources: Option<&dyn report::Sources>,
     env: &mut Env<'_>,
 ) -> Result<ExitStatus, Error> {
     if plan.options.diff() {
@@ -32,14 +44,22 @@ pub fn finish(
         None => None,
     };
     let tally = Tally::of(&plan, &linted).map_err(temporary_error)?;
+    let left_out = match plan.options.max_results {
+        Some(n) => keep_most_severe(&mut linted.findings, n, &tally).map_err(temporary_error)?,
+        None => None,
+    };
     let mut summary = summarize(&linted, &tally, applied, started);
+    summary.left_out = left_out;
     summary.incomplete = linted.tool_error;
     summary.skipped = skipped(&plan);
     summary.fixes = tally.fixes;
-    let sources = FileSources {
+    summary.history = linted.history.take();
+    summary.new_from_rev = linted.new_from_rev.take();
+    let files = FileSources {
         stdin: linted.stdin_source.take(),
         detector: linted.detector.clone(),
     };
+    let sources = sources.unwrap_or(&files);
     // `--fix -`: the fixed spec is the output; the report goes to standard error.
     // A reader that closed standard output early (`forgelint . | head`) ends the output quietly,
     // not the verdict: the exit code still says what was found (`set -o pipefail`).
@@ -48,22 +68,58 @@ pub fn finish(
         if written.and_then(|_| env.stdout.flush()).is_err() {
             return Ok(exit_status(&plan, &linted, &tally));
         }
-        write_report(&plan, &linted, &summary, &sources, env, true)?;
-    } else if write_report(&plan, &linted, &summary, &sources, env, false)? == Written::PipeClosed {
+        write_report(&plan, &linted, &summary, sources, env, true)?;
+    } else if write_report(&plan, &linted, &summary, sources, env, false)? == Written::PipeClosed {
         return Ok(exit_status(&plan, &linted, &tally));
     }
-    if !plan.options.quiet {
+    let nothing = nothing_checked(&plan, &summary, &env.cwd);
+    if !plan.options.quiet && nothing.is_none() {
         for skipped in &summary.skipped {
             writeln!(env.stderr, "note: {}", skipped.text()).ok();
         }
     }
     if !plan.options.quiet && plan.options.write_baseline.is_none() {
-        writeln!(env.stderr, "{}", summary.line()).ok();
+        let line = nothing.unwrap_or_else(|| summary.line());
+        writeln!(env.stderr, "{line}").ok();
         if let Some(line) = summary.fixes.line(plan.options.fix.is_some()) {
             writeln!(env.stderr, "{line}").ok();
         }
     }
     Ok(exit_status(&plan, &linted, &tally))
+}
+
+/// What a run that linted no file says instead of "All clear": that nothing was found to
+/// lint. The exit status is 0, as ruff's for "No Python files found under the given path(s)":
+/// a tree with no spec yet, or a pre-commit batch without one, is nothing wrong; a path that
+/// does not exist has already made the run exit 2.
+fn nothing_checked(
+    plan: &Plan<'_>,
+    summary: &report::Summary,
+    cwd: &std::path::Path,
+) -> Option<String> {
+    if summary.files > 0 || summary.incomplete {
+        return None;
+    }
+    const NAMED: usize = 3;
+    let paths = &plan.options.paths;
+    let mut names: Vec<String> = paths
+        .iter()
+        .take(NAMED)
+        .map(|p| escape::visible(&p.display().to_string()).into_owned())
+        .collect();
+    if paths.len() > NAMED {
+        names.push(format!("{} more paths", paths.len() - NAMED));
+    }
+    let listed = match names.split_last() {
+        Some((last, first)) if !first.is_empty() => format!("{} or {last}", first.join(", ")),
+        _ => names.concat(),
+    };
+    // Files named (a pre-commit batch, with --discovered-only) are among, folders under.
+    let files_only = !paths.is_empty() && paths.iter().all(|p| !cwd.join(p).is_dir());
+    let place = if files_only { "among" } else { "under" };
+    Some(format!(
+        "warning: no job specs or experiment files {place} {listed}; nothing was checked"
+    ))
 }
 
 /// A failure to read back the findings spilled to a temporary file.
@@ -97,6 +153,50 @@ fn write_baseline(
         .ok();
     }
     Ok(())
+}
+
+/// `--max-results n`: hides all but the `n` most severe findings — every error before any
+/// warning, every warning before any note, and within the severity that does not fit whole,
+/// its first ones in the report's order (path, position, rule). Deterministic whatever the
+/// thread count, and in bounded memory: the findings are read in order, spilled or not, and
+/// only counts are kept. The tally of all of them (`tally`) stays the summary's and the exit
+/// status's.
+fn keep_most_severe(
+    findings: &mut crate::collect::Collected,
+    n: usize,
+    tally: &Tally,
+) -> std::io::Result<Option<report::LeftOut>> {
+    let total: usize = tally.severities.iter().sum();
+    if total <= n {
+        return Ok(None);
+    }
+    // Severities above the cut are kept whole; `room` findings of the cut's own.
+    let mut room = n;
+    let mut cut = Severity::Error;
+    for severity in [Severity::Error, Severity::Warning, Severity::Note] {
+        let count = tally.severities[severity as usize];
+        cut = severity;
+        if count > room {
+            break;
+        }
+        room -= count;
+    }
+    let hide = move || -> crate::collect::Filter<'static> {
+        let mut seen = 0;
+        Box::new(move |f: &crate::diagnostic::Finding| {
+            if f.severity != cut {
+                return f.severity < cut;
+            }
+            seen += 1;
+            seen > room
+        })
+    };
+    let mut first = hide();
+    findings.hide(&mut *first, Box::new(hide))?;
+    Ok(Some(report::LeftOut {
+        max_results: n,
+        findings: total - n,
+    }))
 }
 
 /// What one pass over the findings counts: by severity, files, fixes offered, and whether any
@@ -256,17 +356,19 @@ fn write_report(
     plan: &Plan<'_>,
     linted: &Linted,
     summary: &report::Summary,
-    sources: &FileSources,
+    sources: &dyn report::Sources,
     env: &mut Env<'_>,
     to_stderr: bool,
 ) -> Result<Written, Error> {
     let ran = rules_run(plan);
     let cwd = env.cwd.clone();
+    let root = report_root(&cwd, plan.options.workspace.as_deref());
     let input = report::ReportInput {
         findings: &linted.findings,
         summary,
         rules: &ran,
         cwd: &cwd,
+        root: &root,
         statistics: plan.options.statistics,
         tool_error: linted.tool_error,
         threads: plan.options.threads,
@@ -278,6 +380,11 @@ fn write_report(
             color: plan.options.color,
             width: env.width,
             group_depth: plan.options.group_depth,
+            dir: target
+                .file
+                .as_deref()
+                .and_then(std::path::Path::parent)
+                .map(|folder| crate::paths::normalize(folder, &cwd)),
         };
         match &target.file {
             Some(path) => write_report_file(path, &input, sources, opts)?,
@@ -287,11 +394,23 @@ fn write_report(
     Ok(written)
 }
 
+/// The folder GitHub annotations and SARIF name files from: `workspace` (`GITHUB_WORKSPACE`)
+/// when `cwd` is in it, else the git work tree `cwd` is in, else `cwd`.
+fn report_root(cwd: &std::path::Path, workspace: Option<&std::path::Path>) -> std::path::PathBuf {
+    if let Some(workspace) = workspace.filter(|w| w.is_absolute() && cwd.starts_with(w)) {
+        return workspace.to_path_buf();
+    }
+    cwd.ancestors()
+        .find(|folder| folder.join(".git").exists())
+        .unwrap_or(cwd)
+        .to_path_buf()
+}
+
 /// A report written atomically to `path`, without colour.
 fn write_report_file(
     path: &std::path::Path,
     input: &report::ReportInput<'_>,
-    sources: &FileSources,
+    sources: &dyn report::Sources,
     mut opts: report::ReportOptions,
 ) -> Result<(), Error> {
     opts.color = false;
@@ -320,7 +439,7 @@ fn write_report_file(
 /// A report on standard output, or on standard error (`--fix -`, whose output is the spec).
 fn write_report_out(
     input: &report::ReportInput<'_>,
-    sources: &FileSources,
+    sources: &dyn report::Sources,
     mut opts: report::ReportOptions,
     env: &mut Env<'_>,
     to_stderr: bool,
@@ -362,7 +481,8 @@ struct FileSources {
 }
 
 impl report::Sources for FileSources {
-    fn source(&self, path: &str) -> Option<report::Source> {
+    fn source(&self, finding: &crate::diagnostic::Finding) -> Option<report::Source> {
+        let path = &*finding.path;
         if let Some((name, text)) = &self.stdin {
             if **name == *path {
                 return Some(report::Source::new(text.clone(), &self.detector));

@@ -10,10 +10,13 @@ use super::profiles::Profile;
 use super::profiles::RuleChoice;
 use crate::config::ConfigTree;
 use crate::diagnostic::Finding;
-use crate::engine::{self, FileName};
+use crate::engine::{
+    self, Active, ExperimentConfigs, ExperimentLookup, FileName, LintInput, SpecInput,
+};
 use crate::error::Error;
 use crate::project::{mentions_starforge, DirCache, RealProject};
-use crate::scratch::Scratch;
+use crate::rules::eval::ProjectFs;
+use crate::scratch::{LintScratch, Scratch};
 
 /// Lints `bytes` as the spec at `path` (relative to `cwd`, or absolute), with the rules of
 /// its nearest config in `configs`. An error when that config cannot be loaded.
@@ -25,7 +28,11 @@ pub fn lint_spec_text(
     scratch: &mut Scratch,
 ) -> Result<Vec<Finding>, Error> {
     with_profile(configs, path, cwd, scratch, |profile, scratch| {
-        let name = || -> Arc<str> { crate::paths::shown(path) };
+        let from = crate::paths::ShownFrom {
+            cwd,
+            root: configs.root(),
+        };
+        let name = || -> Arc<str> { crate::paths::shown(path, from) };
         let name = FileName::lazy(&name);
         let active = profile.rules_for(path, cwd);
         let cache = DirCache::default();
@@ -60,6 +67,30 @@ pub fn lint_experiment_text(
     })
 }
 
+/// Lints `bytes` as a version of the spec `name` with `rules` (`profile`'s for it), in a
+/// project that is not on disk (a commit's tree, for `forgelint history` and `--new-from-rev`):
+/// `project` answers which of its folders exist, and gives the config of the experiment the
+/// spec names.
+pub fn lint_spec_version<P: ProjectFs + ExperimentConfigs>(
+    profile: &Profile<'_>,
+    rules: &[Active<'_>],
+    name: &FileName<'_>,
+    bytes: &[u8],
+    project: &P,
+    scratch: &mut LintScratch,
+) -> Vec<Finding> {
+    let input = SpecInput {
+        lint: LintInput {
+            rules,
+            table: &profile.table,
+            platform: &profile.settings.platform,
+            project,
+        },
+        experiment: ExperimentLookup::Elsewhere(project),
+    };
+    engine::lint_spec(bytes, name, &input, scratch).findings
+}
+
 /// Runs `f` with the profile of the file at `path`, built for this one file.
 fn with_profile<R>(
     configs: &ConfigTree,
@@ -75,6 +106,10 @@ fn with_profile<R>(
         }));
     };
     // Every rule, and `.gitignore` read, as a run with no flags.
-    let profile = Profile::new(&RuleChoice::default(), false, settings, cwd);
+    let from = crate::paths::ShownFrom {
+        cwd,
+        root: configs.root(),
+    };
+    let profile = Profile::new(&RuleChoice::default(), false, settings, from);
     Ok(f(&profile, scratch))
 }

@@ -46,6 +46,10 @@ pub struct Linted {
     pub diffs: Vec<(Arc<str>, String)>,
     /// `--fix` on standard input: the fixed spec (the spec as read when nothing applied).
     pub stdin_fixed: Option<String>,
+    /// A history audit: what it read of git.
+    pub history: Option<crate::report::HistoryRead>,
+    /// `--new-from-rev`: the findings hidden because the files had them at the revision.
+    pub new_from_rev: Option<crate::report::SinceRev>,
     /// The secret detector of the run's rules: code frames mask what it finds.
     pub detector: Detector,
 }
@@ -178,6 +182,7 @@ fn walk_options<'a>(plan: &'a Plan<'_>, cwd: &'a Path, threads: usize) -> discov
         no_ignore: plan.options.no_ignore,
         threads,
         cwd,
+        discovered_only: plan.options.discovered_only,
     }
 }
 
@@ -234,13 +239,13 @@ impl<'s> LintRun<'_, 's> {
     /// Lints one file; a panic while linting it is a bug, reported for that file, and the
     /// others are still linted (the run exits 2).
     fn contained(&self, candidate: &Candidate, scratch: &mut Scratch) -> FileOutcome {
-        engine::contain(&candidate.path, || self.lint_file(candidate, scratch)).unwrap_or_else(
-            |crashed| FileOutcome {
+        let from = self.plan.profiles.shown_from();
+        engine::contain(&candidate.path, from, || self.lint_file(candidate, scratch))
+            .unwrap_or_else(|crashed| FileOutcome {
                 findings: vec![crashed],
                 tool_error: true,
                 ..FileOutcome::default()
-            },
-        )
+            })
     }
 
     fn lint_file(&self, candidate: &Candidate, scratch: &mut Scratch) -> FileOutcome {
@@ -272,7 +277,8 @@ impl<'s> LintRun<'_, 's> {
         profile: &Profile<'s>,
         scratch: &mut Scratch,
     ) -> FileOutcome {
-        let display = || -> Arc<str> { crate::paths::shown(&candidate.path) };
+        let from = self.plan.profiles.shown_from();
+        let display = || -> Arc<str> { crate::paths::shown(&candidate.path, from) };
         let display = FileName::lazy(&display);
         let active = profile.rules_for(&candidate.path, self.cwd);
         let file_problem = |message: String| FileOutcome {
@@ -461,10 +467,13 @@ fn named_experiment_files(plan: &Plan<'_>, cwd: &Path) -> HashSet<PathBuf> {
 
 impl LintRun<'_, '_> {
     /// Does the walk lint the experiment directory `dir` itself (it matches
-    /// `[files] experiments` under a walked folder)? `starforge_root` is the spec's project
-    /// root when the spec is in its `.starforge` folder: known to hold one, not asked again.
+    /// `[files] experiments` under a walked folder, or a walked folder is inside it: a run
+    /// from inside the experiment lints the part it was asked to)? `starforge_root` is the
+    /// spec's project root when the spec is in its `.starforge` folder: known to hold one,
+    /// not asked again.
     fn walk_lints(&self, dir: &Path, starforge_root: Option<&Path>, memo: &mut WalkMemo) -> bool {
-        if !self.walked.iter().any(|root| dir.starts_with(root)) {
+        let walked = |root: &PathBuf| dir.starts_with(root) || root.starts_with(dir);
+        if !self.walked.iter().any(walked) {
             return false;
         }
         let options = walk_options(self.plan, self.cwd, 1);
@@ -525,7 +534,7 @@ fn lint_stdin(
         writeln!(env.stderr, "error: cannot read standard input: {e}").ok();
         return Ok(Stdin::default());
     }
-    let display: Arc<str> = crate::paths::shown(name);
+    let display: Arc<str> = crate::paths::shown(name, profiles.shown_from());
     let options = walk_options(linter.plan, linter.cwd, 1);
     // Named as a file of an experiment: linted as that file would be.
     if let Kind::ExperimentFile { root } = options.explicit_kind(name, &mut scratch.walk) {
@@ -655,6 +664,8 @@ impl Collector {
             fixes_applied: self.fixed.into_inner(),
             diffs: self.diffs.into_inner().unwrap_or_else(|e| e.into_inner()),
             stdin_fixed: None,
+            history: None,
+            new_from_rev: None,
             detector: self.detector,
         })
     }

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use super::fixing::FixMode;
 use super::profiles::{Profiles, RuleChoice};
 use crate::baseline::Baseline;
-use crate::cli::{CheckArgs, ColorChoice, FailOn, FormatTarget};
+use crate::cli::{CheckArgs, ColorChoice, FailOn, FormatTarget, HistoryArgs, ReportArgs};
 use crate::config::ConfigTree;
 use crate::config::{ConfigSource, Settings};
 use crate::diagnostic::{Applicability, Severity};
@@ -41,6 +41,8 @@ pub struct Options {
     pub write_baseline: Option<PathBuf>,
     /// The lowest severity that fails the run.
     pub threshold: Severity,
+    /// `--max-results N`: the reports hold the N most severe findings.
+    pub max_results: Option<usize>,
     /// `--exit-zero`.
     pub exit_zero: bool,
     /// Whether the report on standard output is coloured.
@@ -49,12 +51,31 @@ pub struct Options {
     pub threads: usize,
     /// `--no-ignore`: `.gitignore` and `.ignore` are not read.
     pub no_ignore: bool,
+    /// `--discovered-only`: of the files named, only those a walk would find are linted.
+    pub discovered_only: bool,
     /// `--quiet`: no summary.
     pub quiet: bool,
     /// `--fix` or `--diff`: the fixes applied to each spec, and whether they are written.
     pub fix: Option<FixMode>,
     /// `--shard K/N`: the part of the files this run lints.
     pub shard: Option<Shard>,
+    /// `GITHUB_WORKSPACE`, the repository's checkout on a GitHub runner: GitHub annotations
+    /// and SARIF name files from it when the run's folder is in it.
+    pub workspace: Option<PathBuf>,
+    /// `--new-from-rev REV`: only the findings the files did not have at REV are reported.
+    pub new_from_rev: Option<String>,
+}
+
+/// What a `history` run does: the commits and paths it reads, and the options it shares with
+/// `check` (the rules, the reports, the exit status).
+pub struct HistoryOptions {
+    /// Revisions as `git log` takes them; `HEAD` when there are none.
+    pub revs: Vec<String>,
+    /// `--all`: every ref.
+    pub all: bool,
+    /// Git pathspecs, relative to the current directory as git reads them.
+    pub pathspecs: Vec<String>,
+    pub options: Options,
 }
 
 /// One report of a run: its format and its file; `None` for standard output.
@@ -67,20 +88,37 @@ pub struct ReportTarget {
 impl Options {
     /// Resolves `forgelint check`'s arguments, with the terminal and folder of `env`.
     pub fn from_args(args: CheckArgs, env: &Env<'_>) -> Result<Options, Error> {
-        let requested = requested_formats(&args);
-        check_statistics_format(args.statistics, &requested)?;
-        check_format_targets(&requested, args.output.is_some())?;
         let (paths, stdin_name) = paths_to_lint(&args, &env.cwd)?;
         if stdin_name.is_some() && args.shard.is_some() {
             return Err(Error::usage(
                 "--shard splits the files of a tree; a spec on standard input (`-`) belongs to no part",
             ));
         }
+        check_new_from_rev(&args)?;
+        let mut options = Options::reporting(args.report, args.write_baseline.is_some(), env)?;
+        options.paths = paths;
+        options.stdin_name = stdin_name;
+        options.write_baseline = args.write_baseline;
+        options.no_ignore = args.no_ignore;
+        options.discovered_only = args.discovered_only;
+        options.fix = fix_mode(args.fix, args.unsafe_fixes, args.diff);
+        options.shard = args.shard;
+        options.new_from_rev = args.new_from_rev;
+        Ok(options)
+    }
+
+    /// The options `check` and `history` share, from their flags; the rest left empty.
+    /// `writes_baseline`: the run writes a baseline, so the report for standard output is
+    /// not written unless `-o` names a file for it.
+    fn reporting(args: ReportArgs, writes_baseline: bool, env: &Env<'_>) -> Result<Options, Error> {
+        let requested = requested_formats(&args);
+        check_statistics_format(args.statistics, &requested)?;
+        check_format_targets(&requested, args.output.is_some())?;
         Ok(Options {
             config: args.config.source(),
-            reports: report_targets(requested, &args),
-            paths,
-            stdin_name,
+            reports: report_targets(requested, args.output.as_ref(), writes_baseline),
+            paths: Vec::new(),
+            stdin_name: None,
             statistics: args.statistics,
             group_depth: args.group_depth as usize,
             rules: RuleChoice {
@@ -88,13 +126,14 @@ impl Options {
                 ignore: args.ignore,
             },
             baseline: args.baseline,
-            write_baseline: args.write_baseline,
+            write_baseline: None,
             threshold: match args.fail_on {
                 FailOn::Error => Severity::Error,
                 FailOn::Warning => Severity::Warning,
                 FailOn::Note => Severity::Note,
             },
             exit_zero: args.exit_zero,
+            max_results: args.max_results,
             color: match args.color {
                 ColorChoice::Always => true,
                 ColorChoice::Never => false,
@@ -104,10 +143,15 @@ impl Options {
                 .jobs
                 .filter(|&j| j > 0)
                 .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
-            no_ignore: args.no_ignore,
+            no_ignore: false,
+            discovered_only: false,
             quiet: args.quiet,
-            fix: fix_mode(args.fix, args.unsafe_fixes, args.diff),
-            shard: args.shard,
+            fix: None,
+            shard: None,
+            workspace: std::env::var_os("GITHUB_WORKSPACE")
+                .filter(|w| !w.is_empty())
+                .map(PathBuf::from),
+            new_from_rev: None,
         })
     }
 
@@ -117,8 +161,68 @@ impl Options {
     }
 }
 
+impl HistoryOptions {
+    /// Resolves `forgelint history`'s arguments; `check`'s flags that mean nothing for a
+    /// history are refused, each with why.
+    pub fn from_args(args: HistoryArgs, env: &Env<'_>) -> Result<HistoryOptions, Error> {
+        refuse_in_history(&args)?;
+        Ok(HistoryOptions {
+            revs: args.revs,
+            all: args.all,
+            pathspecs: args.paths,
+            options: Options::reporting(args.report, false, env)?,
+        })
+    }
+}
+
+/// The flags of `check` that `history` refuses, and why.
+fn refuse_in_history(args: &HistoryArgs) -> Result<(), Error> {
+    let r = &args.refused;
+    let refused = [
+        (r.fix || r.unsafe_fixes, "--fix", "history is read, never written: fix the files with `forgelint check --fix`"),
+        (r.diff, "--diff", "history is read, never written: see the fixes with `forgelint check --diff`"),
+        (r.write_baseline.is_some(), "--write-baseline", "a baseline records the files as they are: write it with `forgelint check --write-baseline`"),
+        (r.new_from_rev.is_some(), "--new-from-rev", "history reports every finding with its commits; a range such as `REV..HEAD` reads only the commits since REV"),
+        (r.shard.is_some(), "--shard", "a history is read in one pass: limit it with a range or `-- PATHS` instead"),
+        (r.stdin_filename.is_some(), "--stdin-filename", "history reads files from git, not from standard input"),
+        (r.no_ignore, "--no-ignore", "history reads the files git tracks; .gitignore plays no part"),
+    ];
+    refuse_first(&refused, |flag| {
+        format!("{flag} does not go with `forgelint history`")
+    })
+}
+
+/// `--new-from-rev` with a flag it cannot go with, and why.
+fn check_new_from_rev(args: &CheckArgs) -> Result<(), Error> {
+    if args.new_from_rev.is_none() {
+        return Ok(());
+    }
+    let refused = [
+        (args.write_baseline.is_some(), "--write-baseline", "a baseline records every finding of the files; --new-from-rev reports only those REV did not have"),
+        (args.diff, "--diff", "--diff shows fixes, not findings: there is nothing for REV to hide"),
+    ];
+    refuse_first(&refused, |flag| {
+        format!("--new-from-rev does not go with {flag}")
+    })
+}
+
+/// The first of the `flags` given (`(given, flag, why)`), as a usage error: `message` says
+/// which flag, the help why.
+fn refuse_first(
+    flags: &[(bool, &str, &str)],
+    message: impl Fn(&str) -> String,
+) -> Result<(), Error> {
+    match flags.iter().find(|(given, ..)| *given) {
+        Some((_, flag, why)) => Err(Error::Usage {
+            message: message(flag),
+            help: Some(why.to_string()),
+        }),
+        None => Ok(()),
+    }
+}
+
 /// The reports asked for, or the human report on standard output.
-fn requested_formats(args: &CheckArgs) -> Vec<FormatTarget> {
+fn requested_formats(args: &ReportArgs) -> Vec<FormatTarget> {
     if args.format.is_empty() {
         return vec![FormatTarget {
             format: Format::Human,
@@ -130,14 +234,18 @@ fn requested_formats(args: &CheckArgs) -> Vec<FormatTarget> {
 
 /// Each report's file: its own, else `-o FILE`, else standard output. Writing a baseline
 /// reports what it wrote: without `-o`, the report meant for standard output is not written.
-fn report_targets(requested: Vec<FormatTarget>, args: &CheckArgs) -> Vec<ReportTarget> {
+fn report_targets(
+    requested: Vec<FormatTarget>,
+    output: Option<&PathBuf>,
+    writes_baseline: bool,
+) -> Vec<ReportTarget> {
     requested
         .into_iter()
         .map(|t| ReportTarget {
             format: t.format,
-            file: t.file.or_else(|| args.output.clone()),
+            file: t.file.or_else(|| output.cloned()),
         })
-        .filter(|t| t.file.is_some() || args.write_baseline.is_none())
+        .filter(|t| t.file.is_some() || !writes_baseline)
         .collect()
 }
 
@@ -268,14 +376,18 @@ fn paths_to_lint(args: &CheckArgs, cwd: &Path) -> Result<(Vec<PathBuf>, Option<P
 }
 
 /// The commands a first argument could be a misspelling of.
-const COMMANDS: [&str; 7] = [
+const COMMANDS: [&str; 11] = [
     "check",
+    "lint",
+    "history",
     "rules",
     "explain",
     "test-rules",
     "init",
     "completions",
     "schema",
+    "merge",
+    "lsp",
 ];
 
 /// A first path that does not exist and is close to a command's name (`explian`) is taken

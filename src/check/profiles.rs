@@ -46,8 +46,9 @@ impl<'s> Profile<'s> {
         choice: &RuleChoice,
         no_ignore: bool,
         settings: &'s Settings,
-        cwd: &'s Path,
+        from: crate::paths::ShownFrom<'s>,
     ) -> Profile<'s> {
+        let cwd = from.cwd;
         let rules = active_rules(choice, settings);
         let (experiment_rules, spec_rules): (Vec<Active<'s>>, Vec<Active<'s>>) =
             rules.iter().partition(|a| a.rule.target.is_experiment());
@@ -59,10 +60,9 @@ impl<'s> Profile<'s> {
             rules: experiment_rules.clone(),
             cwd,
         };
-        let display = move |path: &Path| -> Arc<str> {
-            let shown = path.strip_prefix(cwd).unwrap_or(path);
-            crate::paths::shown(shown)
-        };
+        // Experiment files are found under absolute folders (a spec's experiment, a run from
+        // inside one): named from the working folder as every other file.
+        let display = move |path: &Path| -> Arc<str> { crate::paths::shown(path, from) };
         let mut experiments = experiment::ExperimentLinter::new(
             &settings.platform,
             &experiment_rules,
@@ -299,7 +299,7 @@ impl<'s> Profiles<'s> {
             self.choice,
             self.no_ignore,
             settings,
-            self.cwd,
+            self.shown_from(),
         ));
         of_config.insert(config, at);
         self.built.get(at)
@@ -322,5 +322,13 @@ impl<'s> Profiles<'s> {
 
     pub fn configs(&self) -> &'s ConfigTree {
         self.configs
+    }
+
+    /// Where the run names files from: its folder, and the project root above it.
+    pub fn shown_from(&self) -> crate::paths::ShownFrom<'s> {
+        crate::paths::ShownFrom {
+            cwd: self.cwd,
+            root: self.configs.root(),
+        }
     }
 }

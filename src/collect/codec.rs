@@ -7,7 +7,9 @@
 use std::io::{self, BufRead, Read};
 use std::sync::Arc;
 
-use crate::diagnostic::{Edit, Finding, Fix, Position, Related, RuleId, Safety, Severity, Span};
+use crate::diagnostic::{
+    Edit, Finding, Fix, Position, Provenance, Related, RuleId, Safety, Severity, Span, Stamp,
+};
 
 /// Appends one file's findings (all with the path of the first, taken in `order`) to `out` as
 /// one record, encoded in place.
@@ -37,7 +39,10 @@ fn write_finding(out: &mut Vec<u8>, f: &Finding) {
     write_str(out, &f.rule);
     out.extend_from_slice(&[
         f.severity as u8,
-        u8::from(f.secret) | u8::from(f.help.is_some()) << 1 | u8::from(f.fix.is_some()) << 2,
+        u8::from(f.secret)
+            | u8::from(f.help.is_some()) << 1
+            | u8::from(f.fix.is_some()) << 2
+            | u8::from(f.history.is_some()) << 3,
     ]);
     write_str(out, &f.message);
     if let Some(help) = &f.help {
@@ -65,6 +70,26 @@ fn write_finding(out: &mut Vec<u8>, f: &Finding) {
             write_varint(out, edit.span.start.into());
             write_varint(out, edit.span.end.into());
             write_str(out, &edit.replacement);
+        }
+    }
+    if let Some(history) = &f.history {
+        write_provenance(out, history);
+    }
+}
+
+/// The version, then each of `introduced` and `removed`: a flag byte (0: none, 1: a commit,
+/// 3: a commit where history stops), then its id, date and author.
+fn write_provenance(out: &mut Vec<u8>, history: &Provenance) {
+    write_str(out, &history.version);
+    for stamp in [&history.introduced, &history.removed] {
+        match stamp {
+            None => out.push(0),
+            Some(s) => {
+                out.push(1 | u8::from(s.boundary) << 1);
+                for text in [&s.commit, &s.date, &s.author] {
+                    write_str(out, text);
+                }
+            }
         }
     }
 }
@@ -183,6 +208,11 @@ impl Decoder {
         } else {
             None
         };
+        let history = if flags & 8 != 0 {
+            Some(Box::new(input.provenance()?))
+        } else {
+            None
+        };
         Ok(Finding {
             path: path.clone(),
             rule,
@@ -197,6 +227,7 @@ impl Decoder {
             value_hash,
             secret: flags & 1 != 0,
             fix,
+            history,
         })
     }
 
@@ -304,6 +335,30 @@ impl<'r> Cursor<'r> {
         }
         Ok(Fix { safety, edits })
     }
+
+    fn provenance(&mut self) -> io::Result<Provenance> {
+        let version = Arc::from(self.str()?);
+        let mut stamps = [None, None];
+        for slot in &mut stamps {
+            let [flag] = self.array::<1>()?;
+            *slot = match flag {
+                0 => None,
+                1 | 3 => Some(Stamp {
+                    commit: self.string()?,
+                    date: self.string()?,
+                    author: self.string()?,
+                    boundary: flag == 3,
+                }),
+                _ => return Err(corrupt()),
+            };
+        }
+        let [introduced, removed] = stamps;
+        Ok(Provenance {
+            version,
+            introduced,
+            removed,
+        })
+    }
 }
 
 fn corrupt() -> io::Error {
@@ -347,6 +402,16 @@ mod tests {
                     replacement: "\"forge/v2\"".into(),
                 }],
             })),
+            history: Some(Box::new(Provenance {
+                version: Arc::from("0123abcd"),
+                introduced: Some(Stamp {
+                    commit: "c".repeat(40),
+                    date: "2024-03-02T10:04:00+01:00".into(),
+                    author: "Ada Lovelace <ada@lab.example>".into(),
+                    boundary: true,
+                }),
+                removed: None,
+            })),
         }
     }
 
@@ -360,9 +425,14 @@ mod tests {
         plain.related.clear();
         plain.secret = false;
         plain.severity = Severity::Error;
+        plain.history = None;
+        let mut removed = finding(&b, "exp-secret", "m3");
+        if let Some(h) = removed.history.as_mut() {
+            h.removed = h.introduced.take();
+        }
         let groups = vec![
             vec![finding(&a, "api-version", "m1"), finding(&a, "kind", "m2")],
-            vec![plain],
+            vec![plain, removed],
         ];
         let mut bytes = Vec::new();
         for group in &groups {

@@ -270,7 +270,9 @@ pub type NewFilter = Box<dyn Fn() -> Filter<'static> + Send + Sync>;
 impl Collected {
     /// Hides the findings `first` says to on the first pass, which it sees before any other;
     /// every later pass hides the same ones with a fresh filter from `again`. Returns how many
-    /// are hidden.
+    /// are hidden. Called again (`--new-from-rev`, then a baseline, then `--max-results`), each
+    /// filter sees only the findings the earlier ones left, and the passes after it hide what
+    /// all of them hid.
     pub fn hide(
         &mut self,
         first: &mut dyn FnMut(&Finding) -> bool,
@@ -282,13 +284,26 @@ impl Collected {
             self.count = self.held.len();
             return Ok(before - self.held.len());
         }
+        // Hidden before (`--new-from-rev`, then a baseline): this pass sees only what is left,
+        // and every later pass hides both.
+        let before = self.hidden.take();
+        let mut earlier = before.as_ref().map(|b| b());
         let mut hidden = 0;
         merge::each_batch(&self.runs, &mut |batch| {
-            hidden += batch.iter().filter(|f| first(f)).count();
+            for f in batch {
+                let gone = earlier.as_mut().is_some_and(|e| e(f));
+                hidden += usize::from(!gone && first(f));
+            }
             Ok(())
         })?;
         self.count -= hidden;
-        self.hidden = Some(again);
+        self.hidden = Some(match before {
+            None => again,
+            Some(before) => Box::new(move || {
+                let (mut earlier, mut now) = (before(), again());
+                Box::new(move |f: &Finding| earlier(f) || now(f))
+            }),
+        });
         Ok(hidden)
     }
 
@@ -490,6 +505,52 @@ mod tests {
                     })
                     .unwrap();
                 assert_eq!(got, expected, "budget {budget}");
+            }
+        }
+    }
+
+    /// Two filters, one after the other, each counting what it hides (as `--new-from-rev` and
+    /// a baseline do): the second sees only what the first left, whether the findings were
+    /// held or spilled, and every pass after hides what both hid.
+    #[test]
+    fn a_second_filter_sees_what_the_first_left() {
+        let path: Arc<str> = Arc::from("a.json");
+        let all: Vec<Finding> = (0..40).map(|at| finding(&path, at, "r")).collect();
+        for budget in [1, usize::MAX] {
+            let spool = Spool::with_budget(budget);
+            for f in &all {
+                spool.keep(vec![f.clone()]);
+            }
+            let mut collected = spool.finish().unwrap();
+            // Even positions, then every third; a filter that counts (as a baseline's
+            // entries do) must not be shown what the first hid.
+            let even = |f: &Finding| f.span.start % 2 == 0;
+            let third = |f: &Finding| f.span.start % 3 == 0;
+            let first = collected
+                .hide(&mut |f| even(f), Box::new(move || Box::new(even)))
+                .unwrap();
+            let mut seen = 0;
+            let second = collected
+                .hide(
+                    &mut |f| {
+                        seen += 1;
+                        third(f)
+                    },
+                    Box::new(move || Box::new(third)),
+                )
+                .unwrap();
+            assert_eq!((first, second, seen), (20, 7, 20), "budget {budget}");
+            let expected: Vec<&Finding> = all.iter().filter(|f| !even(f) && !third(f)).collect();
+            assert_eq!(collected.count(), expected.len());
+            for _pass in 0..2 {
+                let mut got = Vec::new();
+                collected
+                    .each_batch(&mut |batch| {
+                        got.extend(batch.iter().cloned());
+                        Ok(())
+                    })
+                    .unwrap();
+                assert_eq!(got.iter().collect::<Vec<_>>(), expected, "budget {budget}");
             }
         }
     }

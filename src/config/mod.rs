@@ -162,8 +162,22 @@ impl ConfigSource {
 pub fn load_settings(source: &ConfigSource, cwd: &Path) -> Result<Settings, Error> {
     match source.first_config(cwd) {
         Some(path) => Settings::load(&path, &source.extra_rules),
-        None => Settings::defaults_with_rules(&source.extra_rules),
+        None => Settings::defaults_with_rules(&source.extra_rules, PathBuf::from(".")),
     }
+}
+
+/// The root of the project the folder `dir` (absolute) is in, found upward: the nearest folder
+/// at or above it that holds a config file (when `configs`), a `.starforge` folder or `.git`
+/// (a git work tree's root). `None` when no folder does. So a run from any folder of a
+/// project — `experiments/x`, `specs/` — sees the project as one from its root does.
+pub fn project_root_above(dir: &Path, configs: bool) -> Option<PathBuf> {
+    dir.ancestors()
+        .find(|folder| {
+            (configs && CONFIG_NAMES.iter().any(|n| folder.join(n).is_file()))
+                || folder.join(".starforge").is_dir()
+                || folder.join(".git").exists()
+        })
+        .map(Path::to_path_buf)
 }
 
 /// Looks for a config file in `start` and its parents.
@@ -382,9 +396,13 @@ impl Settings {
         Settings::from_text(None, base_dir, "", &[])
     }
 
-    /// Defaults with the built-in rules and `extra_rules` (`--rules`), without a config file.
-    pub fn defaults_with_rules(extra_rules: &[PathBuf]) -> Result<Settings, Error> {
-        let mut settings = Settings::defaults(PathBuf::from("."))?;
+    /// Defaults with the built-in rules and `extra_rules` (`--rules`), without a config file;
+    /// globs are relative to `base_dir` (the project root, `.` for the current directory).
+    pub fn defaults_with_rules(
+        extra_rules: &[PathBuf],
+        base_dir: PathBuf,
+    ) -> Result<Settings, Error> {
+        let mut settings = Settings::defaults(base_dir)?;
         for p in extra_rules {
             settings.rules.load_path(p)?;
         }

@@ -45,6 +45,8 @@ impl Folders {
 
 pub struct ConfigTree {
     cwd: PathBuf,
+    /// The project root found upward from `cwd` ([`config::project_root_above`]), else `cwd`.
+    root: PathBuf,
     /// `--rules`: loaded by every config that extends no other.
     extra_rules: Vec<PathBuf>,
     /// Whether files look for their nearest config; else every file has the first.
@@ -77,6 +79,8 @@ impl ConfigTree {
     /// nearest to `cwd`, else the defaults. A bad first config stops the run before any file
     /// is read.
     pub fn new(source: &ConfigSource, cwd: &Path) -> Result<ConfigTree, Error> {
+        let root =
+            config::project_root_above(cwd, !source.none).unwrap_or_else(|| cwd.to_path_buf());
         let mut configs = ConfigTree {
             cwd: cwd.to_path_buf(),
             extra_rules: source.extra_rules.clone(),
@@ -88,6 +92,7 @@ impl ConfigTree {
             cwd_answer: std::sync::OnceLock::new(),
             relative_to_process: std::env::current_dir().is_ok_and(|d| d == cwd),
             errors: Mutex::default(),
+            root,
         };
         match source.first_config(cwd) {
             Some(path) => {
@@ -96,11 +101,28 @@ impl ConfigTree {
                 configs.loaded = Mutex::new(loaded);
             }
             None => {
-                let settings = Settings::defaults_with_rules(&source.extra_rules)?;
+                // Without a config, globs are relative to the project root found upward: a
+                // run from `specs/` or `experiments/x` sees the project's `experiments/*`.
+                let base = match configs.root.strip_prefix(cwd) {
+                    Ok(_) => PathBuf::from("."),
+                    Err(_) => configs.root.clone(),
+                };
+                let settings = Settings::defaults_with_rules(&source.extra_rules, base)?;
                 configs.first = configs.compiled.push(settings);
             }
         }
         Ok(configs)
+    }
+
+    /// The root of the project the run's folder is in: found upward from it (a config's
+    /// folder, a folder holding `.starforge` or `.git`), else the run's folder.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The run's folder.
+    pub fn cwd(&self) -> &Path {
+        &self.cwd
     }
 
     /// The config of files with none of their own (the only one with `--config`).

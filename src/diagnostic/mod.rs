@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 mod fix;
 mod hash;
+mod history;
 mod position;
 mod rule_id;
 mod severity;
@@ -15,6 +16,7 @@ mod span;
 
 pub use fix::{Applicability, Edit, Fix, Safety};
 pub use hash::{fnv1a, value_hash, Fnv};
+pub use history::{Provenance, Stamp};
 pub use position::{LineIndex, Position};
 pub use rule_id::RuleId;
 pub use severity::Severity;
@@ -62,18 +64,36 @@ pub struct Finding {
     pub secret: bool,
     /// The edits that fix it, when its rule can.
     pub fix: Option<Box<Fix>>,
+    /// In a history audit: the commits that introduced and removed it.
+    pub history: Option<Box<Provenance>>,
 }
 
 impl Finding {
-    /// Sort key: path, then position, then rule id — the same whatever the thread count.
-    pub fn sort_key(&self) -> (&str, u32, u32, &str, &str) {
+    /// Sort key: path, then position, then rule id — the same whatever the thread count. In a
+    /// history audit a file's findings still at the tip come first, then the removed ones, each
+    /// version's together (their positions are in different texts).
+    pub fn sort_key(&self) -> (&str, bool, &str, u32, u32, &str, &str) {
+        let (removed, version) = match &self.history {
+            Some(h) => (h.removed.is_some(), &*h.version),
+            None => (false, ""),
+        };
         (
             &self.path,
+            removed,
+            version,
             self.span.start,
             self.span.end,
             &self.rule,
             &self.message,
         )
+    }
+
+    /// The text the finding's span is in: its file, and in a history audit that file's version.
+    /// Findings with the same source share one code frame's text and one set of secrets.
+    pub fn same_source(&self, other: &Finding) -> bool {
+        self.path == other.path
+            && self.history.as_ref().map(|h| &h.version)
+                == other.history.as_ref().map(|h| &h.version)
     }
 }
 
@@ -96,6 +116,7 @@ impl Finding {
             value_hash: 0,
             secret: false,
             fix: None,
+            history: None,
         }
     }
 }

@@ -24,6 +24,16 @@ pub enum ExperimentLookup<'a> {
     Config(&'a LoadedConfig),
     /// The experiment the spec names, on disk under its project (a file of a run).
     OnDisk(ExperimentSite<'a>),
+    /// The experiment the spec names, in a project that is not on disk (a commit's tree):
+    /// its config asked of the project, when a rule of the spec reads it.
+    Elsewhere(&'a dyn ExperimentConfigs),
+}
+
+/// The experiments of a project that is not on disk, for the config a spec's rules read.
+pub trait ExperimentConfigs {
+    /// The config file of the experiment folder `exp` (as a spec names it: relative to its
+    /// project root); `None` when the folder has none.
+    fn config(&self, exp: &str) -> Option<LoadedConfig>;
 }
 
 /// The experiment a spec on disk names, as a run reads it.
@@ -93,6 +103,7 @@ impl<'a> ExperimentLookup<'a> {
                 }
             }
             ExperimentLookup::OnDisk(site) => site,
+            ExperimentLookup::Elsewhere(configs) => return open_elsewhere(*configs, doc, rules),
         };
         if !site.wanted && !site.spec_reads_config {
             return nothing;
@@ -115,6 +126,29 @@ impl<'a> ExperimentLookup<'a> {
             for_spec,
             dir: site.wanted.then_some(dir),
         }
+    }
+}
+
+/// [`ExperimentLookup::open`] of a project that is not on disk: the config, for the spec's
+/// rules only (the run lints no experiment's files from here).
+fn open_elsewhere<'a>(
+    configs: &dyn ExperimentConfigs,
+    doc: &Document<'_>,
+    rules: &[Active<'_>],
+) -> Opened<'a> {
+    let config = rules
+        .iter()
+        .any(|a| spec_rule_reads_config(a.rule))
+        .then(|| crate::project::experiment_named(doc))
+        .flatten()
+        .and_then(|exp| configs.config(exp));
+    let for_spec = config
+        .as_ref()
+        .is_some_and(|c| !config_keys_present(c, doc, rules));
+    Opened {
+        config: config.map(Cow::Owned),
+        for_spec,
+        dir: None,
     }
 }
 

@@ -30,13 +30,17 @@ pub fn internal_error(path: &Arc<str>, payload: &(dyn std::any::Any + Send)) -> 
 /// Runs `lint`, the lint of the file at `path`. A panic while it runs is a bug: it is caught
 /// and returned as an `internal-error` finding for that file, so that the caller goes on with
 /// the other files (a run then exits 2; the language server publishes the finding).
-pub fn contain<T>(path: &Path, lint: impl FnOnce() -> T) -> Result<T, Finding> {
+pub fn contain<T>(
+    path: &Path,
+    from: crate::paths::ShownFrom<'_>,
+    lint: impl FnOnce() -> T,
+) -> Result<T, Finding> {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         panic_for_tests(path);
         lint()
     }))
     .map_err(|payload| {
-        let shown: Arc<str> = crate::paths::shown(path);
+        let shown: Arc<str> = crate::paths::shown(path, from);
         internal_error(&shown, payload.as_ref())
     })
 }
@@ -75,6 +79,7 @@ pub fn at_file_start(path: &Arc<str>, rule: &str, severity: Severity, message: S
         value_hash: 0,
         secret: false,
         fix: None,
+        history: None,
     }
 }
 
@@ -161,6 +166,7 @@ pub fn locate(
                     &text[span.start as usize..span.end as usize],
                 ),
                 secret: active.rule.mask,
+                history: None,
                 fix,
             }
         })

@@ -9,8 +9,8 @@ mod findings;
 use std::sync::Arc;
 
 pub use experiment_config::{
-    config_keys_present, load_config, reads, spec_rule_reads_config, ExperimentLookup,
-    ExperimentSite, ExperimentToLint, LoadedConfig,
+    config_keys_present, load_config, reads, spec_rule_reads_config, ExperimentConfigs,
+    ExperimentLookup, ExperimentSite, ExperimentToLint, LoadedConfig,
 };
 pub use findings::{
     at_file_start, contain, file_finding, internal_error, locate, panic_for_tests, FileName, Fixer,

@@ -23,10 +23,12 @@ use crate::scratch::{LintScratch, RecentConfigFiles, Scratch};
 use crate::select::SelectorTable;
 
 pub use file::{is_weights_file, FileCounts};
+pub use spec::naming_in;
 
 /// The rule ids of the findings the experiment walk and the suppressions make themselves.
 pub const EXP_LARGE_FILE: &str = "exp-large-file";
 pub const UNUSED_SUPPRESSION: &str = "unused-suppression";
+pub const SUPPRESSION_WITHOUT_REASON: &str = "suppression-without-reason";
 
 /// Bytes read to tell a binary file (a NUL among them) from a text file, as git does.
 pub const BINARY_PROBE: usize = 8 * 1024;
@@ -222,7 +224,9 @@ impl ExperimentLinter<'_> {
         })
     }
 
-    fn lint_given_with(
+    /// [`ExperimentLinter::lint_given`] with `others` as the file's context, read by the
+    /// caller: for a version of the file in git history, whose context is its commit's tree.
+    pub fn lint_given_with(
         &self,
         path: &Path,
         root: &Path,
@@ -254,7 +258,8 @@ pub fn lint_in_memory(
         .filter(|a| a.rule.target.is_experiment() && a.rule.applies_to(path))
         .copied()
         .collect();
-    let display = |p: &Path| -> Arc<str> { crate::paths::shown(p) };
+    let display =
+        |p: &Path| -> Arc<str> { crate::paths::shown(p, crate::paths::ShownFrom::as_given()) };
     // The rules given, and every built-in rule (named after its file), running or not.
     let known = rules
         .iter()

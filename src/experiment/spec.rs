@@ -25,10 +25,16 @@ pub fn naming(root: &Path, last: &mut Recent<PathBuf, Option<String>, 1>) -> Opt
 }
 
 fn search(root: &Path) -> Option<String> {
+    naming_in(root, &mut |path| crate::read::read_text(path).ok())
+}
+
+/// The text of the spec that names the experiment `root`, the specs of its parent folders
+/// read with `read`: from disk (`root` absolute), or from a commit's tree (`root` relative to
+/// the repository's top).
+pub fn naming_in(root: &Path, read: &mut dyn FnMut(&Path) -> Option<String>) -> Option<String> {
     for project in root.ancestors().skip(1).take(MAX_LEVELS) {
         for place in SPEC_PLACES {
-            let path = project.join(place);
-            let Ok(text) = crate::read::read_text(&path) else {
+            let Some(text) = read(&project.join(place)) else {
                 continue;
             };
             if names(&text, project, root) {
@@ -51,6 +57,6 @@ fn names(text: &str, project: &Path, experiment: &Path) -> bool {
         .and_then(|e| doc.as_str(e));
     exp.is_some_and(|exp| {
         crate::rules::functions::path_escape(exp).is_none()
-            && crate::paths::normalize(&project.join(exp), project) == experiment
+            && crate::paths::normalize(Path::new(exp), project) == experiment
     })
 }

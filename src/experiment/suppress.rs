@@ -1,8 +1,9 @@
-//! Inline suppressions in text files: `# forgelint: ignore[rule-id] reason` on a finding's
-//! line or the line above hides it; one that hides nothing is itself a finding
-//! (`unused-suppression`), as is a malformed one.
+//! Inline suppressions in text files: `# forgelint: ignore[rule-id] reason` after the code of a
+//! finding's line, or alone on the line above it, hides it; one that hides nothing is itself a
+//! finding (`unused-suppression`), as is a malformed one, and one that gives no reason
+//! (`suppression-without-reason`).
 
-use super::UNUSED_SUPPRESSION;
+use super::{SUPPRESSION_WITHOUT_REASON, UNUSED_SUPPRESSION};
 use crate::diagnostic::{Finding, Locator, Span};
 use crate::engine::{Active, FileName};
 use crate::rules::ReportedBy;
@@ -29,12 +30,11 @@ pub fn apply(
         .map(|s| vec![false; s.rules.len()])
         .collect();
     findings.retain(|f| {
-        // Findings are 1-based; a suppression's line is 0-based: it covers its own line and
-        // the next.
+        // Findings are 1-based; a suppression's line is 0-based.
         let line = f.start.line.saturating_sub(1);
         let mut hidden = false;
         for (s, flags) in suppressions.iter().zip(used.iter_mut()) {
-            if line != s.line && line != s.line + 1 {
+            if !s.covers_line(line) {
                 continue;
             }
             for ((id, _), flag) in s.rules.iter().zip(flags.iter_mut()) {
@@ -46,22 +46,33 @@ pub fn apply(
         }
         !hidden
     });
-    let Some(unused) = rules
-        .iter()
-        .find(|a| a.rule.reported_by == ReportedBy::Suppressions)
-    else {
-        return;
+    let reporter = |id: &str| {
+        rules
+            .iter()
+            .find(|a| a.rule.reported_by == ReportedBy::Suppressions && a.rule.id == id)
     };
+    let (unused, no_reason) = (
+        reporter(UNUSED_SUPPRESSION),
+        reporter(SUPPRESSION_WITHOUT_REASON),
+    );
+    if unused.is_none() && no_reason.is_none() {
+        return;
+    }
     let active = |id: &str| rules.iter().any(|a| a.rule.id == id);
     let mut locator = Locator::new(text);
-    let mut report = |range: std::ops::Range<usize>, message: String| {
+    let mut report = |by: &Active<'_>, range: std::ops::Range<usize>, message: String| {
         let (span, start, end) = locator.positions(Span::new(range.start, range.end));
+        let help = if by.rule.id == UNUSED_SUPPRESSION {
+            "remove the suppression, or name the rule it is for"
+        } else {
+            "say after the `]` why the finding is acceptable: `# forgelint: ignore[rule-id] a read-only mirror, approved`"
+        };
         findings.push(Finding {
             path: name.get().clone(),
-            rule: crate::diagnostic::RuleId::new(UNUSED_SUPPRESSION),
-            severity: unused.severity,
+            rule: by.rule.rule_id,
+            severity: by.severity,
             message,
-            help: Some("remove the suppression, or name the rule it is for".into()),
+            help: Some(help.into()),
             pointer: String::new(),
             span,
             start,
@@ -72,36 +83,62 @@ pub fn apply(
             ),
             secret: false,
             fix: None,
+            history: None,
         });
     };
     for (s, flags) in suppressions.iter().zip(&used) {
+        let mut faulty = false;
         for ((id, range), used) in s.rules.iter().zip(flags) {
-            if !known.iter().any(|k| k == id) {
+            let problem = if !known.iter().any(|k| k == id) {
                 let hint = crate::error::suggest(id, known.iter().map(String::as_str))
                     .map(|k| format!("; did you mean {}?", crate::escape::quote(k, 64)))
                     .unwrap_or_default();
-                report(
-                    range.clone(),
-                    format!(
-                        "this suppression names {}, which is no rule{hint}",
-                        crate::escape::quote(id, 64)
-                    ),
-                );
+                format!(
+                    "this suppression names {}, which is no rule{hint}",
+                    crate::escape::quote(id, 64)
+                )
             } else if !used && active(id) {
-                report(
-                    range.clone(),
-                    format!(
-                        "this suppression of {} hides no finding on its line or the next",
-                        crate::escape::quote(id, 64)
-                    ),
-                );
+                let place = if s.alone {
+                    "on its line or the next"
+                } else {
+                    "on its line"
+                };
+                format!(
+                    "this suppression of {} hides no finding {place}",
+                    crate::escape::quote(id, 64)
+                )
+            } else {
+                continue;
+            };
+            faulty = true;
+            if let Some(by) = unused {
+                report(by, range.clone(), problem);
             }
         }
+        // One fault, one finding: a suppression to remove needs no reason.
+        if let (Some(by), None, false) = (no_reason, &s.reason, faulty) {
+            let ids: Vec<String> = s
+                .rules
+                .iter()
+                .map(|(id, _)| crate::escape::quote(id, 64))
+                .collect();
+            report(
+                by,
+                s.span.clone(),
+                format!(
+                    "this suppression of {} gives no reason; say why after the `]`",
+                    ids.join(", ")
+                ),
+            );
+        }
     }
-    for (range, why) in malformed {
-        report(
-            range,
-            format!("malformed suppression: {}", crate::escape::visible(&why)),
-        );
+    if let Some(by) = unused {
+        for (range, why) in malformed {
+            report(
+                by,
+                range,
+                format!("malformed suppression: {}", crate::escape::visible(&why)),
+            );
+        }
     }
 }

@@ -113,11 +113,15 @@ impl Workspace {
             }
         };
         if is_config(path) {
-            let found = contain(path, || lint_config(path, text, &root));
+            let found = contain(path, crate::paths::ShownFrom::as_given(), || {
+                lint_config(path, text, &root)
+            });
             return first_error(found, self.builtin_detector());
         }
         if path.extension().is_some_and(|e| e == "toml") && self.is_rule_file(path, text) {
-            let found = contain(path, || lint_rule_file(path, text));
+            let found = contain(path, crate::paths::ShownFrom::as_given(), || {
+                lint_rule_file(path, text)
+            });
             return first_error(found, self.builtin_detector());
         }
         let shown = self.shown(path);
@@ -151,13 +155,19 @@ impl Workspace {
         let mut scratch = Scratch::default();
         let scratch = &mut scratch;
         let bytes = text.as_bytes();
-        let found = contain(shown, || match kind_of(configs, shown, &root, scratch)? {
-            Some(Kind::Spec) => crate::check::lint_spec_text(configs, shown, bytes, &root, scratch),
-            Some(Kind::ExperimentFile { root: exp }) => {
-                crate::check::lint_experiment_text(configs, shown, &exp, bytes, &root, scratch)
-            }
-            None => Ok(Vec::new()),
-        });
+        let found = contain(
+            shown,
+            crate::paths::ShownFrom::as_given(),
+            || match kind_of(configs, shown, &root, scratch)? {
+                Some(Kind::Spec) => {
+                    crate::check::lint_spec_text(configs, shown, bytes, &root, scratch)
+                }
+                Some(Kind::ExperimentFile { root: exp }) => {
+                    crate::check::lint_experiment_text(configs, shown, &exp, bytes, &root, scratch)
+                }
+                None => Ok(Vec::new()),
+            },
+        );
         found.unwrap_or_else(|crashed| Ok(vec![crashed]))
     }
 
@@ -223,6 +233,7 @@ fn kind_of(
         no_ignore: false,
         threads: 1,
         cwd,
+        discovered_only: false,
     };
     let dir = shown.parent().unwrap_or(Path::new(""));
     let memo = &mut scratch.walk;

@@ -267,6 +267,15 @@ fn merge_summaries(parts: &[Map<String, Value>]) -> Map<String, Value> {
             serde_json::json!({ "hidden": hidden, "stale": stale }),
         );
     }
+    // `--max-results` keeps N of each part's findings: the merged report holds them all.
+    let left: Vec<&Value> = parts.iter().filter_map(|p| p.get("left_out")).collect();
+    if let Some(first) = left.first() {
+        let findings: u64 = left.iter().filter_map(|l| l["findings"].as_u64()).sum();
+        merged.insert(
+            "left_out".into(),
+            serde_json::json!({ "max_results": first["max_results"], "findings": findings }),
+        );
+    }
     let skipped = merge_skipped(parts);
     if !skipped.is_empty() {
         merged.insert("skipped".into(), Value::Array(skipped));

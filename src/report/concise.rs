@@ -1,4 +1,5 @@
-//! `path:line:col: severity[rule-id] message`, one finding per line.
+//! `path:line:col: severity[rule-id] message`, one finding per line (in a history audit, the
+//! commits that introduced and removed it after the message).
 
 use std::io::Write;
 
@@ -7,7 +8,7 @@ use crate::escape::visible;
 
 /// One finding's line, without the line break.
 pub fn line(f: &Finding) -> String {
-    format!(
+    let mut line = format!(
         "{}:{}:{}: {}[{}] {}",
         visible(&f.path),
         f.start.line,
@@ -15,7 +16,12 @@ pub fn line(f: &Finding) -> String {
         f.severity,
         f.rule,
         visible(&f.message)
-    )
+    );
+    if let Some(history) = &f.history {
+        line.push(' ');
+        line.push_str(&super::history::brief(history));
+    }
+    line
 }
 
 /// The findings one per line; a long list is rendered on `threads` threads.

@@ -32,26 +32,37 @@ fn command(severity: Severity) -> &'static str {
     }
 }
 
-fn annotation(f: &Finding) -> String {
-    let path = visible(&f.path);
-    let mut props = format!(
-        "file={},line={},endLine={}",
-        escape_property(&path),
-        f.start.line,
-        f.end.line
-    );
-    if f.start.line == f.end.line {
+/// The annotation of `f`, whose file GitHub knows by `path`: relative to the repository.
+fn annotation(f: &Finding, path: &str) -> String {
+    let path = visible(path);
+    // In a history audit a removed finding's lines are gone from the files: it is annotated
+    // without a place, its commits in the message.
+    let removed = f.history.as_ref().is_some_and(|h| h.removed.is_some());
+    let mut props = if removed {
+        String::new()
+    } else {
+        format!(
+            "file={},line={},endLine={},",
+            escape_property(&path),
+            f.start.line,
+            f.end.line
+        )
+    };
+    if f.start.line == f.end.line && !removed {
         // GitHub refuses an empty column range; a zero-width span marks one column.
         let end = f.end.column.max(f.start.column + 1);
-        props.push_str(&format!(",col={},endColumn={end}", f.start.column));
+        props.push_str(&format!("col={},endColumn={end},", f.start.column));
     }
-    props.push_str(&format!(",title={}", escape_property(&f.rule)));
+    props.push_str(&format!("title={}", escape_property(&f.rule)));
     let mut message = format!(
         "{path}:{}:{}: {}",
         f.start.line,
         f.start.column,
         visible(&f.message)
     );
+    if let Some(history) = &f.history {
+        message.push_str(&format!("\n{}", super::history::sentence(history)));
+    }
     if let Some(help) = &f.help {
         message.push_str(&format!("\nhelp: {}", visible(help)));
     }
@@ -65,6 +76,18 @@ fn annotation(f: &Finding) -> String {
 /// Annotations for the first findings of each severity; the rest as plain log lines after
 /// them (a second pass), then a notice of how many.
 pub fn write(out: &mut dyn Write, input: &ReportInput<'_>) -> std::io::Result<()> {
+    write_findings(out, input)?;
+    match input.summary.left_out {
+        Some(left) => writeln!(
+            out,
+            "::warning title=forgelint::{}",
+            escape_data(&format!("{}.", left.text()))
+        ),
+        None => Ok(()),
+    }
+}
+
+fn write_findings(out: &mut dyn Write, input: &ReportInput<'_>) -> std::io::Result<()> {
     let mut shown = [0usize; 3];
     let mut overflow = 0;
     input.findings.each_batch(&mut |batch| {
@@ -72,7 +95,7 @@ pub fn write(out: &mut dyn Write, input: &ReportInput<'_>) -> std::io::Result<()
             let slot = &mut shown[f.severity as usize];
             if *slot < ANNOTATIONS_PER_SEVERITY {
                 *slot += 1;
-                writeln!(out, "{}", annotation(f))?;
+                writeln!(out, "{}", annotation(f, &input.path_from_root(&f.path)))?;
             } else {
                 overflow += 1;
             }

@@ -126,7 +126,12 @@ fn write_issue(buf: &mut Vec<u8>, f: &Finding, state: &mut State, cwd: &Path) {
     w.begin_object();
     w.key("description");
     // Shown in the merge request: invisible characters as visible escapes.
-    w.string(&format!("{}: {}", visible(&f.rule), visible(&f.message)));
+    let mut description = format!("{}: {}", visible(&f.rule), visible(&f.message));
+    if let Some(history) = &f.history {
+        description.push(' ');
+        description.push_str(&super::history::brief(history));
+    }
+    w.string(&description);
     w.key("check_name");
     w.string(&f.rule);
     w.key("fingerprint");
@@ -208,6 +213,7 @@ mod tests {
             summary: &summary,
             rules: &[],
             cwd: Path::new("/work/project"),
+            root: Path::new("/work/project"),
             statistics: false,
             tool_error: false,
             threads: 1,
@@ -321,6 +327,7 @@ mod tests {
             summary: &summary,
             rules: &[],
             cwd: Path::new("/"),
+            root: Path::new("/"),
             statistics: false,
             tool_error: false,
             threads: 1,

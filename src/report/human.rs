@@ -374,8 +374,14 @@ impl HumanRenderer {
             finding.rule,
             visible(&finding.message)
         );
+        // In a history audit: the commits that introduced and removed it.
+        let history = finding
+            .history
+            .as_ref()
+            .map(|h| super::history::sentence(h));
         let report = match parts {
-            Some((mut excerpt, labels, notes)) => {
+            Some((mut excerpt, labels, mut notes)) => {
+                notes.extend(history);
                 excerpt.path = visible(&finding.path).into_owned();
                 Report {
                     finding,
@@ -392,7 +398,7 @@ impl HumanRenderer {
                 finding,
                 excerpt: None,
                 labels: Vec::new(),
-                notes: Vec::new(),
+                notes: history.into_iter().collect(),
                 message: format!("{location}: {message}"),
                 help: finding.help.as_ref().map(|h| visible(h).into_owned()),
             },

@@ -119,6 +119,9 @@ pub(super) fn write_finding(buf: &mut Vec<u8>, shape: &FindingShape, f: &Finding
     if let Some(fix) = &f.fix {
         write_fix(&mut w, fix);
     }
+    if let Some(history) = &f.history {
+        super::history::write_members(&mut w, history);
+    }
     w.end_object();
 }
 
@@ -197,6 +200,15 @@ pub(super) struct SummaryOut<'a> {
     /// Fixes applied, and those available: only when there are any.
     #[serde(skip_serializing_if = "super::Fixes::is_none")]
     fixes: super::Fixes,
+    /// `--max-results`: what it left out of `findings`, when it left anything out.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    left_out: Option<super::LeftOut>,
+    /// A history audit: the commits and versions read, and what was skipped.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    history: Option<&'a super::HistoryRead>,
+    /// `--new-from-rev`: the revision, and the findings hidden.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    new_from_rev: Option<&'a super::SinceRev>,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -218,6 +230,9 @@ pub(super) fn summary_out(s: &super::Summary) -> SummaryOut<'_> {
         }),
         skipped: &s.skipped,
         fixes: s.fixes,
+        left_out: s.left_out,
+        history: s.history.as_ref(),
+        new_from_rev: s.new_from_rev.as_ref(),
     }
 }
 
@@ -311,6 +326,28 @@ mod tests {
         related: Vec<RelatedOut<'a>>,
         #[serde(skip_serializing_if = "Option::is_none")]
         fix: Option<FixOut<'a>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        introduced: Option<Option<StampOut<'a>>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        removed: Option<Option<StampOut<'a>>>,
+    }
+
+    #[derive(DeriveSerialize)]
+    struct StampOut<'a> {
+        commit: &'a str,
+        date: &'a str,
+        author: &'a str,
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        boundary: bool,
+    }
+
+    fn stamp_out(s: &Option<crate::diagnostic::Stamp>) -> Option<StampOut<'_>> {
+        s.as_ref().map(|s| StampOut {
+            commit: &s.commit,
+            date: &s.date,
+            author: &s.author,
+            boundary: s.boundary,
+        })
     }
 
     #[derive(DeriveSerialize)]
@@ -366,6 +403,8 @@ mod tests {
                         })
                         .collect(),
                 }),
+                introduced: f.history.as_ref().map(|h| stamp_out(&h.introduced)),
+                removed: f.history.as_ref().map(|h| stamp_out(&h.removed)),
             }
         }
     }
@@ -392,6 +431,7 @@ mod tests {
             value_hash: 7,
             secret: false,
             fix: None,
+            history: None,
         };
         for f in [
             finding(None, Vec::new()),
@@ -415,6 +455,19 @@ mod tests {
                     ],
                 })),
                 ..finding(None, vec![related("x")])
+            },
+            Finding {
+                history: Some(Box::new(crate::diagnostic::Provenance {
+                    version: Arc::from("0123"),
+                    introduced: Some(crate::diagnostic::Stamp {
+                        commit: "a".repeat(40),
+                        date: "2024-03-02T10:04:00+01:00".into(),
+                        author: "Ada \u{1b}[2J <ada@lab.example>".into(),
+                        boundary: true,
+                    }),
+                    removed: None,
+                })),
+                ..finding(None, Vec::new())
             },
         ] {
             for level in [0, 2] {

@@ -96,6 +96,7 @@ mod tests {
             summary: &summary,
             rules: &[],
             cwd: std::path::Path::new("/nowhere"),
+            root: std::path::Path::new("/nowhere"),
             statistics,
             tool_error: false,
             threads: 3,

@@ -297,6 +297,7 @@ mod tests {
             summary: &summary,
             rules: &[],
             cwd: std::path::Path::new("/"),
+            root: std::path::Path::new("/"),
             statistics: false,
             tool_error: false,
             threads: 1,

@@ -5,6 +5,7 @@ pub mod concise;
 mod format;
 pub mod github;
 pub mod gitlab;
+pub mod history;
 pub mod html;
 pub mod human;
 pub mod json;
@@ -84,6 +85,56 @@ pub struct Summary {
     /// Rules that ran on nothing for want of context, one group per reason.
     pub skipped: Vec<Skipped>,
     pub fixes: Fixes,
+    /// `--max-results`: the findings it left out of the reports, when it left some.
+    pub left_out: Option<LeftOut>,
+    /// A history audit: what it read of git (`files` counts the versions linted).
+    pub history: Option<HistoryRead>,
+    /// `--new-from-rev`: the findings hidden because the files had them at the revision.
+    pub new_from_rev: Option<SinceRev>,
+}
+
+/// What `--max-results N` left out: the findings past the N most severe. The counts of the
+/// summary (errors, warnings, notes, files) are of every finding; the reports list the N.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct LeftOut {
+    /// N.
+    pub max_results: usize,
+    /// Findings not in the reports.
+    pub findings: usize,
+}
+
+impl LeftOut {
+    /// "120 findings are left out of the report: --max-results 25000 keeps the most severe"
+    /// (no full stop).
+    pub fn text(&self) -> String {
+        let verb = if self.findings == 1 { "is" } else { "are" };
+        format!(
+            "{} {verb} left out of the report: --max-results {} keeps the most severe",
+            plural(self.findings, "finding"),
+            self.max_results
+        )
+    }
+}
+
+/// What a history audit read of git, for the summary.
+#[derive(Debug, Default, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct HistoryRead {
+    pub commits: usize,
+    /// Distinct versions of files linted.
+    pub versions: usize,
+    /// Where history stops (a shallow clone): the commits whose parents are not in the clone.
+    pub shallow: Vec<String>,
+    /// Submodules met, not read: their history is another repository's.
+    pub submodules: Vec<String>,
+    /// Files whose versions were Git LFS pointers, not read: their content is not in git.
+    pub lfs: Vec<String>,
+}
+
+/// `--new-from-rev REV`: the findings the files had at REV, hidden.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct SinceRev {
+    pub rev: String,
+    pub hidden: usize,
 }
 
 /// Fixes applied by the run (`--fix`), and those its findings offer that it did not apply.
@@ -188,9 +239,23 @@ impl Summary {
             ),
             None => String::new(),
         };
-        let files = match self.binary {
-            0 => plural(self.files, "file"),
-            binary => format!("{} ({binary} binary skipped)", plural(self.files, "file")),
+        let baseline = match &self.new_from_rev {
+            Some(since) => format!(
+                "{baseline} {} hidden: the files had {} at {}.",
+                plural(since.hidden, "finding"),
+                if since.hidden == 1 { "it" } else { "them" },
+                crate::escape::visible(&since.rev)
+            ),
+            None => baseline,
+        };
+        let files = match (&self.history, self.binary) {
+            (Some(h), _) => format!(
+                "{} ({})",
+                plural(h.versions, "file version"),
+                plural(h.commits, "commit")
+            ),
+            (None, 0) => plural(self.files, "file"),
+            (None, binary) => format!("{} ({binary} binary skipped)", plural(self.files, "file")),
         };
         if self.errors + self.warnings + self.notes == 0 && self.incomplete {
             return format!(
@@ -200,6 +265,10 @@ impl Summary {
         if self.errors + self.warnings + self.notes == 0 {
             return format!("All clear: {files} checked, no findings ({time}).{baseline}");
         }
+        let left_out = match self.left_out {
+            Some(left) => format!(" {}.", left.text()),
+            None => String::new(),
+        };
         let mut parts = vec![
             plural(self.errors, "error"),
             plural(self.warnings, "warning"),
@@ -208,7 +277,7 @@ impl Summary {
             parts.push(plural(self.notes, "note"));
         }
         format!(
-            "Found {} in {} of {files} checked ({time}).{baseline}",
+            "Found {} in {} of {files} checked ({time}).{baseline}{left_out}",
             parts.join(", "),
             self.files_with_findings,
         )
@@ -236,8 +305,9 @@ impl Source {
 
 /// Where the text of a file with findings comes from when a format shows code frames.
 pub trait Sources {
-    /// The file's text and its secrets, or `None` when it cannot be read again.
-    fn source(&self, path: &str) -> Option<Source>;
+    /// The text `finding`'s span is in (its file's, and in a history audit its version's), with
+    /// its secrets; `None` when it cannot be read again.
+    fn source(&self, finding: &crate::diagnostic::Finding) -> Option<Source>;
 }
 
 pub struct ReportOptions {
@@ -246,6 +316,9 @@ pub struct ReportOptions {
     pub width: usize,
     /// `--group-depth`: the folders of the HTML report's breakdown.
     pub group_depth: usize,
+    /// The folder the report is written to (its file's); `None` for standard output, taken
+    /// to be the working folder. The HTML report's links to policy files are relative to it.
+    pub dir: Option<std::path::PathBuf>,
 }
 
 /// Everything a reporter may need; `findings` are sorted.
@@ -254,14 +327,37 @@ pub struct ReportInput<'a> {
     pub summary: &'a Summary,
     /// The rules that ran, by id.
     pub rules: &'a [&'a Rule],
-    /// `%SRCROOT%` for SARIF: paths are relative to it.
+    /// The working folder: findings name their files from it.
     pub cwd: &'a Path,
+    /// The folder GitHub annotations and SARIF name files from (SARIF's `%SRCROOT%`):
+    /// `GITHUB_WORKSPACE` when the working folder is in it, else the git work tree's root,
+    /// else the working folder. GitHub attaches an annotation or a result only to a path
+    /// relative to the repository.
+    pub root: &'a Path,
     /// `--statistics`: counts per rule instead of (human, concise) or beside (json) findings.
     pub statistics: bool,
     /// The run could not do its whole job (exit 2).
     pub tool_error: bool,
     /// Threads that may render a long report (`-j`).
     pub threads: usize,
+}
+
+impl ReportInput<'_> {
+    /// A finding's `path` (named from the working folder, or absolute) from [`Self::root`]
+    /// when it lies under it, with `/` between its folders; as it is otherwise.
+    pub fn path_from_root<'p>(&self, path: &'p str) -> std::borrow::Cow<'p, str> {
+        if self.root == self.cwd && !path.starts_with("..") && !Path::new(path).is_absolute() {
+            return path.into();
+        }
+        let absolute = crate::paths::normalize(Path::new(path), self.cwd);
+        match absolute.strip_prefix(self.root) {
+            Ok(inside) if !inside.as_os_str().is_empty() => {
+                let from = crate::paths::ShownFrom::as_given();
+                String::from(&*crate::paths::shown(inside, from)).into()
+            }
+            _ => path.into(),
+        }
+    }
 }
 
 /// The one dispatch point over output formats.
@@ -279,7 +375,10 @@ pub fn write(
         Format::Json => json::write(out, input),
         Format::Sarif => sarif::write(out, input),
         Format::Github => github::write(out, input),
-        Format::Html => html::write(out, input, sources, opts.group_depth),
+        Format::Html => {
+            let links_from = opts.dir.as_deref().unwrap_or(input.cwd);
+            html::write(out, input, sources, opts.group_depth, links_from)
+        }
         Format::Jsonl => jsonl::write(out, input),
         Format::Junit => junit::write(out, input),
         Format::Gitlab => gitlab::write(out, input),
@@ -306,9 +405,9 @@ fn write_human(
     input.findings.each_batch(&mut |batch| {
         let framed = batch.len().min(MAX_GRAPHICAL.saturating_sub(shown));
         let (with_frames, rest) = batch.split_at(framed);
-        for group in with_frames.chunk_by(|a, b| a.path == b.path) {
-            // The text of the file, loaded once, with its secrets.
-            let loaded = sources.source(&group[0].path).map(|source| {
+        for group in with_frames.chunk_by(|a, b| a.same_source(b)) {
+            // The text of the file (or of its version), loaded once, with its secrets.
+            let loaded = sources.source(&group[0]).map(|source| {
                 let index = LineIndex::new(&source.text);
                 (source, index)
             });

@@ -45,6 +45,12 @@ fn push_encoded(out: &mut String, text: &str) {
 
 use crate::paths::file_uri;
 
+/// The artifact location of a finding's `path` (as findings name it, from the working
+/// folder): relative to `%SRCROOT%`, the report's root, when it is inside it.
+fn located(path: &str, input: &ReportInput<'_>) -> ArtifactLocation {
+    artifact_location(&input.path_from_root(path), input.root)
+}
+
 /// An artifact location: a URI relative to `%SRCROOT%`, or an absolute `file:` URI.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -335,7 +341,7 @@ fn write_result(
         .as_ref()
         .is_some_and(|(at, _)| *findings[*at].path == *f.path);
     if !same_file {
-        state.artifact = Some((i, artifact_location(&f.path, input.cwd)));
+        state.artifact = Some((i, located(&f.path, input)));
     }
     let (hash, occurrence) = fingerprint(findings, i, state.fingerprint);
     state.fingerprint = Some((i, hash, occurrence));
@@ -352,7 +358,7 @@ fn write_result(
         location,
         std::str::from_utf8(&text[..len]).unwrap_or_default(),
         rule_index.get(&*f.rule).copied(),
-        input.cwd,
+        &|path| located(path, input),
     );
     Ok(())
 }
@@ -384,7 +390,7 @@ fn write_result_json(
     location: &ArtifactLocation,
     fingerprint: &str,
     rule_index: Option<usize>,
-    cwd: &Path,
+    locate: &dyn Fn(&str) -> ArtifactLocation,
 ) {
     let shape = match location.uri_base_id {
         Some(_) => &shapes.with_base,
@@ -425,9 +431,7 @@ fn write_result_json(
             write_text(&mut w, &r.label);
             let region = region_of(r.span, r.start, r.end);
             match &r.path {
-                Some(path) => {
-                    write_physical_location(&mut w, &artifact_location(path, cwd), region)
-                }
+                Some(path) => write_physical_location(&mut w, &locate(path), region),
                 None => write_physical_location(&mut w, location, region),
             }
             w.end_object();
@@ -437,11 +441,16 @@ fn write_result_json(
     if let Some(fix) = &f.fix {
         write_fixes(&mut w, fix, location);
     }
-    if let Some(help) = &f.help {
+    if f.help.is_some() || f.history.is_some() {
         w.key("properties");
         w.begin_object();
-        w.key("help");
-        w.string(help);
+        if let Some(help) = &f.help {
+            w.key("help");
+            w.string(help);
+        }
+        if let Some(history) = &f.history {
+            super::history::write_members(&mut w, history);
+        }
         w.end_object();
     }
     w.end_object();
@@ -559,6 +568,17 @@ fn write_invocations(
         }
         Ok(())
     })?;
+    // GitHub code scanning refuses a run of more than 25,000 results: what `--max-results`
+    // left out is said, so that a partial log does not read as a whole one.
+    if let Some(left) = input.summary.left_out {
+        w.item();
+        w.begin_object();
+        w.key("level");
+        w.string("warning");
+        w.key("message");
+        write_text(&mut w, &format!("{}.", left.text()));
+        w.end_object();
+    }
     // Rules that could not run for want of context: a clean log must not read as a full check.
     for skipped in &input.summary.skipped {
         w.item();
@@ -592,7 +612,7 @@ fn write_notification(
     w.begin_array();
     w.item();
     w.begin_object();
-    let location = artifact_location(&f.path, input.cwd);
+    let location = located(&f.path, input);
     write_physical_location(w, &location, region_of(f.span, f.start, f.end));
     w.end_object();
     w.end_array();
@@ -623,7 +643,7 @@ fn write_artifacts<W: Write>(
                 continue;
             }
             previous = Some(f.path.clone());
-            let mut artifact = json!({ "location": artifact_location(&f.path, input.cwd) });
+            let mut artifact = json!({ "location": located(&f.path, input) });
             let language = crate::text::language_of(Path::new(&*f.path), "").sarif_name();
             if let Some(language) = language {
                 artifact["sourceLanguage"] = json!(language);
@@ -697,7 +717,7 @@ impl<W: Write> SarifLog<W> for RunLog<'_, '_> {
                 }
             }),
         )?;
-        let root = format!("{}/", file_uri(self.input.cwd).trim_end_matches('/'));
+        let root = format!("{}/", file_uri(self.input.root).trim_end_matches('/'));
         run.value(
             "originalUriBaseIds",
             &json!({ "%SRCROOT%": { "uri": root } }),
@@ -888,7 +908,7 @@ mod tests {
                     "message": { "text": format!("{}: {}", f.path, f.message) },
                     "locations": [{
                         "physicalLocation": {
-                            "artifactLocation": artifact_location(&f.path, input.cwd),
+                            "artifactLocation": located(&f.path, input),
                             "region": serde_json::to_value(region_of(f.span, f.start, f.end)).unwrap(),
                         }
                     }],
@@ -969,6 +989,7 @@ mod tests {
                 summary,
                 rules: &rules,
                 cwd: Path::new("/work/repo"),
+                root: Path::new("/work/repo"),
                 statistics: false,
                 tool_error,
                 threads: 1,
@@ -1008,6 +1029,7 @@ mod tests {
             value_hash: 1,
             secret: false,
             fix: None,
+            history: None,
         };
         let cwd = Path::new("/work/repo");
         for f in [
@@ -1038,7 +1060,16 @@ mod tests {
                 for (level, index) in [(0, None), (4, Some(0)), (4, Some(31))] {
                     let mut direct = Vec::new();
                     let shapes = ResultShapes::new(level);
-                    write_result_json(&mut direct, &shapes, &f, &location, "00ff:2", index, cwd);
+                    let locate = |p: &str| artifact_location(p, cwd);
+                    write_result_json(
+                        &mut direct,
+                        &shapes,
+                        &f,
+                        &location,
+                        "00ff:2",
+                        index,
+                        &locate,
+                    );
                     assert_eq!(
                         String::from_utf8(direct).unwrap(),
                         result_via_serde(level, &f, &location, "00ff:2", index)

@@ -7,6 +7,10 @@
 //! `-`, `_`, `.`, `/`, `:`. Anything else after `forgelint:` is a malformed directive, reported
 //! with its span rather than ignored (a misspelt directive would otherwise silently suppress
 //! nothing).
+//!
+//! Where it applies, as ruff's `# noqa` and ESLint's `disable-next-line` comments: a directive
+//! in a comment after code covers that line only; a comment alone on its line covers the next
+//! line (and its own, which holds nothing but the comment).
 
 use std::ops::Range;
 
@@ -16,6 +20,9 @@ use super::{line_of, line_starts, Region, RegionKind};
 pub struct Suppression {
     /// 0-based line of the comment.
     pub line: u32,
+    /// The comment is alone on its line (only blanks before it): it covers the next line.
+    /// After code, it covers its own line only.
+    pub alone: bool,
     /// The rule ids named, each with its byte span in the text (to report an unused one exactly).
     pub rules: Vec<(String, Range<usize>)>,
     /// The whole `forgelint: ignore[...]` directive span.
@@ -24,9 +31,10 @@ pub struct Suppression {
 }
 
 impl Suppression {
-    /// A suppression on line L covers findings that start on line L or L+1.
+    /// A trailing suppression on line L covers findings that start on line L; one alone on
+    /// line L covers L and L+1.
     pub fn covers_line(&self, line: u32) -> bool {
-        line == self.line || Some(line) == self.line.checked_add(1)
+        line == self.line || (self.alone && Some(line) == self.line.checked_add(1))
     }
 
     /// Whether it names `rule` and covers a finding starting on `line`.
@@ -54,6 +62,10 @@ pub fn suppressions(
         let Some(comment) = text.get(region.span.clone()) else {
             continue;
         };
+        let line_start = text[..region.span.start].rfind('\n').map_or(0, |i| i + 1);
+        let alone = text[line_start..region.span.start]
+            .bytes()
+            .all(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\x0c'));
         for (hash, _) in comment.match_indices('#') {
             let after = &comment[hash + 1..];
             let blanks = after.len() - after.trim_start_matches([' ', '\t']).len();
@@ -67,6 +79,7 @@ pub fn suppressions(
                     let starts = starts.get_or_insert_with(|| line_starts(text));
                     found.push(Suppression {
                         line: line_of(starts, start),
+                        alone,
                         rules,
                         span: start..directive_end,
                         reason,
@@ -160,9 +173,54 @@ mod tests {
         assert_eq!(found[1].reason.as_deref(), Some("# forgelint: ignore[d]"));
         assert_eq!(found[2].rules[0].0, "d");
         assert_eq!(found[2].reason, None);
+        // Alone on line 1: lines 1 and 2. After code on line 2: line 2 only.
+        assert!(found[0].alone && !found[1].alone && !found[2].alone);
         assert!(found[0].covers("b_2", 1) && found[0].covers("b_2", 2));
         assert!(!found[0].covers("b_2", 3) && !found[0].covers("c", 2));
         assert!(!found[0].covers("b_2", 0));
+        assert!(found[1].covers("c", 2) && !found[1].covers("c", 3));
+    }
+
+    /// A trailing directive never reaches the next line, in any language with `#` comments;
+    /// one alone on its line (indented or not) does.
+    #[test]
+    fn trailing_covers_its_line_alone_covers_the_next() {
+        for (lang, text) in [
+            (
+                Language::Python,
+                "A = 'ok'  # forgelint: ignore[r] x\nB = '/data/x'\n",
+            ),
+            (
+                Language::Shell,
+                "a=ok # forgelint: ignore[r] x\nb=/data/x\n",
+            ),
+            (
+                Language::Yaml,
+                "a: ok  # forgelint: ignore[r] x\nb: /data/x\n",
+            ),
+            (
+                Language::Toml,
+                "a = 'ok'  # forgelint: ignore[r] x\r\nb = '/data/x'\r\n",
+            ),
+        ] {
+            let (found, _) = run(lang, text);
+            assert_eq!(found.len(), 1, "{text}");
+            assert!(!found[0].alone, "{text}");
+            assert!(
+                found[0].covers("r", 0) && !found[0].covers("r", 1),
+                "{text}"
+            );
+        }
+        for text in [
+            "# forgelint: ignore[r] x\nB = '/data/x'\n",
+            "def f():\n    # forgelint: ignore[r] x\n    return '/data/x'\n",
+            "x = 1\n\t# noqa # forgelint: ignore[r] x\ny = 2\n",
+        ] {
+            let (found, _) = run(Language::Python, text);
+            let line = found[0].line;
+            assert!(found[0].alone, "{text}");
+            assert!(found[0].covers("r", line + 1) && !found[0].covers("r", line + 2));
+        }
     }
 
     #[test]

@@ -20,6 +20,98 @@ fn archive() -> Tree {
     tree
 }
 
+/// `--max-results N` keeps the N most severe findings — every error before any warning, then in
+/// the report's order — and counts the rest in every format's summary; the exit code counts
+/// them all.
+#[test]
+fn max_results_keeps_the_most_severe_and_counts_the_rest() {
+    let tree = Tree::new();
+    let warning = patch(&reference(), "\"owner\": \"\"", "\"owner\": \"alice\"");
+    let error = patch(&reference(), "forge/v2", "forge/v1");
+    tree.mkdir("experiments/my-grpo")
+        .write("a.jobspec.json", &warning)
+        .write("b.jobspec.json", &error)
+        .write("c.jobspec.json", &warning)
+        .write("d.jobspec.json", &error)
+        .write("e.jobspec.json", &warning);
+    let run = tree.run(&["--no-config", "--format", "concise", "--max-results", "3"]);
+    run.expect_code(1);
+    assert_eq!(
+        run.paths(),
+        ["a.jobspec.json", "b.jobspec.json", "d.jobspec.json"],
+        "{}",
+        run.stdout
+    );
+    assert!(
+        scrub_time(&without_skip_notes(&run.stderr)).starts_with(
+            "Found 2 errors, 3 warnings in 5 of 5 files checked (TIME). 2 findings are left out of the report: --max-results 3 keeps the most severe."
+        ),
+        "{}",
+        run.stderr
+    );
+    let json = tree.run(&["--no-config", "--format", "json", "--max-results", "1"]);
+    assert_eq!(findings_of(&json).len(), 1);
+    assert_eq!(findings_of(&json)[0]["path"], "b.jobspec.json");
+    assert_eq!(json.json()["summary"]["errors"], 2);
+    assert_eq!(
+        json.json()["summary"]["left_out"],
+        serde_json::json!({ "max_results": 1, "findings": 4 })
+    );
+    let sarif = tree.run(&["--no-config", "--format", "sarif", "--max-results", "2"]);
+    let log = sarif.json();
+    let results = log["runs"][0]["results"].as_array().unwrap();
+    assert!(
+        results.iter().all(|r| r["level"] == "error"),
+        "{}",
+        sarif.stdout
+    );
+    assert_eq!(results.len(), 2);
+    let notes = log["runs"][0]["invocations"][0]["toolExecutionNotifications"]
+        .as_array()
+        .unwrap();
+    assert!(
+        notes.iter().any(|n| n["level"] == "warning"
+            && n["message"]["text"]
+                == "3 findings are left out of the report: --max-results 2 keeps the most severe."),
+        "{}",
+        sarif.stdout
+    );
+    common::sarif_validator()
+        .validate(&log)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let github = tree.run(&["--no-config", "--format", "github", "--max-results", "2"]);
+    assert!(
+        github
+            .stdout
+            .ends_with("::warning title=forgelint::3 findings are left out of the report: --max-results 2 keeps the most severe.\n"),
+        "{}",
+        github.stdout
+    );
+    let html = tree.run(&["--no-config", "--format", "html", "--max-results", "2"]);
+    assert!(html
+        .stdout
+        .contains("3 findings are left out of the report"));
+    // Nothing left out: nothing said. None kept: the exit code still counts the errors.
+    let all = tree.run(&["--no-config", "--format", "json", "--max-results", "5"]);
+    assert!(all.json()["summary"].get("left_out").is_none());
+    let none = tree.run(&["--no-config", "--format", "concise", "--max-results", "0"]);
+    none.expect_code(1);
+    assert_eq!(none.stdout, "");
+    // The same findings whatever the thread count.
+    for jobs in ["1", "3"] {
+        let again = tree.run(&[
+            "--no-config",
+            "--format",
+            "concise",
+            "--max-results",
+            "3",
+            "-j",
+            jobs,
+        ]);
+        assert_eq!(again.stdout, run.stdout, "-j{jobs}");
+    }
+}
+
 fn findings_of(run: &Run) -> Vec<Value> {
     run.json()["findings"]
         .as_array()
@@ -129,7 +221,12 @@ fn reports_that_would_share_an_output_or_name_no_format_are_refused() {
     run.expect_code(2);
     assert!(
         run.stderr
-            .contains("`jsn` is not a format; the formats are human, concise, json"),
+            .contains("invalid value 'jsn' for '--format <FMT[=FILE]>'"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("a similar value exists: 'json'"),
         "{}",
         run.stderr
     );

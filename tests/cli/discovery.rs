@@ -76,6 +76,111 @@ fn discovery_finds_jobspecs_and_skips_the_rest() {
     assert_eq!(abs_paths, run.paths());
 }
 
+/// Every file of the tree named, as pre-commit names the staged files: with
+/// `--discovered-only` exactly those the walk lints are linted, with and without
+/// `--no-ignore`; without it, every file named is linted.
+#[test]
+fn discovered_only_lints_of_the_files_named_those_the_walk_finds() {
+    let tree = discovery_tree();
+    tree.mkdir(".git");
+    let mut named: Vec<String> = Vec::new();
+    let mut stack = vec![tree.root().to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                let rel = path.strip_prefix(tree.root()).unwrap();
+                named.push(rel.to_str().unwrap().to_string());
+            }
+        }
+    }
+    named.sort();
+    for extra in [&[][..], &["--no-ignore"]] {
+        let mut walk_args = vec!["--no-config", "--format", "concise"];
+        walk_args.extend(extra);
+        let walk = tree.run(&walk_args);
+        let mut args = walk_args.clone();
+        args.push("--discovered-only");
+        args.extend(named.iter().map(String::as_str));
+        let given = tree.run(&args);
+        given.expect_code(1);
+        assert_eq!(given.paths(), walk.paths(), "{extra:?}");
+    }
+    let mut args = vec!["--no-config", "--format", "concise"];
+    args.extend(named.iter().map(String::as_str));
+    assert_eq!(tree.run(&args).paths().len(), named.len());
+}
+
+/// A monorepo: each lab's nested config decides what is its experiments' (a custom
+/// `[files] experiments` glob included), whatever the file's depth from the root.
+#[test]
+fn discovered_only_follows_each_files_nearest_config() {
+    let tree = Tree::new();
+    tree.mkdir(".git")
+        .write(".gitignore", "scratch/\n")
+        .write("labs/vision/forgelint.toml", "")
+        .write(
+            "labs/vision/experiments/seg/config.yaml",
+            "hub:\n  token: hf_QpZkVbXwLmNrTsYuCdEfGhJaKoPiUyTrEwQl\n",
+        )
+        .write(
+            "labs/nlp/forgelint.toml",
+            "[files]\nexperiments = [\"runs/*\"]\n",
+        )
+        .write("labs/nlp/runs/a/train.py", "D = \"/mnt/data/x\"\n")
+        .write("labs/nlp/experiments/b/train.py", "D = \"/mnt/data/y\"\n")
+        .write("labs/vision/scratch/x.py", "D = \"/mnt/data/z\"\n")
+        .write("docs/readme.md", "# notes\n");
+    let files = [
+        ".gitignore",
+        "docs/readme.md",
+        "labs/nlp/experiments/b/train.py",
+        "labs/nlp/forgelint.toml",
+        "labs/nlp/runs/a/train.py",
+        "labs/vision/experiments/seg/config.yaml",
+        "labs/vision/forgelint.toml",
+        "labs/vision/scratch/x.py",
+    ];
+    let mut args = vec!["--format", "concise", "--discovered-only"];
+    args.extend(files);
+    let run = tree.run(&args);
+    run.expect_code(1);
+    assert_eq!(
+        common_lines(&run),
+        [
+            "labs/nlp/runs/a/train.py exp-host-path",
+            "labs/vision/experiments/seg/config.yaml exp-secret",
+        ],
+        "{}{}",
+        run.stdout,
+        run.stderr
+    );
+    // Nothing of the batch is a spec or an experiment's: nothing checked, exit 0.
+    let run = tree.run(&[
+        "--discovered-only",
+        "docs/readme.md",
+        "labs/vision/scratch/x.py",
+    ]);
+    run.expect_code(0);
+    assert!(
+        run.stderr.contains(
+            "no job specs or experiment files among docs/readme.md or labs/vision/scratch/x.py"
+        ),
+        "{}",
+        run.stderr
+    );
+}
+
+/// `path rule` of each finding.
+fn common_lines(run: &Run) -> Vec<String> {
+    run.findings()
+        .iter()
+        .map(|f| format!("{} {}", f.path, f.rule))
+        .collect()
+}
+
 #[test]
 fn no_ignore_lints_gitignored_files_but_still_skips_vcs_and_build_dirs() {
     let tree = discovery_tree();

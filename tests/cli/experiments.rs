@@ -232,6 +232,7 @@ fn suppressions_hide_findings_and_unused_ones_are_reported() {
     assert_eq!(
         lines(&run),
         [
+            "experiments/my-grpo/train.py:3:17 suppression-without-reason",
             "experiments/my-grpo/train.py:4:28 unused-suppression",
             "experiments/my-grpo/train.py:5:10 unused-suppression",
         ],
@@ -249,6 +250,33 @@ fn suppressions_hide_findings_and_unused_ones_are_reported() {
     assert_eq!(
         lines(&run),
         ["experiments/my-grpo/train.py:5:10 unused-suppression"]
+    );
+}
+
+/// As ruff's `# noqa`: a suppression after code covers its own line, never the next; one alone
+/// on a line covers the next.
+#[test]
+fn a_trailing_suppression_covers_its_own_line_only() {
+    let tree = Tree::new();
+    tree.valid_project("jobspec.json").write(
+        "experiments/my-grpo/train.py",
+        "A = \"ok\"  # forgelint: ignore[exp-host-path] x\nB = \"/data/x\"\n# forgelint: ignore[exp-host-path] a mirror\nC = \"/data/y\"\n",
+    );
+    let run = tree.run(&["--no-config", "--format", "concise"]);
+    run.expect_code(1);
+    assert_eq!(
+        lines(&run),
+        [
+            "experiments/my-grpo/train.py:1:31 unused-suppression",
+            "experiments/my-grpo/train.py:2:5 exp-host-path",
+        ],
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("hides no finding on its line"),
+        "{}",
+        run.stdout
     );
 }
 

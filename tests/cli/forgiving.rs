@@ -29,6 +29,65 @@ fn a_misspelt_command_is_named_not_taken_for_two_missing_files() {
 }
 
 #[test]
+fn lint_is_check() {
+    let tree = Tree::new();
+    tree.mkdir("experiments/my-grpo")
+        .write("jobspec.json", error_spec());
+    let run = tree.run(&["lint", "--no-config", "--format", "concise"]);
+    run.expect_code(1);
+    assert_eq!(run.rules(), ["api-version"]);
+    // A near miss of it is named, as of the other commands.
+    let run = tree.run(&["lnit"]);
+    run.expect_code(2);
+    assert!(
+        run.stderr.contains("did you mean `forgelint lint`?"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn a_misspelt_format_gets_the_formats_and_the_nearest() {
+    let tree = Tree::new();
+    for given in ["sairf", "SAIRF=out.sarif"] {
+        let run = tree.run(&["--format", given]);
+        run.expect_code(2);
+        assert!(
+            run.stderr.contains("a similar value exists: 'sarif'"),
+            "{given}: {}",
+            run.stderr
+        );
+        assert!(
+            run.stderr.contains(
+                "[possible values: human, concise, json, sarif, github, jsonl, junit, gitlab, html]"
+            ),
+            "{given}: {}",
+            run.stderr
+        );
+    }
+    let run = tree.run(&["--format", "sarif="]);
+    run.expect_code(2);
+    assert!(run.stderr.contains("needs a file name"), "{}", run.stderr);
+}
+
+#[test]
+fn help_lists_every_format() {
+    let tree = Tree::new();
+    for args in [&["--help"][..], &["check", "--help"]] {
+        let run = tree.run(args);
+        run.expect_code(0);
+        let help: String = run.stdout.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(
+            help.contains(
+                "[possible values: human, concise, json, sarif, github, jsonl, junit, gitlab, html]"
+            ),
+            "{args:?}: {}",
+            run.stdout
+        );
+    }
+}
+
+#[test]
 fn a_run_with_errors_never_says_all_clear() {
     let tree = Tree::new();
     tree.valid_project("jobspec.json");
@@ -129,6 +188,46 @@ fn completions_for_every_shell() {
         assert!(run.stdout.contains("--fail-on"), "{shell}");
     }
     tree.run(&["completions", "tcsh"]).expect_code(2);
+}
+
+/// Rule ids after `explain`, `--select` and `--ignore`, formats after `--format`: values of the
+/// scripts themselves, for the shells whose scripts carry an option's values.
+#[test]
+fn completions_offer_rule_ids_and_formats() {
+    let tree = Tree::new();
+    let formats = "human concise json sarif github jsonl junit gitlab html";
+    let zsh = tree.run(&["completions", "zsh"]);
+    zsh.expect_code(0);
+    let line = |needle: &str| {
+        zsh.stdout
+            .lines()
+            .find(|l| l.contains(needle))
+            .unwrap_or_else(|| panic!("no line with {needle}:\n{}", zsh.stdout))
+            .to_string()
+    };
+    assert!(line("'*--format=").contains(&format!("({formats})")));
+    for flag in ["'*--select=", "'*--ignore="] {
+        let values = line(flag);
+        for id in ["api-version", "exp-secret", "gpu-quota", "wrong-type"] {
+            assert!(values.contains(id), "{flag}: {values}");
+        }
+    }
+    let explain = line("':rule -- The rule id:(");
+    assert!(explain.contains("unused-suppression"), "{explain}");
+    let bash = tree.run(&["completions", "bash"]);
+    let explain_opts = bash
+        .stdout
+        .split("forgelint__subcmd__explain)")
+        .nth(1)
+        .and_then(|rest| rest.lines().nth(1))
+        .unwrap_or_default();
+    assert!(explain_opts.contains("gpu-quota"), "{explain_opts}");
+    assert!(bash.stdout.contains(formats), "bash: the formats");
+    let fish = tree.run(&["completions", "fish"]);
+    // fish lists an option's values one per line, after the option's own line.
+    let select = fish.stdout.split("-l select").nth(1).unwrap_or_default();
+    let select = select.split("complete -c").next().unwrap_or_default();
+    assert!(select.contains("exp-secret"), "fish --select: {select}");
 }
 
 #[test]

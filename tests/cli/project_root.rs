@@ -144,3 +144,148 @@ fn project_root_is_the_current_directory_otherwise() {
         &tree.run_in("specs", &["--no-config", "--format", "concise"])
     ));
 }
+
+/// A lab with a config at its root, a spec in `specs/` naming an experiment with a secret.
+fn lab_with_a_secret() -> Tree {
+    let tree = Tree::new();
+    let spec = patch(
+        &reference(),
+        r#""exp": "experiments/my-grpo""#,
+        r#""exp": "experiments/dpo-sweep""#,
+    );
+    tree.write("forgelint.toml", "")
+        .write("specs/dpo.jobspec.json", spec)
+        .write(
+            "experiments/dpo-sweep/config.yaml",
+            "policy:\n  optimizer:\n    kwargs:\n      lr: 1.0e-6\nhub:\n  token: hf_QpZkVbXwLmNrTsYuCdEfGhJaKoPiUyTrEwQl\n",
+        )
+        .write("experiments/dpo-sweep/train.py", "CORPUS = \"/mnt/shared/handbook\"\n");
+    tree
+}
+
+/// From a subfolder, a file of the project outside it is named with `..`, never by its
+/// absolute path: concise and json from the working folder, github annotations and SARIF from
+/// the repository's root (`GITHUB_WORKSPACE` when set).
+#[test]
+fn files_outside_the_working_folder_are_named_from_it() {
+    let tree = lab_with_a_secret();
+    let root = tree.root().to_str().unwrap().to_string();
+    let run = tree.run_in("specs", &["--format", "concise", "."]);
+    run.expect_code(1);
+    assert_eq!(
+        run.paths(),
+        [
+            "../experiments/dpo-sweep/config.yaml",
+            "../experiments/dpo-sweep/train.py"
+        ],
+        "{}",
+        run.stdout
+    );
+    assert!(!run.stdout.contains(&root), "{}", run.stdout);
+    let extra = common::Extra {
+        env: vec![("GITHUB_WORKSPACE".into(), root.clone())],
+        ..Default::default()
+    };
+    let github = common::forgelint(&tree.path("specs"), &["--format", "github", "."], &extra);
+    assert!(
+        github
+            .stdout
+            .contains("::error file=experiments/dpo-sweep/config.yaml,line=6,"),
+        "{}",
+        github.stdout
+    );
+    assert!(!github.stdout.contains(&root), "{}", github.stdout);
+    let sarif = common::forgelint(&tree.path("specs"), &["--format", "sarif", "."], &extra);
+    let log: serde_json::Value = serde_json::from_str(&sarif.stdout).unwrap();
+    let uris: Vec<(&str, &str)> = log["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            let location = &r["locations"][0]["physicalLocation"]["artifactLocation"];
+            (
+                location["uri"].as_str().unwrap(),
+                location["uriBaseId"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        uris,
+        [
+            ("experiments/dpo-sweep/config.yaml", "%SRCROOT%"),
+            ("experiments/dpo-sweep/train.py", "%SRCROOT%")
+        ]
+    );
+    let base = log["runs"][0]["originalUriBaseIds"]["%SRCROOT%"]["uri"]
+        .as_str()
+        .unwrap();
+    assert!(
+        base.starts_with("file:///") && base.ends_with('/'),
+        "{base}"
+    );
+    // Without GITHUB_WORKSPACE: the git work tree's root.
+    tree.mkdir(".git");
+    let github = tree.run_in("specs", &["--format", "github", "."]);
+    assert!(
+        github
+            .stdout
+            .contains("::error file=experiments/dpo-sweep/train.py,"),
+        "{}",
+        github.stdout
+    );
+}
+
+/// Run from inside an experiment folder, its files are linted as an experiment's: the
+/// project root is found upward (a config's folder, or without one a folder holding `.git`
+/// or `.starforge`).
+#[test]
+fn an_experiment_linted_from_inside_is_linted_as_one() {
+    let tree = lab_with_a_secret();
+    for marker in ["forgelint.toml", ".git", ".starforge"] {
+        std::fs::remove_file(tree.path("forgelint.toml")).ok();
+        if marker == "forgelint.toml" {
+            tree.write("forgelint.toml", "");
+        } else {
+            tree.mkdir(marker);
+        }
+        let run = tree.run_in("experiments/dpo-sweep", &["--format", "concise"]);
+        run.expect_code(1);
+        assert_eq!(
+            run.rules(),
+            ["exp-secret", "exp-host-path"],
+            "{marker}: {}{}",
+            run.stdout,
+            run.stderr
+        );
+        assert_eq!(run.paths(), ["config.yaml", "train.py"], "{marker}");
+        assert!(!run.stderr.contains("All clear"), "{}", run.stderr);
+        // And from a folder below it.
+        tree.write("experiments/dpo-sweep/conf/extra.yaml", "data: /mnt/x\n");
+        let run = tree.run_in("experiments/dpo-sweep/conf", &["--format", "concise"]);
+        assert_eq!(run.paths(), ["extra.yaml"], "{marker}");
+        std::fs::remove_file(tree.path("experiments/dpo-sweep/conf/extra.yaml")).unwrap();
+    }
+}
+
+/// A folder with nothing to lint is not "All clear": the run says nothing was found, and
+/// exits 0 as ruff does for "No Python files found".
+#[test]
+fn nothing_to_lint_is_said_not_all_clear() {
+    let tree = Tree::new();
+    tree.write("notes/readme.md", "hello\n");
+    let run = tree.run(&["--no-config"]);
+    run.expect_code(0);
+    assert_eq!(
+        run.stderr,
+        "warning: no job specs or experiment files under .; nothing was checked\n"
+    );
+    let run = tree.run(&["--no-config", "notes", "."]);
+    assert!(
+        run.stderr
+            .contains("no job specs or experiment files under notes or ."),
+        "{}",
+        run.stderr
+    );
+    tree.run(&["--no-config", "-q"]).expect_code(0);
+    assert_eq!(tree.run(&["--no-config", "-q"]).stderr, "");
+}

@@ -3,7 +3,7 @@
 use super::*;
 
 /// The built-in rules of the product contract, with their default severity.
-const BUILTIN_RULES: [(&str, &str); 37] = [
+const BUILTIN_RULES: [(&str, &str); 38] = [
     ("exp-host-path", "error"),
     ("exp-secret", "error"),
     ("hyperparam-unknown", "warning"),
@@ -41,6 +41,7 @@ const BUILTIN_RULES: [(&str, &str); 37] = [
     ("source-exp-missing", "warning"),
     ("git-dirty", "warning"),
     ("dataset-format", "warning"),
+    ("suppression-without-reason", "warning"),
 ];
 
 #[test]
@@ -65,7 +66,7 @@ fn rules_lists_every_builtin_rule_with_its_severity() {
         .map(|(id, sev)| (id.to_string(), sev.to_string()))
         .collect();
     expected.sort();
-    assert_eq!(listed, expected, "sorted by id, 37 rules");
+    assert_eq!(listed, expected, "sorted by id, 38 rules");
 
     // What each context-dependent rule needs.
     for (id, needs) in [

@@ -104,6 +104,9 @@ pub fn forgelint(cwd: &Path, args: &[&str], extra: &Extra) -> Run {
         .env_remove("RUST_BACKTRACE")
         .env_remove("FORCE_COLOR")
         .env_remove("CLICOLOR_FORCE")
+        // On a GitHub runner it is the suite's own checkout: GitHub and SARIF paths would be
+        // named from it. A test that wants it sets it.
+        .env_remove("GITHUB_WORKSPACE")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     // Its own process group, so the watchdog kills a wrapper and the binary alike.

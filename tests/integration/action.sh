@@ -6,12 +6,20 @@
 # A small harness reads action.yml, fills in its inputs (with the declared defaults), evaluates the
 # `${{ inputs.* }}` / `${{ steps.*.outputs.* }}` expressions of env: and with:, and runs every `run:`
 # step as GitHub does (`bash --noprofile --norc -eo pipefail FILE`, a fresh GITHUB_OUTPUT per step,
-# GITHUB_ACTION_PATH = this repository). `uses:` steps (actions/cache) are skipped. RUNNER_TEMP is
-# kept across scenarios, like the steps of one job: the first scenario really runs
-# `cargo install --locked --path` (a release build, a couple of minutes), the later ones take the
-# installed binary.
+# GITHUB_ACTION_PATH = this repository, RUNNER_OS=Linux, RUNNER_ARCH=X64). `uses:` steps
+# (actions/cache) are skipped.
 #
-# Needs git, python3 with venv (PyYAML goes into a throw-away virtualenv), cargo.
+# The install step is tested against release folders laid out here as
+# .github/workflows/release.yml lays out a release (`vX.Y.Z/forgelint-vX.Y.Z-TARGET.tar.gz` and its
+# `.sha256`, X.Y.Z being Cargo.toml's version), given to the action as `download-url: file://…`;
+# the archive holds this checkout's debug build (`cargo build`), as the install step is what is
+# tested. A good release installs without cargo on PATH; a checksum that does not match stops the
+# job; no release and no cargo is a clear error; no release builds from source with
+# `cargo install --locked --path` (a release build: a few minutes). RUNNER_TEMP is kept across the
+# lint scenarios, like the steps of one job: the later ones take the installed binary.
+#
+# Needs git, python3 with venv (PyYAML goes into a throw-away virtualenv), curl, sha256sum, tar,
+# cargo.
 # Prints PASS/FAIL per check and ends with "N passed, M failed"; exits 1 on any failure.
 set -uo pipefail
 
@@ -65,11 +73,15 @@ def render(text):
 
 
 def condition(expr):
+    """`A == 'x'`, `A != 'x'`, joined by `&&`."""
     expr = EXPR.sub(lambda m: m[1], str(expr)).strip()
-    m = re.fullmatch(r"([\w.-]+)\s*==\s*'([^']*)'", expr)
-    if not m:
-        raise SystemExit(f"harness: unsupported if: {expr!r}")
-    return value(m[1]) == m[2]
+    result = True
+    for part in expr.split("&&"):
+        m = re.fullmatch(r"([\w.-]+)\s*(==|!=)\s*'([^']*)'", part.strip())
+        if not m:
+            raise SystemExit(f"harness: unsupported if: {expr!r}")
+        result = result and ((value(m[1]) == m[3]) == (m[2] == "=="))
+    return result
 
 
 def parse_output_file(path):
@@ -141,13 +153,16 @@ RUNNER_TEMP_DIR="$WORK/runner-temp"
 mkdir -p "$RUNNER_TEMP_DIR"
 
 # run_action NAME WORKSPACE [input=value]...: runs the action; the job log goes to $WORK/NAME.log and
-# the result to $WORK/NAME.json.
+# the result to $WORK/NAME.json. RUNNER_TEMP is $RT when set (a job of its own), else the shared one.
 run_action() {
     local name="$1" ws="$2"
     shift 2
-    "$PY" "$WORK/run_action.py" "$ROOT/action.yml" "$ws" "$RUNNER_TEMP_DIR" "$WORK/$name.json" "$@" \
+    mkdir -p "${RT:-$RUNNER_TEMP_DIR}"
+    "$PY" "$WORK/run_action.py" "$ROOT/action.yml" "$ws" "${RT:-$RUNNER_TEMP_DIR}" "$WORK/$name.json" "$@" \
         >"$WORK/$name.log" 2>&1
 }
+step_exit() { get "$1" "[s['exit'] for s in r['steps'] if s['name'] == '$2'][0]"; }
+step_skipped() { get "$1" "[s['skipped'] for s in r['steps'] if s['name'] == '$2'][0]"; }
 # get NAME EXPR: a Python expression over the result `r` of scenario NAME, printed.
 get() { "$PY" -c 'import json,sys; r=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$WORK/$1.json" "$2"; }
 lint_exit() { get "$1" '[s["exit"] for s in r["steps"] if s["id"] == "lint"][0]'; }
@@ -176,16 +191,59 @@ write("dirty/jobspec.json", dirty)
 PY
 printf '[severity]\ngit-dirty = "error"\n' >"$LAB/strict.toml"
 
-# --- 1. clean specs, real install, SARIF -----------------------------------------------------------
-echo "== clean specs; the install step runs cargo install --locked (a couple of minutes)"
-start=$SECONDS
-run_action clean "$LAB" paths='jobspec.json specs' sarif-file=reports/forgelint.sarif
-echo "   $((SECONDS - start)) s"
-if [ -x "$RUNNER_TEMP_DIR/forgelint-action/bin/forgelint" ] &&
-    [ "$(get clean '[s["exit"] for s in r["steps"] if s["name"] == "Install forgelint"][0]')" = 0 ]; then
-    pass "install step: cargo install --locked --path <action checkout> puts forgelint in RUNNER_TEMP"
+# --- release folders: good, tampered, none --------------------------------------------------------
+VERSION="$(sed -n '/^\[package\]/,/^\[/{s/^version *= *"\([^"]*\)".*/\1/p;}' "$ROOT/Cargo.toml" | head -n 1)"
+TARGET=x86_64-unknown-linux-gnu
+NAME="forgelint-v$VERSION-$TARGET"
+echo "== laying out release v$VERSION for $TARGET (cargo build: the debug binary of this checkout)"
+(cd "$ROOT" && cargo build --locked --quiet) >"$WORK/cargo-build.log" 2>&1 || die "setup: cargo build" "$WORK/cargo-build.log"
+TARGET_DIR="$(cd "$ROOT" && cargo metadata --no-deps --format-version 1 |
+    "$PY" -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')"
+mkdir -p "$WORK/stage/$NAME" "$WORK/releases/good/v$VERSION" "$WORK/releases/tampered/v$VERSION" "$WORK/releases/none"
+cp "$TARGET_DIR/debug/forgelint" "$ROOT/README.md" "$WORK/stage/$NAME/"
+tar -czf "$WORK/releases/good/v$VERSION/$NAME.tar.gz" -C "$WORK/stage" "$NAME"
+(cd "$WORK/releases/good/v$VERSION" && sha256sum "$NAME.tar.gz" >"$NAME.tar.gz.sha256")
+# The same sum over an archive one byte longer.
+cp "$WORK/releases/good/v$VERSION/"* "$WORK/releases/tampered/v$VERSION/"
+printf 'x' >>"$WORK/releases/tampered/v$VERSION/$NAME.tar.gz"
+GOOD="file://$WORK/releases/good"
+# PATH without cargo (nor rustup's proxies): the release path needs no Rust toolchain.
+NO_CARGO_PATH="$(printf '%s' "$PATH" | tr ':' '\n' | while IFS= read -r d; do
+    [ -n "$d" ] && [ ! -e "$d/cargo" ] && printf '%s:' "$d"; done)"
+NO_CARGO_PATH="${NO_CARGO_PATH%:}"
+if PATH="$NO_CARGO_PATH" command -v cargo >/dev/null; then die "setup: cargo is still on the PATH without it"; fi
+
+# --- 0. the install step's failures ---------------------------------------------------------------
+RT="$WORK/rt-tampered" run_action tampered "$LAB" paths=specs "download-url=file://$WORK/releases/tampered"
+if [ "$(step_exit tampered 'Install forgelint from its release')" = 1 ] &&
+    grep -q "^::error title=forgelint::the SHA-256 of file://.*$NAME.tar.gz is [0-9a-f]\{64\}, not [0-9a-f]\{64\}" "$WORK/tampered.log" &&
+    [ ! -e "$WORK/rt-tampered/forgelint-action/bin/forgelint" ] && [ "$(step_skipped tampered 'Run forgelint')" = True ]; then
+    pass "install step: an archive whose SHA-256 differs from its .sha256 is refused (exit 1), nothing installed, nothing run"
 else
-    fail "install step did not install forgelint" "$WORK/clean.log"
+    fail "install step: a tampered archive was not refused" "$WORK/tampered.log"
+fi
+PATH="$NO_CARGO_PATH" RT="$WORK/rt-nothing" run_action nothing "$LAB" paths=specs \
+    "download-url=file://$WORK/releases/none" cache=false
+if [ "$(step_exit nothing 'Install forgelint from its release')" = 0 ] &&
+    grep -q "^::notice title=forgelint::no release $NAME.tar.gz at file://.*: building forgelint from source" "$WORK/nothing.log" &&
+    [ "$(step_exit nothing 'Build forgelint from source')" = 2 ] &&
+    grep -q "^::error title=forgelint::no release of forgelint $VERSION for this runner, and cargo is not on PATH" "$WORK/nothing.log"; then
+    pass "install step: no release and no cargo is a clear error (exit 2)"
+else
+    fail "install step: no release and no cargo" "$WORK/nothing.log"
+fi
+
+# --- 1. clean specs, installed from the release, SARIF --------------------------------------------
+echo "== clean specs; the install step fetches the laid-out release, without cargo on PATH"
+PATH="$NO_CARGO_PATH" run_action clean "$LAB" paths='jobspec.json specs' sarif-file=reports/forgelint.sarif \
+    "download-url=$GOOD"
+if [ -x "$RUNNER_TEMP_DIR/forgelint-action/bin/forgelint" ] &&
+    [ "$(step_exit clean 'Install forgelint from its release')" = 0 ] &&
+    [ "$(step_skipped clean 'Build forgelint from source')" = True ] &&
+    grep -q "^forgelint from the release: forgelint $VERSION ($NAME.tar.gz, SHA-256 [0-9a-f]\{64\})" "$WORK/clean.log"; then
+    pass "install step: the release for Linux X64 at the action's version, SHA-256 checked, installed in RUNNER_TEMP without cargo"
+else
+    fail "install step did not install the release" "$WORK/clean.log"
 fi
 if [ "$(lint_exit clean)" = 0 ] && [ "$(out clean errors)" = 0 ] && [ "$(out clean warnings)" = 0 ] &&
     [ "$(get clean 'r["failed"]')" = False ]; then
@@ -212,7 +270,7 @@ else
 fi
 
 # --- 2. broken specs: annotations, failure --------------------------------------------------------
-run_action broken "$LAB" paths='jobspec.json broken'
+run_action broken "$LAB" paths='jobspec.json broken' "download-url=$GOOD"
 if [ "$(lint_exit broken)" = 1 ] && [ "$(get broken 'r["failed"]')" = True ] &&
     [ "$(out broken errors)" = 2 ] && [ "$(out broken warnings)" = 0 ] && [ -z "$(out broken sarif-file)" ]; then
     pass "broken specs: the action fails with forgelint's exit code 1, errors=2, no sarif-file"
@@ -225,10 +283,10 @@ if grep -Eq '^::error file=broken/jobspec\.json,line=2,.*title=api-version::' "$
 else
     fail "broken specs: missing ::error annotations" "$WORK/broken.log"
 fi
-if grep -q 'forgelint from the cache' "$WORK/broken.log"; then
-    pass "a second run takes the installed binary instead of building again"
+if grep -q "forgelint $VERSION from an earlier step of this job" "$WORK/broken.log"; then
+    pass "a second run takes the installed binary instead of fetching it again"
 else
-    fail "the second run rebuilt forgelint" "$WORK/broken.log"
+    fail "the second run fetched forgelint again" "$WORK/broken.log"
 fi
 
 # --- 3. fail-on and config -----------------------------------------------------------------------
@@ -276,6 +334,99 @@ if [ "$(lint_exit inject-format)" = 2 ] && grep -q '^::error title=forgelint act
     pass "a bad format or a sarif-file with a newline is refused (exit 2) before forgelint runs"
 else
     fail "bad format / newline in sarif-file (exits $(lint_exit inject-format)/$(lint_exit newline-sarif))" "$WORK/inject-format.log"
+fi
+
+# --- 5. every format; SARIF capped at GitHub's limit ---------------------------------------------
+refused=""
+for format in human concise json sarif github jsonl junit gitlab html; do
+    run_action "format-$format" "$LAB" paths=broken "format=$format"
+    if [ "$(lint_exit "format-$format")" != 1 ]; then refused="$refused $format"; fi
+done
+if [ -z "$refused" ]; then
+    pass "format: the nine formats are taken (each run exits 1 on the broken specs)"
+else
+    fail "format: refused or failed:$refused" "$WORK/format-${refused##* }.log"
+fi
+# 26 specs with 1,000 unknown keys each: 26,000 warnings, over code scanning's 25,000 per run.
+"$PY" - "$ROOT/rules/reference/jobspec.json" "$WORK/dense" <<'PY' || die "setup: write the dense specs"
+import json, os, sys
+ref = json.load(open(sys.argv[1]))
+os.makedirs(sys.argv[2], exist_ok=True)
+for n in range(26):
+    doc = dict(ref)
+    doc.update({f"extra_{n}_{k:04}": k for k in range(1000)})
+    open(os.path.join(sys.argv[2], f"run-{n:02}.jobspec.json"), "w").write(json.dumps(doc, indent=1))
+PY
+mkdir -p "$WORK/dense/experiments/my-grpo"
+run_action dense "$WORK/dense" paths=. sarif-file=dense.sarif format=concise
+if [ "$(lint_exit dense)" = 0 ] && [ "$(out dense warnings)" = 26000 ] &&
+    "$PY" - "$WORK/dense/dense.sarif" <<'PY'; then
+import json, sys
+run = json.load(open(sys.argv[1]))["runs"][0]
+assert len(run["results"]) == 25000, len(run["results"])
+notes = [n["message"]["text"] for n in run["invocations"][0]["toolExecutionNotifications"]]
+assert "1000 findings are left out of the report: --max-results 25000 keeps the most severe." in notes, notes
+PY
+    pass "sarif-file: 26,000 findings give a SARIF of 25,000 results (GitHub's limit) saying 1,000 were left out; the outputs count all"
+else
+    fail "sarif-file: the SARIF of 26,000 findings (lint exit $(lint_exit dense), warnings $(out dense warnings))" "$WORK/dense.log"
+fi
+
+# --- 6. no release for this version: built from source --------------------------------------------
+echo "== no release: the install step builds from source with cargo install --locked (a few minutes)"
+start=$SECONDS
+RT="$WORK/rt-source" run_action source "$LAB" paths='jobspec.json specs' "download-url=file://$WORK/releases/none"
+echo "   $((SECONDS - start)) s"
+if grep -q "^::notice title=forgelint::no release $NAME.tar.gz at file://.*: building forgelint from source" "$WORK/source.log" &&
+    [ "$(step_exit source 'Build forgelint from source')" = 0 ] &&
+    [ "$("$WORK/rt-source/forgelint-action/bin/forgelint" --version 2>&1)" = "forgelint $VERSION" ] &&
+    [ "$(lint_exit source)" = 0 ] && [ "$(out source errors)" = 0 ]; then
+    pass "install step: without a release, cargo install --locked --path <action checkout> builds forgelint $VERSION, which runs"
+else
+    fail "install step: the build from source (lint exit $(lint_exit source))" "$WORK/source.log"
+fi
+
+# --- 7. new-from-rev: only what a pull request brings ---------------------------------------------
+PR="$WORK/pr"
+git_pr() { git -C "$PR" -c user.name=Ada -c user.email=ada@lab.example "$@"; }
+mkdir -p "$PR/specs" "$PR/experiments"
+cp -r "$LAB/experiments/my-grpo" "$PR/experiments/"
+cp "$LAB/jobspec.json" "$PR/specs/ok.jobspec.json"
+# The base already has a fault (a warning made an error), which the pull request does not touch.
+cp "$LAB/dirty/jobspec.json" "$PR/specs/dirty.jobspec.json"
+printf '[severity]\ngit-dirty = "error"\n' >"$PR/forgelint.toml"
+git init -q -b main "$PR" && git_pr add -A && git_pr commit -q -m base
+base="$(git -C "$PR" rev-parse HEAD)"
+"$PY" - "$PR/specs/ok.jobspec.json" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+doc["apiVersion"] = "forge/v1"
+open(sys.argv[1], "w").write(json.dumps(doc, indent=2) + "\n")
+PY
+git_pr commit -q -am "a pull request with a fault"
+printf '{"pull_request": {"base": {"sha": "%s"}}}\n' "$base" >"$WORK/event.json"
+run_action since-all "$PR"
+run_action since-rev "$PR" new-from-rev=HEAD~1
+GITHUB_EVENT_PATH="$WORK/event.json" run_action since-base "$PR" new-from-rev=pull-request-base
+if [ "$(out since-all errors)" = 2 ] && [ "$(lint_exit since-rev)" = 1 ] && [ "$(out since-rev errors)" = 1 ] &&
+    [ "$(out since-base errors)" = 1 ] &&
+    grep -Eq '^::error file=specs/ok\.jobspec\.json,.*title=api-version::' "$WORK/since-base.log" &&
+    ! grep -q 'title=git-dirty' "$WORK/since-base.log" &&
+    grep -q '1 finding hidden: the files had it at' "$WORK/since-base.log"; then
+    pass "new-from-rev: only the pull request's own fault is reported (HEAD~1, and pull-request-base from the event)"
+else
+    fail "new-from-rev: expected errors=2 without, 1 with (got $(out since-all errors) / $(out since-rev errors) / $(out since-base errors))" "$WORK/since-base.log"
+fi
+git clone -q --depth 1 "file://$PR" "$WORK/shallow"
+GITHUB_EVENT_PATH="$WORK/event.json" run_action since-shallow "$WORK/shallow" new-from-rev=pull-request-base
+GITHUB_EVENT_PATH=/nonexistent run_action since-no-event "$PR" new-from-rev=pull-request-base
+run_action since-newline "$PR" 'new-from-rev=HEAD~1\n--output=x'
+if [ "$(lint_exit since-shallow)" = 2 ] && grep -q '^::error title=forgelint action::new-from-rev: the revision is not in this clone; give actions/checkout fetch-depth: 0' "$WORK/since-shallow.log" &&
+    [ "$(lint_exit since-no-event)" = 2 ] && grep -q 'pull-request-base needs a pull_request event' "$WORK/since-no-event.log" &&
+    [ "$(lint_exit since-newline)" = 2 ] && [ ! -e "$PR/x" ]; then
+    pass "new-from-rev: a shallow checkout asks for fetch-depth: 0; no event, or a newline, is refused (exit 2)"
+else
+    fail "new-from-rev refusals (exits $(lint_exit since-shallow) / $(lint_exit since-no-event) / $(lint_exit since-newline))" "$WORK/since-shallow.log"
 fi
 
 finish

@@ -60,3 +60,20 @@ venv_install() {
             PIP_DISABLE_PIP_VERSION_CHECK=1 "$WORK/venv/bin/python" -m pip install -q "$@"
     } >"$WORK/venv.log" 2>&1 || die "setup: install $*" "$WORK/venv.log"
 }
+
+# copy_work_tree DEST [PATHSPEC]: the files of the work tree of $ROOT (or of PATHSPEC in it) that
+# git tracks or would track — not those it ignores — as they are now, into DEST: a clean clone
+# and a work tree with uncommitted changes behave the same.
+copy_work_tree() {
+    local dest="$1"
+    shift
+    mkdir -p "$dest"
+    (
+        cd "$ROOT" || exit 1
+        git ls-files -z --cached --others --exclude-standard -- "$@" |
+            while IFS= read -r -d '' f; do
+                if [ -e "$f" ] || [ -L "$f" ]; then printf '%s\0' "$f"; fi
+            done |
+            tar --null -T - -cf -
+    ) | tar -C "$dest" -xf -
+}

@@ -9,10 +9,14 @@
 #    uncommitted changes behave the same (`try-repo` alone would miss untracked files).
 # 3. A throw-away "lab" repository gets clean and broken specs, and:
 #    - `pre-commit try-repo … forgelint --all-files` passes on the clean specs and leaves alone a
-#      broken JSON file that is not a job spec (the hook's `files` pattern);
+#      broken JSON file that is not a job spec (the hook passes every file; forgelint keeps those
+#      its walk would lint, --discovered-only);
 #    - `pre-commit try-repo … forgelint --files <broken specs>` fails with forgelint's diagnostics;
 #    - the hook installed with `pre-commit install` blocks a `git commit` of a broken spec and lets
-#      a clean one through.
+#      a clean one through; `forgelint-fix` in its place fixes what it safely can;
+#    - in a monorepo, a Hugging Face token in `labs/vision/experiments/seg/config.yaml` under the
+#      lab's own forgelint.toml blocks the commit, and so does a host path in a folder a lab's
+#      custom `[files] experiments` glob names; the commit prints one summary.
 #
 # pre-commit builds forgelint with `cargo install --path .` (language: rust, the system toolchain),
 # once per pre-commit store: `try-repo` always uses a fresh store, so the three scenarios build it
@@ -40,15 +44,7 @@ echo "   $("$PRE_COMMIT" --version), $(cargo --version), $(git --version)"
 # --- snapshot of the forgelint work tree (before git is isolated from the user's config) ----------
 echo "== snapshotting $ROOT"
 HOOK_REPO="$WORK/forgelint-repo"
-mkdir -p "$HOOK_REPO"
-(
-    cd "$ROOT" || exit 1
-    git ls-files -z --cached --others --exclude-standard |
-        while IFS= read -r -d '' f; do
-            if [ -e "$f" ] || [ -L "$f" ]; then printf '%s\0' "$f"; fi
-        done |
-        tar --null -T - -cf -
-) | tar -C "$HOOK_REPO" -xf - || die "setup: copy the work tree of $ROOT (is it a git repository?)"
+copy_work_tree "$HOOK_REPO" || die "setup: copy the work tree of $ROOT (is it a git repository?)"
 
 # From here on git sees only this script's settings: no signing, hooksPath or templates of the user.
 export GIT_CONFIG_NOSYSTEM=1
@@ -175,15 +171,19 @@ fi
 git rm -q --cached experiments/my-grpo/data.py && rm experiments/my-grpo/data.py
 
 # --- 3. the installed hook guards `git commit` ----------------------------------------------------
-cat >.pre-commit-config.yaml <<EOF
+# use_hook ID: the lab's .pre-commit-config.yaml runs that one hook (staged: pre-commit refuses an
+# unstaged config).
+use_hook() {
+    cat >.pre-commit-config.yaml <<EOF
 repos:
   - repo: $HOOK_REPO
     rev: $HOOK_REV
     hooks:
-      - id: forgelint-fix
-      - id: forgelint
+      - id: $1
 EOF
-git add .pre-commit-config.yaml
+    git add .pre-commit-config.yaml
+}
+use_hook forgelint
 "$PRE_COMMIT" install >"$WORK/install.log" 2>&1 || die "setup: pre-commit install" "$WORK/install.log"
 echo "== git commit through the installed hook (builds forgelint into PRE_COMMIT_HOME)"
 before="$(git rev-parse HEAD)"
@@ -201,7 +201,7 @@ fi
 git rm -q -r --cached broken && rm -rf broken
 git commit -m "add the pre-commit config" >"$WORK/commit-clean.log" 2>&1
 rc=$?
-# Nothing staged matches the hook's files, so pre-commit skips it: touch a spec to make it run.
+# Only the config is staged: forgelint is given it, finds nothing to lint, and passes.
 python3 - <<'PY'
 import json
 d = json.load(open("specs/sft.jobspec.json"))
@@ -221,6 +221,9 @@ fi
 # --- 4. the forgelint-fix hook fixes what it safely can -------------------------------------------
 # An owner is the one safe fix: the hook removes it, fails the commit (pre-commit's rule for a
 # hook that changed files), and the fixed file, staged again, commits.
+use_hook forgelint-fix
+git commit -q -m "fix on commit" >"$WORK/commit-use-fix.log" 2>&1 ||
+    die "setup: commit the forgelint-fix config" "$WORK/commit-use-fix.log"
 python3 - <<'PY'
 import json
 d = json.load(open("specs/sft.jobspec.json"))
@@ -246,6 +249,61 @@ if [ "$rc" -eq 0 ] && [ "$(git rev-parse HEAD)" != "$before" ]; then
     pass "forgelint-fix: the fixed spec commits"
 else
     fail "forgelint-fix: the fixed spec did not commit (exit $rc)" "$WORK/commit-fix.log"
+fi
+
+# --- 5. a monorepo: nested configs, experiments at any depth, custom experiment globs -------------
+use_hook forgelint
+git commit -q -m "lint on commit" >"$WORK/commit-use-lint.log" 2>&1 ||
+    die "setup: commit the forgelint config" "$WORK/commit-use-lint.log"
+mkdir -p labs/vision/experiments/seg labs/nlp/runs/a
+printf '# The vision lab: the platform defaults.\n' >labs/vision/forgelint.toml
+printf 'model: segformer\nhub:\n  token: hf_QpZkVbXwLmNrTsYuCdEfGhJaKoPiUyTrEwQl\n' \
+    >labs/vision/experiments/seg/config.yaml
+git add labs/vision
+echo "== git commit of a nested experiment's config with a Hugging Face token"
+before="$(git rev-parse HEAD)"
+git commit -m "add the segmentation experiment" >"$WORK/commit-monorepo.log" 2>&1
+rc=$?
+if [ "$rc" -ne 0 ] && [ "$(git rev-parse HEAD)" = "$before" ] &&
+    has "$WORK/commit-monorepo.log" "$FAILED_LINE" &&
+    has "$WORK/commit-monorepo.log" 'labs/vision/experiments/seg/config\.yaml:3:10' &&
+    has "$WORK/commit-monorepo.log" 'exp-secret' &&
+    ! grep -q 'pZkVbXwLm' "$WORK/commit-monorepo.log"; then
+    pass "monorepo: a token in labs/vision/experiments/seg/config.yaml (nested forgelint.toml) blocks the commit, masked"
+else
+    fail "monorepo: the nested experiment's token was not reported (exit $rc)" "$WORK/commit-monorepo.log"
+fi
+if [ "$(grep -cE '^(Found|All clear|No findings)' "$WORK/commit-monorepo.log")" -eq 1 ]; then
+    pass "monorepo: one forgelint process for the commit, one summary"
+else
+    fail "monorepo: expected one summary line" "$WORK/commit-monorepo.log"
+fi
+git rm -q -r --cached labs/vision && rm -rf labs/vision
+
+printf '[files]\nexperiments = ["runs/*"]\n' >labs/nlp/forgelint.toml
+printf 'CORPUS = "/lustre/corpora/handbook"\n' >labs/nlp/runs/a/train.py
+printf '# notes\n' >labs/nlp/NOTES.md
+git add labs/nlp
+echo "== git commit of a file in a folder a custom [files] experiments glob names"
+before="$(git rev-parse HEAD)"
+git commit -m "add an nlp run" >"$WORK/commit-glob.log" 2>&1
+rc=$?
+if [ "$rc" -ne 0 ] && [ "$(git rev-parse HEAD)" = "$before" ] &&
+    has "$WORK/commit-glob.log" 'labs/nlp/runs/a/train\.py:1:10' &&
+    has "$WORK/commit-glob.log" 'exp-host-path' &&
+    ! has "$WORK/commit-glob.log" 'NOTES\.md'; then
+    pass "monorepo: [files] experiments = [\"runs/*\"] in labs/nlp/forgelint.toml is honoured"
+else
+    fail "monorepo: the custom experiments glob was not honoured (exit $rc)" "$WORK/commit-glob.log"
+fi
+printf 'import os\nCORPUS = os.environ["DOCS_DIR"]\n' >labs/nlp/runs/a/train.py
+git add labs/nlp
+git commit -m "add an nlp run, reading DOCS_DIR" >>"$WORK/commit-glob.log" 2>&1
+rc=$?
+if [ "$rc" -eq 0 ] && has "$WORK/commit-glob.log" "$PASSED_LINE"; then
+    pass "monorepo: the fixed run commits"
+else
+    fail "monorepo: the fixed run did not commit (exit $rc)" "$WORK/commit-glob.log"
 fi
 
 finish

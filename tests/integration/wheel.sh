@@ -21,6 +21,11 @@
 #    first one. The first try-repo's wall time is the hook's installation: printed as
 #    "hook install (wheel)", beside the build-from-source hook's when tests/integration/precommit.sh
 #    recorded one in $FORGELINT_HOOK_TIMES (.ci/run sets it).
+# 5. The README's install routes of today, its first two `sh` blocks under "## Install", run as
+#    they are written, line by line in bash, in a fresh copy of the repository: `cargo install
+#    --locked --path .` (into CARGO_INSTALL_ROOT, a folder of this run, not ~/.cargo) and the
+#    wheel built with maturin from PyPI into `.venv` (cargo's target folder is this checkout's,
+#    so the dependencies are not compiled again).
 #
 # Needs git, python3 with venv, cargo, and PyPI + crates.io. KEEP_WORK=1 keeps the temporary folder.
 # Prints PASS/FAIL per check and ends with "N passed, M failed"; exits 1 on any failure.
@@ -70,7 +75,7 @@ problems = []
 for hook_id in ("forgelint", "forgelint-fix"):
     source, mirror = hook(sys.argv[1], hook_id), hook(sys.argv[2], hook_id)
     problems += [f"{hook_id}: {k} is {mirror.get(k)!r}, not {source.get(k)!r} as in .pre-commit-hooks.yaml"
-                 for k in ("name", "entry", "files", "types", "require_serial") if mirror.get(k) != source.get(k)]
+                 for k in ("name", "description", "entry", "files", "types", "require_serial") if mirror.get(k) != source.get(k)]
     if mirror.get("language") != "python":
         problems.append(f"{hook_id}: language is {mirror.get('language')!r}, not 'python'")
 # The pins of the dependencies array (tomllib is not in every Python 3 that CI may have).
@@ -166,6 +171,43 @@ else
     fail "pip install: forgelint --no-config on the reference spec (exit $rc, expected 0)" "$WORK/clean.log"
 fi
 
+# --- the README's install routes, as written ------------------------------------------------------
+echo "== the README's install commands, in a fresh copy of the repository"
+CLONE="$WORK/readme-clone"
+copy_work_tree "$CLONE" || die "setup: copy the work tree of $ROOT"
+TARGET_DIR="$(cargo metadata --no-deps --format-version 1 --manifest-path "$ROOT/Cargo.toml" |
+    "$PY" -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')"
+# The blocks: the `sh` blocks of "## Install" before "What the first release adds".
+"$PY" - "$ROOT/README.md" "$WORK/readme-install" <<'PY' || die "setup: find the README's install blocks"
+import re, sys
+text = open(sys.argv[1], encoding="utf-8").read()
+section = text.split("\n## Install\n", 1)[1].split("**What the first release adds**", 1)[0]
+blocks = re.findall(r"^```sh\n(.*?)^```", section, re.S | re.M)
+assert len(blocks) == 2, blocks
+for i, block in enumerate(blocks):
+    open(f"{sys.argv[2]}-{i}.sh", "w").write(block)
+PY
+for i in 0 1; do
+    start="$(now)"
+    (cd "$CLONE" && CARGO_TARGET_DIR="$TARGET_DIR" CARGO_INSTALL_ROOT="$WORK/cargo-root" \
+        PIP_DISABLE_PIP_VERSION_CHECK=1 bash -euo pipefail "$WORK/readme-install-$i.sh") \
+        >"$WORK/readme-install-$i.log" 2>&1
+    rc=$?
+    echo "   README install block $((i + 1)): exit $rc after $(since "$start") s"
+    if [ "$rc" -ne 0 ]; then fail "README install block $((i + 1)) (exit $rc)" "$WORK/readme-install-$i.log"; fi
+done
+if [ "$("$WORK/cargo-root/bin/forgelint" --version 2>&1)" = "forgelint $VERSION" ]; then
+    pass "README: cargo install --locked --path . installs forgelint $VERSION"
+else
+    fail "README: cargo install --locked --path . did not install forgelint $VERSION" "$WORK/readme-install-0.log"
+fi
+if [ "$(tail -n 1 "$WORK/readme-install-1.log")" = "forgelint $VERSION" ] &&
+    [ -n "$(find "$CLONE/dist" -name "forgelint-$VERSION-*.whl" 2>/dev/null)" ]; then
+    pass "README: the wheel built with maturin from PyPI installs and runs (forgelint $VERSION)"
+else
+    fail "README: the maturin wheel route" "$WORK/readme-install-1.log"
+fi
+
 # --- the setuptools wheel that builds the mirror's metadata-only package --------------------------
 BACKEND="$WORK/backend"
 "$WORK/venv/bin/python" -m pip download -q --disable-pip-version-check --only-binary :all: --no-deps \
@@ -175,15 +217,9 @@ BACKEND="$WORK/backend"
 # --- snapshot of packaging/pre-commit (before git is isolated from the user's config) -------------
 echo "== snapshotting packaging/pre-commit as the mirror repository"
 MIRROR="$WORK/mirror"
-mkdir -p "$MIRROR"
-(
-    cd "$MIRROR_SRC" || exit 1
-    git ls-files -z --cached --others --exclude-standard -- . |
-        while IFS= read -r -d '' f; do
-            if [ -e "$f" ] || [ -L "$f" ]; then printf '%s\0' "$f"; fi
-        done |
-        tar --null -T - -cf -
-) | tar -C "$MIRROR" -xf - || die "setup: copy packaging/pre-commit (is $ROOT a git repository?)"
+copy_work_tree "$WORK/mirror-tree" packaging/pre-commit &&
+    mv "$WORK/mirror-tree/packaging/pre-commit" "$MIRROR" ||
+    die "setup: copy packaging/pre-commit (is $ROOT a git repository?)"
 
 # From here on git sees only this script's settings: no signing, hooksPath or templates of the user.
 export GIT_CONFIG_NOSYSTEM=1

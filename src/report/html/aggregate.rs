@@ -51,6 +51,8 @@ pub struct Line {
     pub start: Position,
     pub severity: Severity,
     pub message: String,
+    /// In a history audit: its commits, briefly.
+    pub commits: Option<String>,
 }
 
 /// A finding shown with its code frame (filled in by the second pass).
@@ -128,6 +130,8 @@ pub struct Aggregate {
     current: Option<FileCount>,
     limits: Limits,
     group_depth: usize,
+    /// A history audit's findings per month.
+    pub timeline: super::timeline::Timeline,
 }
 
 impl Aggregate {
@@ -164,6 +168,7 @@ impl Aggregate {
         }
         let severity = f.severity as usize;
         self.counts[severity] += 1;
+        self.timeline.add(f);
         if let Some(current) = self.current.as_mut() {
             current.counts[severity] += 1;
         }
@@ -203,6 +208,7 @@ impl Aggregate {
                 start: f.start,
                 severity: f.severity,
                 message: cut(&f.message, limits.message_chars),
+                commits: f.history.as_ref().map(|h| crate::report::history::brief(h)),
             });
         }
     }

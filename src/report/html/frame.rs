@@ -1,6 +1,8 @@
 //! Code frames: the second pass over the findings. The files of the framed findings are read
 //! again one at a time, in path order, as the pass reaches them; every secret of a file (found
-//! in its text by the secret detector, whatever the findings) is masked in its frames.
+//! in its text by the secret detector, whatever the findings) is masked in its frames. In a
+//! history audit a file's findings may be in several versions of it: each version is a text of
+//! its own.
 
 use std::fmt::Write as _;
 use std::ops::Range;
@@ -45,9 +47,27 @@ struct Item {
     rows: Vec<Row>,
 }
 
+/// Where a finding's text comes from, in the findings' order: its path, then (in a history)
+/// whether it was removed and the version it is in.
+type SourceKey = (Arc<str>, bool, Arc<str>);
+
+fn source_key(f: &Finding) -> SourceKey {
+    let (removed, version) = match &f.history {
+        Some(h) => (h.removed.is_some(), h.version.clone()),
+        None => (false, Arc::from("")),
+    };
+    (f.path.clone(), removed, version)
+}
+
+/// `key` against `f`'s source, in the findings' order (without allocating for `f`).
+fn cmp_source(key: &SourceKey, f: &Finding) -> std::cmp::Ordering {
+    let (path, removed, version, ..) = f.sort_key();
+    (&*key.0, key.1, &*key.2).cmp(&(path, removed, version))
+}
+
 /// The file the pass is in, when some of its findings are framed.
 struct Open {
-    path: Arc<str>,
+    key: SourceKey,
     source: Option<(Source, LineIndex)>,
     items: Vec<Item>,
 }
@@ -76,11 +96,11 @@ pub fn fill<F: Findings + ?Sized>(
     groups: &mut [RuleGroup],
     sources: &dyn Sources,
 ) -> std::io::Result<()> {
-    // The framed findings by path, in the pass's order (byte order of the paths).
-    let mut wanted: Vec<(Arc<str>, usize, usize)> = Vec::new();
+    // The framed findings by source, in the pass's order (byte order of the paths).
+    let mut wanted: Vec<(SourceKey, usize, usize)> = Vec::new();
     for (g, group) in groups.iter().enumerate() {
         for (i, framed) in group.framed.iter().enumerate() {
-            wanted.push((framed.finding.path.clone(), g, i));
+            wanted.push((source_key(&framed.finding), g, i));
         }
     }
     wanted.sort_by(|a, b| a.0.cmp(&b.0));
@@ -88,18 +108,22 @@ pub fn fill<F: Findings + ?Sized>(
     let mut open: Option<Open> = None;
     findings.each_batch(&mut |batch| {
         for f in batch {
-            if open.as_ref().is_some_and(|o| *o.path != *f.path) {
+            if open.as_ref().is_some_and(|o| cmp_source(&o.key, f).is_ne()) {
                 if let Some(done) = open.take() {
                     done.close(groups);
                 }
             }
             if open.is_none() {
-                while next < wanted.len() && *wanted[next].0 < *f.path {
+                while next < wanted.len() && cmp_source(&wanted[next].0, f).is_lt() {
                     next += 1;
                 }
-                if wanted.get(next).is_some_and(|w| *w.0 == *f.path) {
-                    let end = next + wanted[next..].partition_point(|w| *w.0 == *f.path);
-                    open = Some(open_file(&f.path, &wanted[next..end], groups, sources));
+                if wanted
+                    .get(next)
+                    .is_some_and(|w| cmp_source(&w.0, f).is_eq())
+                {
+                    let end =
+                        next + wanted[next..].partition_point(|w| cmp_source(&w.0, f).is_eq());
+                    open = Some(open_file(&wanted[next..end], groups, sources));
                     next = end;
                 }
             }
@@ -112,13 +136,17 @@ pub fn fill<F: Findings + ?Sized>(
     Ok(())
 }
 
+/// Opens the text of the framed findings `wanted` (of one source, at least one).
 fn open_file(
-    path: &Arc<str>,
-    wanted: &[(Arc<str>, usize, usize)],
+    wanted: &[(SourceKey, usize, usize)],
     groups: &[RuleGroup],
     sources: &dyn Sources,
 ) -> Open {
-    let source = sources.source(path).map(|s| {
+    let first = wanted
+        .first()
+        .and_then(|&(_, g, i)| groups.get(g)?.framed.get(i))
+        .map(|framed| &framed.finding);
+    let source = first.and_then(|f| sources.source(f)).map(|s| {
         let index = LineIndex::new(&s.text);
         (s, index)
     });
@@ -140,7 +168,7 @@ fn open_file(
         }
     }
     Open {
-        path: path.clone(),
+        key: wanted[0].0.clone(),
         source,
         items,
     }

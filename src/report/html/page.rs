@@ -3,6 +3,7 @@
 //! through [`Esc`]; numbers and the page's own markup are the only things written raw.
 
 use std::io::{self, Write};
+use std::path::Path;
 
 use super::aggregate::{total, Aggregate, Counts, Folder, Framed, RuleGroup};
 use super::text::{count, thousands, Esc, EscCut};
@@ -17,19 +18,23 @@ const MESSAGE_CHARS: usize = 2000;
 
 const SEVERITIES: [Severity; 3] = [Severity::Error, Severity::Warning, Severity::Note];
 
+/// The page; `links_from` is the folder it is written to, which its links to policy files are
+/// relative to.
 pub fn write(
     out: &mut dyn Write,
     input: &ReportInput<'_>,
     agg: &Aggregate,
     group_depth: usize,
+    links_from: &Path,
 ) -> io::Result<()> {
     head(out)?;
     totals(out, input.summary)?;
+    agg.timeline.write(out)?;
     if !agg.rules.is_empty() {
         chart(out, agg)?;
         folders(out, agg, group_depth)?;
         top_files(out, agg)?;
-        groups(out, input, agg)?;
+        groups(out, input, agg, links_from)?;
     }
     writeln!(
         out,
@@ -62,8 +67,12 @@ fn severity_class(s: Severity) -> &'static str {
 
 fn totals(out: &mut dyn Write, summary: &Summary) -> io::Result<()> {
     writeln!(out, "<section id=\"totals\">\n<dl class=\"cards\">")?;
+    let files = match summary.history {
+        Some(_) => "file versions checked",
+        None => "files checked",
+    };
     let cards = [
-        ("files", "files checked", summary.files, "card"),
+        ("files", files, summary.files, "card"),
         (
             "files-with-findings",
             "files with findings",
@@ -89,6 +98,16 @@ fn totals(out: &mut dyn Write, summary: &Summary) -> io::Result<()> {
             count(summary.files, "file")
         ));
     }
+    if let Some(h) = &summary.history {
+        notes.extend(history_notes(h));
+    }
+    if let Some(since) = &summary.new_from_rev {
+        notes.push(format!(
+            "{} hidden: the files had them at {}.",
+            count(since.hidden, "finding"),
+            since.rev
+        ));
+    }
     if summary.binary > 0 {
         notes.push(format!(
             "{} skipped as binary.",
@@ -108,6 +127,9 @@ fn totals(out: &mut dyn Write, summary: &Summary) -> io::Result<()> {
             count(b.hidden, "finding")
         ));
     }
+    if let Some(left) = summary.left_out {
+        notes.push(format!("{}.", left.text()));
+    }
     for skipped in &summary.skipped {
         notes.push(format!("{}.", skipped.text()));
     }
@@ -122,6 +144,37 @@ fn totals(out: &mut dyn Write, summary: &Summary) -> io::Result<()> {
         writeln!(out, "</ul>")?;
     }
     writeln!(out, "</section>")
+}
+
+/// What a history audit read of git, and what it skipped.
+fn history_notes(h: &crate::report::HistoryRead) -> Vec<String> {
+    let mut notes = vec![format!(
+        "Read {}: {} linted, each once.",
+        count(h.commits, "commit"),
+        count(h.versions, "distinct file version")
+    )];
+    if !h.shallow.is_empty() {
+        let stops: Vec<&str> = h.shallow.iter().map(|c| c.get(..7).unwrap_or(c)).collect();
+        notes.push(format!(
+            "History stops at {} (a shallow clone): what is there is reported as introduced there or before.",
+            stops.join(", ")
+        ));
+    }
+    if !h.submodules.is_empty() {
+        notes.push(format!(
+            "Skipped {}, whose history is another repository's: {}.",
+            count(h.submodules.len(), "submodule"),
+            h.submodules.join(", ")
+        ));
+    }
+    if !h.lfs.is_empty() {
+        notes.push(format!(
+            "Skipped {} stored as Git LFS pointers: {}.",
+            count(h.lfs.len(), "file"),
+            h.lfs.join(", ")
+        ));
+    }
+    notes
 }
 
 /// Horizontal bars, one per rule, stacked by severity; each links to its rule's group.
@@ -279,7 +332,12 @@ fn top_files(out: &mut dyn Write, agg: &Aggregate) -> io::Result<()> {
     writeln!(out, "</section>")
 }
 
-fn groups(out: &mut dyn Write, input: &ReportInput<'_>, agg: &Aggregate) -> io::Result<()> {
+fn groups(
+    out: &mut dyn Write,
+    input: &ReportInput<'_>,
+    agg: &Aggregate,
+    links_from: &Path,
+) -> io::Result<()> {
     writeln!(
         out,
         "<section id=\"findings\">\n<h2>Findings by rule</h2>\n\
@@ -287,7 +345,8 @@ fn groups(out: &mut dyn Write, input: &ReportInput<'_>, agg: &Aggregate) -> io::
     )?;
     for (n, group) in agg.rules.iter().enumerate() {
         let rule = input.rules.iter().find(|r| *r.id == *group.id).copied();
-        group_section(out, n, group, rule)?;
+        let docs = rule.map(|r| docs_link(r, links_from, input.cwd));
+        group_section(out, n, group, rule, docs.as_deref())?;
     }
     writeln!(out, "</section>")
 }
@@ -297,6 +356,7 @@ fn group_section(
     n: usize,
     group: &RuleGroup,
     rule: Option<&Rule>,
+    docs: Option<&str>,
 ) -> io::Result<()> {
     group_summary(out, n, group, rule)?;
     writeln!(out, "</summary>\n<div class=\"body\">")?;
@@ -307,7 +367,7 @@ fn group_section(
     if let Some(help) = &rule_help {
         writeln!(out, "<p class=\"fix\">Fix: {}</p>", Esc(help))?;
     }
-    group_docs(out, group, rule)?;
+    group_docs(out, group, rule, docs)?;
     writeln!(out, "<ol class=\"framed\">")?;
     for framed in &group.framed {
         framed_finding(out, framed, rule_help.as_ref())?;
@@ -359,17 +419,34 @@ fn group_summary(
     Ok(())
 }
 
+/// Where a rule's documentation is: a built-in rule's page, or a policy's own file, linked
+/// relative to the page's folder `from` (a page and its repository move together; an
+/// absolute `file:` link would name the machine that wrote it).
+fn docs_link(rule: &Rule, from: &Path, cwd: &Path) -> String {
+    if rule.origin.builtin {
+        return crate::report::sarif::help_uri(rule);
+    }
+    let file = crate::paths::normalize(Path::new(&rule.origin.name), cwd);
+    let from = crate::paths::normalize(from, cwd);
+    crate::paths::relative_link(&from, &file).unwrap_or_else(|| crate::paths::file_uri(&file))
+}
+
 /// The link to the rule's documentation, and how many files its findings are in.
-fn group_docs(out: &mut dyn Write, group: &RuleGroup, rule: Option<&Rule>) -> io::Result<()> {
-    match rule {
-        Some(rule) => writeln!(
+fn group_docs(
+    out: &mut dyn Write,
+    group: &RuleGroup,
+    rule: Option<&Rule>,
+    docs: Option<&str>,
+) -> io::Result<()> {
+    match (rule, docs) {
+        (Some(rule), Some(docs)) => writeln!(
             out,
             "<p class=\"docs\"><a href=\"{}\">Documentation of {}</a> · in {}</p>",
-            Esc(&crate::report::sarif::help_uri(rule)),
+            Esc(docs),
             Esc(&rule.id),
             count(group.files, "file")
         ),
-        None => writeln!(
+        _ => writeln!(
             out,
             "<p class=\"docs\">In {}.</p>",
             count(group.files, "file")
@@ -396,6 +473,13 @@ fn framed_finding(
         f.start.column,
         EscCut(&f.message, MESSAGE_CHARS)
     )?;
+    if let Some(history) = &f.history {
+        writeln!(
+            out,
+            "<div class=\"commits\">{}</div>",
+            Esc(&crate::report::history::sentence(history))
+        )?;
+    }
     match &framed.frame {
         Some(frame) => writeln!(out, "{frame}")?,
         None => writeln!(
@@ -435,15 +519,18 @@ fn listed_findings(out: &mut dyn Write, group: &RuleGroup) -> io::Result<()> {
     }
     writeln!(out, "<ul class=\"lines\">")?;
     for line in &group.listed {
+        let commits = line.commits.as_deref().unwrap_or_default();
         writeln!(
             out,
-            "<li class=\"{}\"><span class=\"sev\">{}</span> <code>{}:{}:{}</code> {}</li>",
+            "<li class=\"{}\"><span class=\"sev\">{}</span> <code>{}:{}:{}</code> {}{}{}</li>",
             severity_class(line.severity),
             line.severity,
             Esc(&line.path),
             line.start.line,
             line.start.column,
-            Esc(&line.message)
+            Esc(&line.message),
+            if commits.is_empty() { "" } else { " " },
+            Esc(commits)
         )?;
     }
     writeln!(out, "</ul>")
@@ -496,7 +583,7 @@ pre.frame{background:var(--panel);border:1px solid var(--line);border-radius:4px
 mark{background:var(--mark);color:inherit;outline:1px solid var(--warning);border-radius:2px}
 mark.point{display:inline-block;width:2px;height:1.2em;vertical-align:text-bottom;background:var(--error);outline:none}
 .ctl,.secret,.cut{color:var(--muted);background:var(--bg);border-radius:2px}
-.related,.help{color:var(--muted);margin-top:4px;overflow-wrap:anywhere}
+.related,.help,.commits{color:var(--muted);margin-top:4px;overflow-wrap:anywhere}
 ul.lines{padding-left:18px;overflow-wrap:anywhere}
 ul.lines li{margin:2px 0}
 footer{margin-top:40px;color:var(--muted);font-size:12px}

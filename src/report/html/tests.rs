@@ -12,8 +12,8 @@ use crate::rules::RuleSet;
 struct Texts(HashMap<String, Arc<str>>);
 
 impl Sources for Texts {
-    fn source(&self, path: &str) -> Option<crate::report::Source> {
-        let text = self.0.get(path).cloned()?;
+    fn source(&self, finding: &Finding) -> Option<crate::report::Source> {
+        let text = self.0.get(&*finding.path).cloned()?;
         Some(crate::report::Source::new(
             text,
             &crate::rules::secret_detector([]),
@@ -80,20 +80,18 @@ fn page<F: Findings + ?Sized>(
         summary: &summary,
         rules: &rules,
         cwd: Path::new("/work"),
+        root: Path::new("/work"),
         statistics: false,
         tool_error: false,
         threads: 1,
     };
     let mut out = Vec::new();
-    write_with(
-        &mut out,
-        &input,
-        findings,
-        texts,
+    let page = super::Page {
         group_depth,
-        Limits::default(),
-    )
-    .unwrap();
+        links_from: Path::new("/work"),
+        limits: Limits::default(),
+    };
+    write_with(&mut out, &input, findings, texts, page).unwrap();
     String::from_utf8(out).unwrap()
 }
 
@@ -361,12 +359,20 @@ fn the_totals_say_what_the_baseline_and_missing_context_left_out() {
         summary: &summary,
         rules: &rules,
         cwd: Path::new("/work"),
+        root: Path::new("/work"),
         statistics: false,
         tool_error: false,
         threads: 1,
     };
     let mut out = Vec::new();
-    write(&mut out, &input, &Texts(HashMap::new()), 2).unwrap();
+    write(
+        &mut out,
+        &input,
+        &Texts(HashMap::new()),
+        2,
+        Path::new("/work"),
+    )
+    .unwrap();
     let html = String::from_utf8(out).unwrap();
     assert!(html.contains("1,234 findings hidden by the baseline; 1 baseline entry is stale."));
     assert!(html.contains("id=\"total-errors\" data-count=\"1\""));

@@ -1,5 +1,7 @@
 //! Paths → the sorted list of files to lint. The only module that walks the file system.
 
+mod ignored;
+
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -75,6 +77,8 @@ fn settings_of<'s>(
 pub struct WalkMemo {
     pub folders: RecentFolders,
     experiment_of: Recent<PathBuf, Option<Arc<Path>>, 1>,
+    /// The experiment the working folder is in, by the settings (their address) that told.
+    cwd_experiment: Recent<usize, Option<Arc<Path>>, 1>,
 }
 
 pub struct Options<'a> {
@@ -82,6 +86,8 @@ pub struct Options<'a> {
     pub no_ignore: bool,
     pub threads: usize,
     pub cwd: &'a Path,
+    /// `--discovered-only`: of the files named, only those a walk would find are linted.
+    pub discovered_only: bool,
 }
 
 /// Why a path that is not a regular file is not opened.
@@ -142,13 +148,33 @@ impl Options<'_> {
         }
         // The config of the file's folder tells which of its parents are experiments.
         let settings = self.settings.settings_at(parent, &mut memo.folders)?;
-        let root = parent
+        let mut root = parent
             .ancestors()
             .take_while(|d| !d.as_os_str().is_empty() && *d != Path::new("."))
             .find(|d| self.is_experiment_dir_in(settings, d))
             .map(Arc::from);
+        if root.is_none() && parent.is_relative() && !has_parent_dir(parent) {
+            // A walk from inside an experiment (`forgelint` in `experiments/x`): the folders
+            // the relative path does not name are the working folder and those above it.
+            root = self.cwd_experiment(settings, memo);
+        }
         memo.experiment_of.put(parent.to_path_buf(), root.clone());
         root
+    }
+
+    /// The experiment directory the working folder is in (or is), absolute, if any.
+    fn cwd_experiment(&self, settings: &Settings, memo: &mut WalkMemo) -> Option<Arc<Path>> {
+        let key = settings as *const Settings as usize;
+        if let Some(known) = memo.cwd_experiment.get(|k| *k == key) {
+            return known;
+        }
+        let found = self
+            .cwd
+            .ancestors()
+            .find(|d| self.is_experiment_dir_in(settings, d))
+            .map(Arc::from);
+        memo.cwd_experiment.put(key, found.clone());
+        found
     }
 
     /// A file named on the command line: a spec, unless its name is not a spec's and it lies
@@ -170,6 +196,24 @@ impl Options<'_> {
             },
             None => Kind::Spec,
         }
+    }
+
+    /// `--discovered-only`: would a walk of the project find the file `path` (named on the
+    /// command line, not a folder), as a spec or as a file of an experiment? Not when its name
+    /// is not a spec's (`[files] include`, `exclude`) and no experiment folder holds it
+    /// (`[files] experiments`), when a folder it is in is one the walk never enters (`.git`,
+    /// `target`, `node_modules`), or when `.gitignore` ignores it (unless `--no-ignore`). As
+    /// ruff's `--force-exclude`, but for what the walk takes as well as what it leaves.
+    fn discovers(&self, path: &Path, memo: &mut WalkMemo, ignores: &mut ignored::Ignores) -> bool {
+        let absolute = crate::paths::normalize(path, self.cwd);
+        let walked = absolute.strip_prefix(self.cwd).unwrap_or(Path::new(""));
+        let in_skipped = walked
+            .parent()
+            .is_some_and(|p| p.iter().any(|c| SKIPPED_DIRS.iter().any(|d| c == *d)));
+        if in_skipped || (!self.no_ignore && ignores.ignored(&absolute)) {
+            return false;
+        }
+        self.wanted(path, memo) || self.experiment_of(&absolute, memo).is_some()
     }
 
     /// Is the file at `path` a spec by `[files] include` and `exclude`?
@@ -221,6 +265,7 @@ pub fn discover_each(
 ) -> Discovery {
     let mut out = Discovery::default();
     let mut memo = WalkMemo::default();
+    let mut ignores = ignored::Ignores::default();
     let mut roots = Vec::new();
     for path in paths {
         match std::fs::metadata(path) {
@@ -245,12 +290,22 @@ pub fn discover_each(
                 problem: Some(format!("cannot read: {e}")),
             }),
             Ok(meta) if meta.is_dir() => roots.push(path.clone()),
-            Ok(meta) if meta.is_file() => out.files.push(Candidate {
-                path: path.clone(),
-                kind: opts.explicit_kind(path, &mut memo),
-                explicit: true,
-                problem: None,
-            }),
+            Ok(_) if opts.discovered_only && !opts.discovers(path, &mut memo, &mut ignores) => {
+                // Not a file the walk would find: not linted, and not counted.
+            }
+            Ok(meta) if meta.is_file() => {
+                let kind = opts.explicit_kind(path, &mut memo);
+                let path = match &kind {
+                    Kind::ExperimentFile { root } => spelt_like(path.clone(), root, opts.cwd),
+                    Kind::Spec => path.clone(),
+                };
+                out.files.push(Candidate {
+                    path,
+                    kind,
+                    explicit: true,
+                    problem: None,
+                })
+            }
             Ok(meta) => out.files.push(Candidate {
                 path: path.clone(),
                 kind: Kind::Spec,
@@ -324,13 +379,14 @@ fn candidate(
     let problem = why_not_opened(&ft, entry.path())?;
     // `./x` is shown as `x`, as every other linter does (in place: this runs for every file).
     let path = without_dot_prefix(entry.into_path());
-    let kind = if spec {
-        Kind::Spec
+    let (path, kind) = if spec {
+        (path, Kind::Spec)
     } else {
-        // Spelt like `path`, so the path in the experiment is `path` less `root`.
-        Kind::ExperimentFile {
-            root: opts.experiment_of(&path, memo)?,
-        }
+        let root = opts.experiment_of(&path, memo)?;
+        (
+            spelt_like(path, &root, opts.cwd),
+            Kind::ExperimentFile { root },
+        )
     };
     Some(Candidate {
         path,
@@ -338,6 +394,23 @@ fn candidate(
         explicit: false,
         problem,
     })
+}
+
+/// `path`, a file of the experiment `root`, spelt like `root` so that the path in the
+/// experiment is `path` less `root`: made absolute when only `root` is (a walk from inside
+/// the experiment).
+fn spelt_like(path: PathBuf, root: &Path, cwd: &Path) -> PathBuf {
+    if root.is_absolute() && path.is_relative() {
+        crate::paths::normalize(&path, cwd)
+    } else {
+        path
+    }
+}
+
+/// Whether `path` has a `..` component.
+fn has_parent_dir(path: &Path) -> bool {
+    path.components()
+        .any(|c| matches!(c, std::path::Component::ParentDir))
 }
 
 /// `path` without a leading `./` (and the slashes after it), unless nothing would be left.
