@@ -25,8 +25,9 @@ const READ_BUFFER: usize = 8 * 1024;
 ///
 /// The runs are read and decoded on a thread of their own, a batch ahead of `each`, which
 /// hands each batch back to be emptied there: decoding and freeing findings overlap with
-/// writing the report instead of coming between its batches. A few batches (a megabyte or so
-/// each) are alive at once. Without a thread (a thread limit), all is done on this one.
+/// writing the report instead of coming between its batches. Four batches are alive at most:
+/// the one being read, one waiting, the one being written and one handed back, emptied when
+/// the next is sent. Without a thread (a thread limit), all is done on this one.
 pub(super) fn each_batch(
     runs: &[Run],
     each: &mut dyn FnMut(&[Finding]) -> io::Result<()>,
@@ -38,13 +39,14 @@ pub(super) fn each_batch(
             .name("forgelint-merge".into())
             .spawn_scoped(scope, move || {
                 merge(runs, &mut |batch| {
-                    let next = match empty_rx.try_recv() {
-                        Ok(mut used) => {
-                            used.clear();
-                            used
-                        }
-                        Err(_) => Vec::with_capacity(BATCH),
-                    };
+                    // Every batch handed back is emptied now (its findings freed here), one
+                    // kept for the next: no full batch waits to be emptied.
+                    let mut next = None;
+                    for mut used in empty_rx.try_iter() {
+                        used.clear();
+                        next.get_or_insert(used);
+                    }
+                    let next = next.unwrap_or_else(|| Vec::with_capacity(BATCH));
                     full_tx
                         .send(std::mem::replace(batch, next))
                         .map_err(|_| io::Error::other("the report stopped reading findings"))
