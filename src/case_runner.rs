@@ -134,7 +134,8 @@ impl CaseConfig {
             .ok_or_else(|| format!("`config-file` {:?} is not YAML, TOML or JSON", self.name))?;
         Ok(LoadedConfig {
             path: Arc::from(self.name.as_str()),
-            text: self.text.clone(),
+            file: std::path::PathBuf::from(&self.name),
+            text: Arc::from(self.text.as_str()),
             format,
         })
     }
@@ -166,6 +167,7 @@ fn lint_case_file(
     let others = Others {
         spec: Some(&spec),
         config,
+        composed: None,
     };
     Ok(crate::experiment::lint_in_memory(
         Path::new(file),

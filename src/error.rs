@@ -438,7 +438,7 @@ mod tests {
     fn an_error_frame_and_message_mask_secrets() {
         let token = "ghp_ABCDEFGHIJKLMNOPQRSTUVWXYZabcdef0123";
         let text: Arc<str> =
-            format!("[platform]\ntoken = \"{token}\"\nkey = \"-----BEGIN RSA PRIVATE KEY-----\nMIIEbody\n-----END RSA PRIVATE KEY-----\"\n").into();
+            format!("[platform]\ntoken = \"{token}\"\nkey = \"-----BEGIN RSA PRIVATE KEY-----\nMIIEbodyOfAKeyLongEnoughToBeOneSixtyFourBase64CharactersOfKeyMaterial00\n-----END RSA PRIVATE KEY-----\"\n").into();
         let at = text.find("token").unwrap();
         let error = FileError::new(
             "forgelint.toml",

@@ -154,6 +154,8 @@ impl ProjectFs for RealProject<'_> {
 pub struct ExperimentDir {
     /// The folder, absolute.
     pub dir: PathBuf,
+    /// The spec's project root, absolute: where the job runs.
+    pub project_root: PathBuf,
     /// The spec's project root, when the spec may be in its `.starforge` folder.
     pub starforge_root: Option<Arc<Path>>,
 }
@@ -179,6 +181,7 @@ impl RealProject<'_> {
         }
         Some(ExperimentDir {
             dir: crate::paths::normalize(&root.join(exp), self.cwd),
+            project_root: crate::paths::normalize(&root, self.cwd),
             starforge_root: mentions_starforge(self.spec).then_some(root),
         })
     }

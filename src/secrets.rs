@@ -38,6 +38,11 @@ pub trait SecretPattern: std::fmt::Debug + Send + Sync {
     fn may_match(&self, _text: &str) -> bool {
         true
     }
+    /// Whether another pattern of the same source finds the same secrets: not one that decodes
+    /// what it matches, which its rule's other patterns then search.
+    fn same_source_same_secrets(&self) -> bool {
+        true
+    }
 }
 
 /// The patterns that find secrets.
@@ -87,7 +92,12 @@ impl Detector {
     ) -> Detector {
         let mut unique: Vec<Arc<dyn SecretPattern>> = Vec::new();
         for pattern in patterns {
-            if !unique.iter().any(|p| p.source() == pattern.source()) {
+            let same = |p: &Arc<dyn SecretPattern>| {
+                p.source() == pattern.source()
+                    && p.same_source_same_secrets()
+                    && pattern.same_source_same_secrets()
+            };
+            if !unique.iter().any(same) {
                 unique.push(pattern);
             }
         }
@@ -349,7 +359,7 @@ impl Masker<'_> {
 mod tests {
     use super::*;
 
-    const KEY: &str = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\nQUJDREVGR0hJSktMTU5PUFFS\n-----END OPENSSH PRIVATE KEY-----";
+    const KEY: &str = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAAB\nAAAAMwAAAAtzc2gtZWQyNTUxOQAAACBodW50ZXIyaHVudGVyMmh1\n-----END OPENSSH PRIVATE KEY-----";
 
     /// The detector of the built-in rules.
     fn builtin() -> Detector {
@@ -361,9 +371,16 @@ mod tests {
         let text = format!("before\n{KEY}\nafter\n");
         let masked = builtin().mask(&text);
         assert_eq!(masked, "before\n----…\n…\n…\n…\nafter\n");
-        // Without an END line, to the end of the text.
-        let open = "x = 1\n-----BEGIN RSA PRIVATE KEY-----\nMIIEow\nAAAA";
-        assert_eq!(builtin().mask(open), "x = 1\n----…\n…\n…");
+        // Without an END line, to its last line of key.
+        let open = "x = 1\n-----BEGIN RSA PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAAB\nAAAAMwAAAAtzc2gt\n";
+        assert_eq!(builtin().mask(open), "x = 1\n----…\n…\n…\n");
+        // A header with no key under it is no secret.
+        for header in [
+            "PEM = \"-----BEGIN PRIVATE KEY-----\"",
+            "-----BEGIN PRIVATE KEY-----\nfixture\n-----END PRIVATE KEY-----",
+        ] {
+            assert_eq!(builtin().mask(header), header);
+        }
     }
 
     #[test]

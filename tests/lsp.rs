@@ -99,7 +99,7 @@ fn sorted<T: Ord>(mut v: Vec<T>) -> Vec<T> {
 fn diagnostics_are_the_findings_of_check() {
     let (tree, spec) = demo();
     let train = "experiments/my-grpo/train.py";
-    let code = "import os\nCORPUS = \"/mnt/shared/handbook\"\nTOKEN = \"hf_QpZkVbXwLmNrTsYuCdEfGhJaKoPiUyTrEwQl\"\n";
+    let code = "import os\nCORPUS = \"/mnt/shared/handbook\"\nTOKEN = \"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\"\n";
     tree.write(train, code);
     let mut client = start(tree.root(), &[]);
     for (rel, text) in [("specs/bad.jobspec.json", spec.as_str()), (train, code)] {
@@ -122,7 +122,7 @@ fn diagnostics_are_the_findings_of_check() {
             // Masked as every output masks it: its first four characters and an ellipsis.
             let all = serde_json::to_string(&diagnostics).unwrap();
             assert!(all.contains("hf_Q…"), "{all}");
-            assert!(!all.contains("QpZkVbXw"), "a secret leaked: {all}");
+            assert!(!all.contains("DurCVBry"), "a secret leaked: {all}");
         }
     }
     assert_eq!(client.shutdown(), 0);

@@ -23,6 +23,8 @@ fn example_policies_load_and_their_cases_hold() {
         "no-local-cache",
         "fp8-needs-h200",
         "h200-full-nodes",
+        "torch-load-weights-only",
+        "lab-token",
     ] {
         assert!(ids.contains(&expected), "{expected} missing from {ids:?}");
     }

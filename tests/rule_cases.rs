@@ -77,6 +77,7 @@ macro_rules! each_rule_file {
 
 each_rule_file! {
     api_version => "api-version.toml",
+    config_invalid => "config-invalid.toml",
     core_version => "core-version.toml",
     corpus_format => "corpus-format.toml",
     corpus_host_path => "corpus-host-path.toml",
@@ -208,7 +209,7 @@ fn every_builtin_fix_has_a_case_with_the_fixed_text() {
 }
 
 /// The rule ids of the product contract (SPEC.md), exactly.
-const SPEC_RULES: [&str; 38] = [
+const SPEC_RULES: [&str; 39] = [
     "invalid-json",
     "duplicate-key",
     "wrong-type",
@@ -245,6 +246,7 @@ const SPEC_RULES: [&str; 38] = [
     "exp-host-path",
     "exp-secret",
     "hyperparam-unknown",
+    "config-invalid",
     "exp-large-file",
     "unused-suppression",
     // The SPEC asks for a warning on a suppression without a reason and names no id for it:

@@ -406,8 +406,52 @@ fn rule_files_with_a_mistake_fail() {
             "a jobspec function in a text check",
             text_rule.replace("pattern = 'x'\nin = \"string\"", "function = \"gpu-quota\""),
         ),
+        ("no keyword", format!("{text_rule}keywords = []\n")),
+        (
+            "an empty keyword",
+            format!("{text_rule}keywords = [\"\"]\n"),
+        ),
+        (
+            "a negative entropy",
+            format!("{text_rule}min-entropy = -1.0\n"),
+        ),
+        (
+            "an unknown decoding",
+            format!("{text_rule}decode = \"hex\"\n"),
+        ),
+        (
+            "a stop word that is no string",
+            format!("{text_rule}stop-words = [1]\n"),
+        ),
+        (
+            "keywords with a function",
+            text_rule.replace(
+                "pattern = 'x'\nin = \"string\"",
+                "function = \"host-path\"\nkeywords = [\"/mnt\"]",
+            ),
+        ),
     ] {
         assert!(!v.is_valid(&toml_text(&text)), "{what} validates");
+    }
+    // The filter keys on a text check validate; on a jobspec check, they do not.
+    let filtered = format!(
+        "{text_rule}allow = ['EXAMPLE$']\nallow-line = ['weights_only\\s*=\\s*True']\nstop-words = [\"abcdefghijklmnopqrstuvwxyz\"]\nmin-entropy = 3\nkeywords = [\"tok_\"]\ndecode = \"base64\"\n"
+    );
+    let errs = errors(&v, &toml_text(&filtered));
+    assert!(errs.is_empty(), "{errs:?}");
+    for key in [
+        "allow = ['x']",
+        "allow-line = ['x']",
+        "stop-words = ['x']",
+        "min-entropy = 3.0",
+        "keywords = ['x']",
+        "decode = 'base64'",
+    ] {
+        let text = good.replace("non-empty = true", &format!("non-empty = true\n{key}"));
+        assert!(
+            !v.is_valid(&toml_text(&text)),
+            "{key} on a jobspec check validates"
+        );
     }
 }
 

@@ -721,6 +721,7 @@ pub fn check_experiment_file(bytes: &[u8]) {
     let others = forgelint::rules::eval::Others {
         spec: Some(&spec),
         config: None,
+        composed: None,
     };
     let findings = forgelint::experiment::lint_in_memory(
         std::path::Path::new(name),

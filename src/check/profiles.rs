@@ -143,6 +143,7 @@ impl<'s> Profile<'s> {
             spec_reads_config: self.spec_reads_config,
             wanted: lint_files && !self.experiment_rules.is_empty(),
             files_read_config: self.experiments.reads_config,
+            store: &self.experiments.configs,
         }
     }
 

@@ -3,14 +3,16 @@
 //! when its rules need it. The engine never lints an experiment's files: it returns the
 //! experiment a spec names, and the run schedules that as a step of its own.
 
+mod config_store;
 mod experiment_config;
 mod findings;
 
 use std::sync::Arc;
 
+pub use config_store::ConfigStore;
 pub use experiment_config::{
     config_keys_present, load_config, reads, spec_rule_reads_config, ExperimentConfigs,
-    ExperimentLookup, ExperimentSite, ExperimentToLint, LoadedConfig,
+    ExperimentLookup, ExperimentSite, ExperimentToLint, LoadedConfig, CONFIG_INVALID,
 };
 pub use findings::{
     at_file_start, contain, file_finding, internal_error, locate, panic_for_tests, FileName, Fixer,
@@ -122,21 +124,47 @@ pub fn lint_spec(
     let opened = input
         .experiment
         .open(&doc, rules, &mut scratch.config_files);
-    let parsed_config = (opened.config.as_ref())
-        .filter(|_| opened.for_spec)
-        .and_then(|c| c.parse().map(|d| (c, d)));
+    let config = opened.config.as_deref().filter(|_| opened.for_spec);
+    let parsed = config.map(|c| (c, c.parse_or_error()));
+    let mut problems = Vec::new();
+    let mut composed = None;
+    match &parsed {
+        Some((c, Err(error))) => problems.push(c.invalid(error)),
+        Some((c, Ok(docs))) if reads_composed(rules) => {
+            if let Some(first) = docs.first() {
+                composed = input.experiment.composed(&opened, c, first);
+            }
+        }
+        _ => {}
+    }
+    if let Some(composed) = &composed {
+        problems.extend(composed.problems.iter().cloned());
+    }
     let others = Others {
         spec: None,
-        config: parsed_config.as_ref().and_then(|(c, docs)| c.first(docs)),
+        config: parsed
+            .as_ref()
+            .and_then(|(c, docs)| c.first(docs.as_ref().ok()?)),
+        composed: composed.as_deref(),
     };
-    let findings = lint_document(text, &doc, path, &input.lint, &others, scratch);
-    drop(parsed_config);
+    let mut findings = lint_document(text, &doc, path, &input.lint, &others, scratch);
+    findings.extend(input.experiment.config_findings(&problems, rules));
+    drop(parsed);
     arena.recycle(doc);
     scratch.arena = arena;
     SpecLint {
         findings,
         experiment: opened.into_to_lint(),
     }
+}
+
+/// Does a check of `rules` read the experiment's config composed (`config-key`)?
+fn reads_composed(rules: &[Active<'_>]) -> bool {
+    rules.iter().any(|a| {
+        a.rule.checks.iter().any(|c| {
+            matches!(&c.assertion, crate::rules::Assertion::Function(f) if f.is(crate::rules::functions::CONFIG_KEY))
+        })
+    })
 }
 
 impl SpecLint {

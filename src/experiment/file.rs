@@ -1,6 +1,6 @@
-//! One file of an experiment: skipped when binary, reported (not read) when it is a weights
-//! file or over the size limit, else linted by the text rules and, for a config file, by the
-//! config rules of its format.
+//! One file of an experiment: read by the secret rules alone when binary, reported (not read)
+//! when it is a weights file or over the size limit, else linted by the text rules and, for a
+//! config file, by the config rules of its format.
 
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -31,7 +31,7 @@ pub fn is_weights_file(path: &Path) -> bool {
 /// Experiment files not linted, by why.
 #[derive(Debug, Default)]
 pub struct FileCounts {
-    /// Binary (a NUL in the first 8 KB) or not UTF-8.
+    /// Binary (a NUL in the first 8 KB) or not UTF-8: read by the secret rules alone.
     pub binary: AtomicUsize,
     /// Weights files and files over the size limit: reported, never read.
     pub large: AtomicUsize,
@@ -107,7 +107,20 @@ impl ExperimentLinter<'_> {
             }
             _ => {
                 self.counts.binary.fetch_add(1, Ordering::Relaxed);
-                Vec::new()
+                // A secret search reads every file: the rules with `mask = true` read this one
+                // decoded lossily (each invalid byte a U+FFFD, whose offsets then count), no
+                // other rule reads it. A suppression in it still hides their findings; one
+                // that hides nothing is not reported, as the rules it may name did not run.
+                let secret_rules: Vec<Active<'_>> = rules
+                    .iter()
+                    .filter(|a| a.rule.reads_binary_files())
+                    .copied()
+                    .collect();
+                if secret_rules.is_empty() {
+                    return Vec::new();
+                }
+                let text = String::from_utf8_lossy(bytes);
+                self.lint_text(&text, path, name, &secret_rules, others, scratch)
             }
         }
     }
@@ -140,7 +153,15 @@ impl ExperimentLinter<'_> {
         let language = text::language_of(path, text);
         let regions = text::scan(language, text);
         let mut kept = KeptHits::default();
-        super::text::run(text, &regions, rules, self.platform, others, &mut kept);
+        super::text::run(
+            text,
+            language,
+            &regions,
+            rules,
+            self.platform,
+            others,
+            &mut kept,
+        );
         let mut findings = engine::locate(text, name, kept, None);
         if let Some(format) = ConfigFormat::of_path(path) {
             findings.extend(self.lint_config(text, format, name, rules, others, scratch));
@@ -198,6 +219,6 @@ impl ExperimentLinter<'_> {
 fn has_comments(language: Language) -> bool {
     matches!(
         language,
-        Language::Python | Language::Shell | Language::Yaml | Language::Toml
+        Language::Python | Language::Shell | Language::Yaml | Language::Toml | Language::Notebook
     )
 }

@@ -71,6 +71,8 @@ pub struct ExperimentLinter<'a> {
     /// Some experiment rule reads the spec that names the experiment (a `spec` condition).
     pub reads_spec: bool,
     pub counts: FileCounts,
+    /// The experiments' config files, each read and composed once.
+    pub configs: crate::engine::ConfigStore,
 }
 
 impl<'a> ExperimentLinter<'a> {
@@ -104,6 +106,7 @@ impl<'a> ExperimentLinter<'a> {
                 .iter()
                 .any(|a| a.rule.target.is_experiment() && reads(a.rule, OtherDoc::Spec)),
             counts: FileCounts::default(),
+            configs: crate::engine::ConfigStore::default(),
         }
     }
 
@@ -126,7 +129,11 @@ impl<'a> ExperimentLinter<'a> {
             .as_ref()
             .and_then(|c| c.parse().map(|docs| (c, docs)));
         let config = config.or_else(|| parsed.as_ref().and_then(|(c, docs)| c.first(docs)));
-        let others = Others { spec, config };
+        let others = Others {
+            spec,
+            config,
+            composed: None,
+        };
         let mut findings = Vec::new();
         walk::each_file(dir, self.no_ignore, &mut |path, problem| {
             if skip(path) {
@@ -192,6 +199,7 @@ impl<'a> ExperimentLinter<'a> {
         let others = Others {
             spec: spec.as_ref(),
             config,
+            composed: None,
         };
         f(&others, scratch)
     }

@@ -8,13 +8,16 @@ use crate::json::Document;
 use crate::platform_facts::Platform;
 use crate::rules::eval::{emit, holds, Context, Faults, Hits, Others, Vars, MAX_VALUE_CHARS};
 use crate::rules::functions::HOST_PATH;
-use crate::rules::{Assertion, Check, Scope, Target};
+use crate::rules::pattern::KeywordsFound;
+use crate::rules::{Assertion, Check, Scope, Target, TextMatch};
 use crate::select::Resolutions;
-use crate::text::{kind_at, Region, RegionKind};
+use crate::text::host_path::HostPathCheck;
+use crate::text::{kind_at, Language, Region, RegionKind};
 
-/// Runs the text rules among `rules` on `text`, whose regions are `regions`.
+/// Runs the text rules among `rules` on `text`, in `language`, whose regions are `regions`.
 pub fn run<'r>(
     text: &str,
+    language: Language,
     regions: &[Region],
     rules: &[Active<'r>],
     platform: &Platform,
@@ -38,6 +41,8 @@ pub fn run<'r>(
         // No key of a text file is reported unknown.
         suggestions: &Default::default(),
     };
+    // The keywords found in the text, by rule: each rule's are looked for once.
+    let mut keywords = KeywordsFound::default();
     for active in rules.iter().filter(|a| a.rule.target == Target::Text) {
         let mut hits = Hits::new(MAX_FINDINGS_PER_FILE);
         for check in &active.rule.checks {
@@ -46,16 +51,21 @@ pub fn run<'r>(
             }
             let mask = active.rule.mask;
             match &check.assertion {
-                Assertion::Text { pattern, scope } => {
-                    pattern_hits(check, pattern, *scope, text, regions, mask, &mut hits)
-                }
-                Assertion::Function(f) if f.is(HOST_PATH) => host_paths(
+                Assertion::Text { pattern, scope } => pattern_hits(
                     check,
+                    pattern.reported(text, &mut keywords),
+                    *scope,
                     text,
                     regions,
-                    &platform.experiments.host_path_roots,
+                    mask,
                     &mut hits,
                 ),
+                Assertion::Function(f) if f.is(HOST_PATH) => {
+                    if let Some(host_path) = f.host_path() {
+                        let roots = &platform.experiments.host_path_roots;
+                        host_paths(check, host_path, roots, language, text, regions, &mut hits);
+                    }
+                }
                 _ => {}
             }
         }
@@ -73,9 +83,10 @@ pub fn masked(secret: &str) -> String {
     out
 }
 
+/// The findings of a pattern check: its reported matches (`matches`) that start in `scope`.
 fn pattern_hits(
     check: &Check,
-    pattern: &crate::rules::Pattern,
+    matches: Vec<TextMatch>,
     scope: Scope,
     text: &str,
     regions: &[Region],
@@ -111,91 +122,54 @@ fn pattern_hits(
             Vec::new(),
         ));
     };
-    for m in pattern.text_matches(text) {
+    for m in matches {
         push(m.at.start, m.at.end);
     }
 }
 
-/// `host-path`: every string literal whose content is a host path under one of `roots`.
-fn host_paths(check: &Check, text: &str, regions: &[Region], roots: &[String], hits: &mut Hits) {
-    for region in regions.iter().filter(|r| r.kind == RegionKind::String) {
-        let content = &text[region.content.clone()];
-        let Some(root) = host_path_root(content, roots) else {
-            continue;
-        };
-        // The literal with its quotes; the value alone after `NAME=` or `--opt=` in a shell word.
-        let span = if text[region.span.start..region.content.start].contains('=') {
-            region.content.clone()
-        } else {
-            region.span.clone()
-        };
+/// `host-path`: every string value that is a host path under one of `roots` (see
+/// [`crate::text::host_path`]).
+fn host_paths(
+    check: &Check,
+    host_path: &HostPathCheck,
+    roots: &[String],
+    language: Language,
+    text: &str,
+    regions: &[Region],
+    hits: &mut Hits,
+) {
+    crate::text::host_path::find(host_path, roots, language, text, regions, &mut |found| {
+        let shown = quote(&found.value, MAX_VALUE_CHARS);
+        let (kind, instead) = found.kind.map_or((DEFAULT_KIND, DEFAULT_INSTEAD), |k| {
+            (k.kind.as_str(), k.instead.as_str())
+        });
         let vars = Vars {
-            value: quote(content, MAX_VALUE_CHARS),
+            value: shown.clone(),
             extra: vec![
-                ("match", quote(content, MAX_VALUE_CHARS)),
-                ("root", quote(root, MAX_VALUE_CHARS)),
+                ("match", shown),
+                ("root", quote(found.root, MAX_VALUE_CHARS)),
+                ("kind", crate::escape::visible(kind).into_owned()),
+                ("instead", crate::escape::visible(instead).into_owned()),
             ],
             ..Vars::default()
         };
         hits.push(emit(
             check,
-            Span::new(span.start, span.end),
+            Span::new(found.span.start, found.span.end),
             String::new(),
             vars,
             Vec::new(),
         ));
-    }
+    });
 }
 
-/// The root `path` lies under, if it is a host path: the root itself or below it (`/mnt`,
-/// `/mnt/x`, not `/mnt2`), `~` or `~/…`, or a scheme such as `file:` in any case.
-pub fn host_path_root<'r>(path: &str, roots: &'r [String]) -> Option<&'r str> {
-    roots
-        .iter()
-        .find(|root| {
-            let root = root.as_str();
-            if root.ends_with(':') {
-                return path
-                    .get(..root.len())
-                    .is_some_and(|p| p.eq_ignore_ascii_case(root));
-            }
-            path.strip_prefix(root)
-                .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
-        })
-        .map(String::as_str)
-}
+/// `{kind}` and `{instead}` of a host path no kind of the rule's options names.
+const DEFAULT_KIND: &str = "a host path";
+const DEFAULT_INSTEAD: &str = "the platform mounts the corpus and sets DOCS_DIR";
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn host_paths_are_under_a_root_not_beside_it() {
-        let roots: Vec<String> = crate::platform_facts::DEFAULT_HOST_PATH_ROOTS
-            .map(String::from)
-            .to_vec();
-        for yes in [
-            "/mnt",
-            "/mnt/shared/x",
-            "~",
-            "~/data",
-            "FILE:///x",
-            "/home/me",
-        ] {
-            assert!(host_path_root(yes, &roots).is_some(), "{yes}");
-        }
-        for no in [
-            "/mnt2",
-            "mnt/x",
-            "~user",
-            "",
-            "https://x",
-            "/usr/lib",
-            "$DOCS_DIR/x",
-        ] {
-            assert!(host_path_root(no, &roots).is_none(), "{no}");
-        }
-    }
 
     #[test]
     fn masking_keeps_four_characters() {

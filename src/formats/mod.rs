@@ -2,6 +2,7 @@
 //! parser builds, so the rule engine lints them alike: every key and value keeps the byte span
 //! of its text in the file.
 
+pub mod compose;
 mod toml;
 mod yaml;
 mod yaml_keys;

@@ -1,79 +1,186 @@
 //! `config-key`: a spec's hyperparameter override (a dotted path such as
-//! `policy.optimizer.kwargs.lr`) must name a key of the experiment's config file, or the override
-//! does nothing (or the job dies after its wait in the queue).
+//! `policy.optimizer.kwargs.lr`) must name a key of the experiment's config — composed with its
+//! bases, as the framework composes it ([`crate::formats::compose`]) — or the override does
+//! nothing (or the job dies after its wait in the queue).
+//!
+//! The override syntax of Hydra (and of NeMo-RL, which parses overrides with it) is read: `+key`
+//! and `++key` add a key, so they name none yet; `~key` deletes one, which must exist; a list
+//! index (`data.splits.0`) names an item that must exist. Keys under a package whose option is
+//! chosen on the command line, or of a config whose bases could not all be read, are not judged.
 
-use super::eval::{emit_at, last_key, ConfigDoc, Context, Hits, Vars, MAX_VALUE_CHARS};
+use super::eval::{emit_at, last_key, Context, Hits, Vars, MAX_VALUE_CHARS};
 use super::Check;
 use crate::diagnostic::{Locator, Related, Span};
 use crate::escape::quote;
-use crate::json::{Document, NodeId};
+use crate::formats::compose::{Composed, KeyTree, Lookup};
 use crate::select::Resolved;
 
-/// At most this many keys of a config are offered as did-you-mean candidates.
-const MAX_CANDIDATES: usize = 10_000;
-/// At most this many (node, rest-of-path) states are tried for one dotted path: a key that
-/// itself contains dots can be read two ways, and a hostile config must not make it blow up.
-const MAX_STEPS: usize = 10_000;
+/// Keys a did-you-mean looks at below the deepest key an override reaches, at most.
+const MAX_CANDIDATES: usize = 1024;
 
 pub fn config_key(check: &Check, ctx: &Context<'_>, res: Resolved<'_>, out: &mut Hits) {
-    let Some(config) = ctx.others.config else {
+    let Some(composed) = ctx.others.composed else {
         return;
     };
-    let mut candidates: Option<Vec<String>> = None;
-    let mut locator = Locator::new(config.text);
+    let Some(primary) = composed.files.first() else {
+        return;
+    };
+    let config = if composed.files.len() > 1 {
+        format!("{} or its bases", crate::escape::visible(&primary.shown))
+    } else {
+        crate::escape::visible(&primary.shown).into_owned()
+    };
+    let mut locators: Vec<Option<Locator<'_>>> = Vec::new();
     for m in res.found {
         let key = last_key(&m.pointer(ctx.doc));
-        let (found, deepest) = lookup(config.doc, &key);
-        if found {
+        let (path, mark) = match override_target(&key) {
+            Override::Adds => continue,
+            Override::Sets(path) => (path, ""),
+            Override::Deletes(path) => (path, "~"),
+        };
+        if path.is_empty() || !composed.judged(path) {
             continue;
         }
-        let known = candidates.get_or_insert_with(|| dotted_keys(config.doc));
-        // Keys as deep as the override first: `kwargs.lr` means a leaf, not its parent.
-        let depth = key.matches('.').count();
-        let suggestion = crate::error::suggest(
-            &key,
-            known
-                .iter()
-                .map(String::as_str)
-                .filter(|k| k.matches('.').count() == depth),
-        )
-        .or_else(|| crate::error::suggest(&key, known.iter().map(String::as_str)))
-        .map(|s| format!("; did you mean {}?", quote(s, MAX_VALUE_CHARS)))
-        .unwrap_or_default();
+        let lookup = composed.tree.lookup(path);
+        if lookup.found {
+            continue;
+        }
+        let suggestion = did_you_mean(&composed.tree, path, &lookup)
+            .map(|s| {
+                format!(
+                    "; did you mean {}?",
+                    quote(&format!("{mark}{s}"), MAX_VALUE_CHARS)
+                )
+            })
+            .unwrap_or_default();
         let vars = Vars {
             value: quote(&key, MAX_VALUE_CHARS),
-            extra: vec![
-                ("config", crate::escape::visible(config.path).into_owned()),
-                ("did-you-mean", suggestion),
-            ],
+            extra: vec![("config", config.clone()), ("did-you-mean", suggestion)],
             ..Vars::default()
         };
         let mut hit = emit_at(check, ctx, m, vars, Vec::new());
         hit.elsewhere
-            .push(related(&config, &mut locator, deepest, &key));
+            .push(related(composed, &mut locators, &lookup, path));
         out.push(hit);
     }
 }
 
-/// The related place in the config: the deepest key the path does name, or the document.
-fn related(config: &ConfigDoc<'_>, locator: &mut Locator<'_>, at: Located, key: &str) -> Related {
-    let (span, label) = match at {
-        Located::Key(span, matched) => (
-            span,
-            format!(
-                "`{}` is the nearest key the override names; `{}` is not under it",
-                crate::escape::visible(&matched),
-                crate::escape::visible(key[matched.len()..].trim_start_matches('.'))
-            ),
-        ),
-        Located::Root => (
+/// What an override key does, by its Hydra prefix.
+#[derive(Debug, PartialEq, Eq)]
+enum Override<'k> {
+    /// `key`: sets a key, which must exist.
+    Sets(&'k str),
+    /// `+key`, `++key`: adds a key (or, `++`, sets it whether or not it exists).
+    Adds,
+    /// `~key`: deletes a key, which must exist.
+    Deletes(&'k str),
+}
+
+fn override_target(key: &str) -> Override<'_> {
+    if key.starts_with('+') {
+        Override::Adds
+    } else if let Some(path) = key.strip_prefix('~') {
+        Override::Deletes(path)
+    } else {
+        Override::Sets(key)
+    }
+}
+
+/// The key the override most likely meant: among the keys of the deepest mapping it reaches
+/// (its siblings), then one level below them; with the rest of the path when that exists.
+fn did_you_mean(tree: &KeyTree, path: &str, lookup: &Lookup) -> Option<String> {
+    let members = tree.members(lookup.deepest)?;
+    let prefix = &path[..lookup.matched];
+    let rest = &path[lookup.matched..];
+    let (first, tail) = match rest.split_once('.') {
+        Some((first, tail)) => (first, Some(tail)),
+        None => (rest, None),
+    };
+    let with_tail = |key: &str| -> String {
+        let near = format!("{prefix}{key}");
+        match tail {
+            Some(tail) if tree.lookup(&format!("{near}.{tail}")).found => format!("{near}.{tail}"),
+            _ => near,
+        }
+    };
+    let siblings = members.list.iter().map(|(k, _)| &**k);
+    if let Some(key) =
+        crate::error::suggest(first, siblings.clone()).or_else(|| shortened(first, siblings))
+    {
+        return Some(with_tail(key));
+    }
+    // A level left out (`optimizer.lr` for `optimizer.kwargs.lr`): the keys one level down.
+    let below: Vec<(String, &str)> = members
+        .list
+        .iter()
+        .filter_map(|(k, child)| Some((k, tree.members(*child)?)))
+        .flat_map(|(k, m)| m.list.iter().map(move |(c, _)| (format!("{k}.{c}"), &**c)))
+        .take(MAX_CANDIDATES)
+        .collect();
+    let best = crate::error::suggest(first, below.iter().map(|(_, c)| *c))?;
+    let (full, _) = below.iter().find(|(_, c)| *c == best)?;
+    Some(with_tail(full))
+}
+
+/// The one sibling `word` shortens, if exactly one: its initials (`lr` for `learning_rate`) or
+/// one of its words (`steps` for `max_steps`). Too unlike for a typo, but what was meant.
+fn shortened<'a>(word: &str, siblings: impl Iterator<Item = &'a str>) -> Option<&'a str> {
+    if word.is_empty() || word.contains('_') {
+        return None;
+    }
+    let word = word.to_ascii_lowercase();
+    let mut found = None;
+    for sibling in siblings {
+        let lower = sibling.to_ascii_lowercase();
+        let words = || lower.split('_').filter(|w| !w.is_empty());
+        let initials: String = words().filter_map(|w| w.chars().next()).collect();
+        let shortens = words().count() > 1 && (initials == word || words().any(|w| w == word));
+        if shortens {
+            if found.is_some() {
+                return None;
+            }
+            found = Some(sibling);
+        }
+    }
+    found
+}
+
+/// The related place in the config: the deepest key the path does name, in the file that
+/// wrote it, or the primary config.
+fn related<'c>(
+    composed: &'c Composed,
+    locators: &mut Vec<Option<Locator<'c>>>,
+    lookup: &Lookup,
+    key: &str,
+) -> Related {
+    let origin = composed.tree.node(lookup.deepest).origin;
+    let (file, span, label) = if lookup.matched == 0 {
+        (
+            0,
             Span::new(0, 0),
             "the experiment's config; no key of it starts the override's path".to_string(),
-        ),
+        )
+    } else {
+        let matched = key[..lookup.matched].trim_end_matches('.');
+        (
+            origin.file as usize,
+            origin.span,
+            format!(
+                "`{}` is the nearest key the override names; `{}` is not under it",
+                crate::escape::visible(matched),
+                crate::escape::visible(&key[lookup.matched..])
+            ),
+        )
     };
+    let index = if file < composed.files.len() { file } else { 0 };
+    let file = &composed.files[index];
+    if locators.len() < composed.files.len() {
+        locators.resize_with(composed.files.len(), || None);
+    }
+    let locator = locators[index].get_or_insert_with(|| Locator::new(&file.text));
     let (span, start, end) = locator.positions(span);
     Related {
-        path: Some(config.path.clone()),
+        path: Some(file.shown.clone()),
         span,
         start,
         end,
@@ -81,88 +188,55 @@ fn related(config: &ConfigDoc<'_>, locator: &mut Locator<'_>, at: Located, key: 
     }
 }
 
-#[derive(Debug, Clone, PartialEq)]
-enum Located {
-    /// The key's span, and the part of the path it completes.
-    Key(Span, String),
-    Root,
-}
-
-/// Does `path` name a key of `doc` (each `.` going one level down, or part of a key that
-/// contains dots)? Else the deepest key on its way.
-fn lookup(doc: &Document<'_>, path: &str) -> (bool, Located) {
-    let mut deepest = (0, Located::Root);
-    let mut stack: Vec<(NodeId, usize)> = vec![(doc.root(), 0)];
-    let mut steps = 0;
-    while let Some((node, from)) = stack.pop() {
-        steps += 1;
-        if steps > MAX_STEPS {
-            break;
-        }
-        let rest = &path[from..];
-        for member in doc.members(node) {
-            let k: &str = &member.key;
-            if rest == k {
-                return (true, Located::Root);
-            }
-            if rest.len() > k.len() && rest.starts_with(k) && rest.as_bytes()[k.len()] == b'.' {
-                let next = from + k.len() + 1;
-                if next > deepest.0 {
-                    deepest = (
-                        next,
-                        Located::Key(member.key_span, path[..from + k.len()].to_string()),
-                    );
-                }
-                stack.push((member.value, next));
-            }
-        }
-    }
-    (false, deepest.1)
-}
-
-/// Every key path of the config, dotted (`policy.optimizer.kwargs.lr`), for did-you-mean.
-fn dotted_keys(doc: &Document<'_>) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut stack: Vec<(NodeId, String)> = vec![(doc.root(), String::new())];
-    while let Some((node, prefix)) = stack.pop() {
-        for member in doc.members(node) {
-            if out.len() >= MAX_CANDIDATES {
-                return out;
-            }
-            let path = if prefix.is_empty() {
-                member.key.to_string()
-            } else {
-                format!("{prefix}.{}", member.key)
-            };
-            stack.push((member.value, path.clone()));
-            out.push(path);
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn dotted_paths_go_down_and_through_dotted_keys() {
-        let text = r#"{"policy": {"optimizer": {"kwargs": {"lr": 1}}}, "a.b": {"c": 1}}"#;
+    fn tree(text: &str) -> KeyTree {
         let doc = crate::json::parse(text).unwrap();
-        assert!(lookup(&doc, "policy.optimizer.kwargs.lr").0);
-        assert!(lookup(&doc, "policy.optimizer").0);
-        assert!(lookup(&doc, "a.b.c").0);
-        let (found, at) = lookup(&doc, "policy.optimizer.kwargs.lrr");
-        assert!(!found);
-        match at {
-            Located::Key(span, matched) => {
-                assert_eq!(&text[span.start as usize..span.end as usize], "\"kwargs\"");
-                assert_eq!(matched, "policy.optimizer.kwargs");
-            }
-            Located::Root => panic!("expected a key"),
-        }
-        assert_eq!(lookup(&doc, "nothing").1, Located::Root);
-        let keys = dotted_keys(&doc);
-        assert!(keys.contains(&"policy.optimizer.kwargs.lr".to_string()));
+        KeyTree::of_document(&doc, 0, &[])
+    }
+
+    #[test]
+    fn override_prefixes() {
+        assert_eq!(override_target("a.b"), Override::Sets("a.b"));
+        assert_eq!(override_target("+a.b"), Override::Adds);
+        assert_eq!(override_target("++a.b"), Override::Adds);
+        assert_eq!(override_target("~a.b"), Override::Deletes("a.b"));
+    }
+
+    #[test]
+    fn suggestions_come_from_the_siblings() {
+        let t = tree(
+            r#"{"policy": {"optimizer": {"kwargs": {"lr": 1, "weight_decay": 0}}, "generation": {"top_p": 1}}, "trainer": {"total_epochs": 1}}"#,
+        );
+        let ask = |path: &str| did_you_mean(&t, path, &t.lookup(path));
+        assert_eq!(
+            ask("policy.optimizer.kwargs.weight_decy").as_deref(),
+            Some("policy.optimizer.kwargs.weight_decay")
+        );
+        assert_eq!(
+            ask("trainer.total_epoch").as_deref(),
+            Some("trainer.total_epochs")
+        );
+        assert_eq!(
+            ask("policy.optimzer.kwargs.lr").as_deref(),
+            Some("policy.optimizer.kwargs.lr")
+        );
+        assert_eq!(
+            ask("policy.optimizer.lr").as_deref(),
+            Some("policy.optimizer.kwargs.lr")
+        );
+        assert_eq!(ask("policy.zzz"), None);
+        assert_eq!(
+            ask("triner.total_epochs").as_deref(),
+            Some("trainer.total_epochs")
+        );
+        let t = tree(r#"{"kwargs": {"learning_rate": 1, "max_steps": 2, "warmup_steps": 3}}"#);
+        let ask = |path: &str| did_you_mean(&t, path, &t.lookup(path));
+        assert_eq!(ask("kwargs.lr").as_deref(), Some("kwargs.learning_rate"));
+        assert_eq!(ask("kwargs.max").as_deref(), Some("kwargs.max_steps"));
+        // Two keys end in `steps`: neither is offered.
+        assert_eq!(ask("kwargs.steps"), None);
     }
 }

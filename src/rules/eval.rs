@@ -26,12 +26,15 @@ pub trait ProjectFs {
 pub struct Others<'a> {
     pub spec: Option<&'a Document<'a>>,
     pub config: Option<ConfigDoc<'a>>,
+    /// The experiment's config composed with its bases (`hyperparam-unknown` reads it).
+    pub composed: Option<&'a crate::formats::compose::Composed>,
 }
 
 impl Others<'_> {
     pub const NONE: Others<'static> = Others {
         spec: None,
         config: None,
+        composed: None,
     };
 }
 

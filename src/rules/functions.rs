@@ -8,6 +8,7 @@ use super::{Check, Needs, Operand, Setting};
 use crate::escape::quote;
 use crate::json::{push_pointer_segment, Value};
 use crate::select::Resolved;
+use crate::text::host_path::{self, HostPathCheck};
 
 use std::sync::Arc;
 
@@ -18,6 +19,11 @@ pub trait Builtin: std::fmt::Debug + Send + Sync {
     /// The context it needs to run at all (a quota, the registries).
     fn needs(&self) -> Needs {
         Needs::default()
+    }
+
+    /// `host-path`'s check, which the experiment linter runs over a text file.
+    fn host_path(&self) -> Option<&HostPathCheck> {
+        None
     }
 }
 
@@ -118,9 +124,9 @@ pub const FUNCTIONS: &[FunctionDef] = &[
         name: HOST_PATH,
         summary: "A string literal that is a host path under a data mount ([experiments] host-path-roots).",
         reads: Reads::Text,
-        vars: &["root"],
-        options: &[],
-        compile: |_| Ok(Arc::new(TextOnly)),
+        vars: &["root", "kind", "instead"],
+        options: HOST_PATH_OPTIONS,
+        compile: |options| Ok(Arc::new(HostPath(host_path::compile(options)?))),
     },
     FunctionDef {
         name: CONFIG_KEY,
@@ -204,6 +210,11 @@ impl Function {
 
     pub fn run(&self, check: &Check, ctx: &Context<'_>, res: Resolved<'_>, out: &mut Hits) {
         self.builtin.run(check, ctx, res, out);
+    }
+
+    /// The check of `host-path`, compiled with its options.
+    pub fn host_path(&self) -> Option<&HostPathCheck> {
+        self.builtin.host_path()
     }
 }
 
@@ -315,14 +326,46 @@ impl Builtin for ConfigKey {
     }
 }
 
-/// A function that reads text, which the experiment linter runs over a file's literals: a
-/// document has nothing for it.
+/// `host-path`, which the experiment linter runs over a text file's literals: a document has
+/// nothing for it.
 #[derive(Debug)]
-struct TextOnly;
+struct HostPath(HostPathCheck);
 
-impl Builtin for TextOnly {
+impl Builtin for HostPath {
     fn run(&self, _: &Check, _: &Context<'_>, _: Resolved<'_>, _: &mut Hits) {}
+
+    fn host_path(&self) -> Option<&HostPathCheck> {
+        Some(&self.0)
+    }
 }
+
+/// The options of `host-path` (their schemas are [`host_path::option_schema`]).
+const HOST_PATH_OPTIONS: &[OptionDef] = &[
+    OptionDef {
+        name: "ignore",
+        schema: || host_path::option_schema("ignore"),
+    },
+    OptionDef {
+        name: "remote-calls",
+        schema: || host_path::option_schema("remote-calls"),
+    },
+    OptionDef {
+        name: "remote-names",
+        schema: || host_path::option_schema("remote-names"),
+    },
+    OptionDef {
+        name: "prose-words",
+        schema: || host_path::option_schema("prose-words"),
+    },
+    OptionDef {
+        name: "shell-keys",
+        schema: || host_path::option_schema("shell-keys"),
+    },
+    OptionDef {
+        name: "kinds",
+        schema: || host_path::option_schema("kinds"),
+    },
+];
 
 /// `path-escapes-root` (`escapes`) and `directory-missing`: a path under the project root.
 #[derive(Debug)]

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use super::pattern::SIZE_LIMIT;
-use super::{compile_rule, Assertion, Pattern, Rule, BUILTIN};
+use super::{compile_rule, Assertion, Rule, TextPattern, BUILTIN};
 use crate::secrets::{Detector, SecretPattern};
 
 /// The detector of the rules with `mask = true` among `rules`, and of the built-in ones.
@@ -56,21 +56,27 @@ fn builtin_patterns() -> Vec<Arc<dyn SecretPattern>> {
     patterns
 }
 
-impl SecretPattern for Pattern {
+/// The detector masks every match of a pattern, its keywords and filters aside (see
+/// [`TextPattern::secrets`]).
+impl SecretPattern for TextPattern {
     fn source(&self) -> &str {
         self.as_str()
     }
 
     fn regex(&self) -> &regex::Regex {
-        Pattern::regex(self)
+        self.pattern().regex()
     }
 
     fn secret_spans(&self, text: &str, out: &mut Vec<std::ops::Range<usize>>) {
-        out.extend(self.text_matches(text).map(|m| m.secret));
+        self.secrets(text, out);
+    }
+
+    fn same_source_same_secrets(&self) -> bool {
+        !self.decodes()
     }
 
     fn may_match(&self, text: &str) -> bool {
-        Pattern::may_match(self, text)
+        self.pattern().may_match(text)
     }
 }
 

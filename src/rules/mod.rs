@@ -32,7 +32,7 @@ pub use cases::{apply_patch, Case, CaseContext, CaseSource, Fixed};
 pub use compile::compile_rule;
 pub use eval::{Hit, Lit};
 pub use mask::secret_detector;
-pub use pattern::{Pattern, TextMatch};
+pub use pattern::{Pattern, TextMatch, TextPattern};
 use template::Template;
 
 /// What kind of file a rule reads: jobspecs, or the files of an experiment directory as text
@@ -249,9 +249,10 @@ pub enum Assertion {
     Function(functions::Function),
     /// A text rule's regex, matched in the regions of `scope`; the named group `at`, when the
     /// pattern has one, is the span reported, and the group `secret` the span a rule with
-    /// `mask = true` hides (see [`Pattern::text_matches`]).
+    /// `mask = true` hides (see [`Pattern::text_matches`]). Its keywords, filters and
+    /// decoding decide which matches are reported ([`TextPattern`]).
     Text {
-        pattern: Pattern,
+        pattern: TextPattern,
         scope: Scope,
     },
 }
@@ -413,6 +414,12 @@ pub struct Rule {
 }
 
 impl Rule {
+    /// Whether the rule reads the files the others skip as binary (a NUL in their first 8 KB,
+    /// or not UTF-8), decoded lossily: a secret search (`mask = true`) reads every file.
+    pub fn reads_binary_files(&self) -> bool {
+        self.mask && self.target == Target::Text
+    }
+
     /// How safe the rule's fixes are, if it has any: unsafe when one of them is.
     pub fn fix_safety(&self) -> Option<Safety> {
         self.checks

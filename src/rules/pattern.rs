@@ -156,17 +156,20 @@ impl Pattern {
         if at.is_none() && secret.is_none() {
             // No group to read: the faster search for the match alone.
             return Box::new(regex.find_iter(text).map(|m| TextMatch {
+                whole: m.range(),
                 at: m.range(),
                 secret: m.range(),
             }));
         }
         Box::new(regex.captures_iter(text).filter_map(move |caps| {
             let whole = caps.get(0)?.range();
-            let at = at.and_then(|g| caps.get(g)).map_or(whole, |m| m.range());
+            let at = at
+                .and_then(|g| caps.get(g))
+                .map_or(whole.clone(), |m| m.range());
             let secret = secret
                 .and_then(|g| caps.get(g))
                 .map_or_else(|| at.clone(), |m| m.range());
-            Some(TextMatch { at, secret })
+            Some(TextMatch { whole, at, secret })
         }))
     }
 
@@ -179,6 +182,8 @@ impl Pattern {
 /// One match of a text check's pattern (see [`Pattern::text_matches`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TextMatch {
+    /// The whole match.
+    pub whole: std::ops::Range<usize>,
     /// The span a finding points at.
     pub at: std::ops::Range<usize>,
     /// The span a rule with `mask = true` hides.
@@ -588,6 +593,10 @@ fn take_runs(runs: &[Run], text: &[u8], mut at: usize) -> Option<usize> {
     }
     Some(at)
 }
+
+mod text;
+
+pub use text::{entropy, Codec, Filters, KeywordsFound, TextPattern};
 
 #[cfg(test)]
 mod tests;

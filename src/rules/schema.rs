@@ -33,7 +33,9 @@ pub struct RawRule {
     pub target: Option<Spanned<String>>,
     /// (target = "text") The matched text is a secret: every output shows its first four
     /// characters and `…`, and every excerpt of any linted file is masked wherever the pattern
-    /// matches, whatever rules run.
+    /// matches (before `allow`, `stop-words`, `min-entropy` and `keywords`, which only decide
+    /// what is reported), whatever rules run. Such a rule also reads the files other rules
+    /// skip as binary, decoded lossily.
     #[schemars(with = "Option<bool>")]
     pub mask: Option<Spanned<bool>>,
     /// Default message template of the checks ({value}, {expected}, {path}, …).
@@ -103,9 +105,10 @@ pub struct RawClause {
     /// A selector on the experiment's config file (conditions).
     #[schemars(with = "Option<String>", extend("x-in" = ["condition"]))]
     pub config: Option<Spanned<String>>,
-    /// The regex (Rust regex syntax) of a text rule; its named group `at`, if any, is the span
-    /// reported, and with `mask = true` its group `secret`, if any, the span masked (a whole
-    /// private key block).
+    /// The regex (Rust regex syntax) of a text rule, searched over the whole file (`(?s)` lets
+    /// `.` cross lines, `(?m)` makes `^` and `$` lines); its named group `at`, if any, is the
+    /// span reported, and with `mask = true` its group `secret`, if any, the span masked (a
+    /// whole private key block).
     #[schemars(with = "Option<String>", extend("x-in" = ["text-check"]))]
     pub pattern: Option<Spanned<String>>,
     /// Where a text pattern may start: string literals, comments, the rest, or anywhere (the
@@ -114,6 +117,39 @@ pub struct RawClause {
     #[serde(default)]
     #[schemars(schema_with = "shapes::scope", extend("x-in" = ["text-check"]))]
     pub in_: Option<Spanned<String>>,
+    /// Regexes: a match whose text (its `at` group, else the whole match) matches one of them
+    /// is dropped, as gitleaks' allowlist regexes drop a placeholder: `allow = ['EXAMPLE$']`.
+    #[serde(default)]
+    #[schemars(schema_with = "shapes::regexes", extend("x-in" = ["text-check"]))]
+    pub allow: Option<Spanned<Vec<Spanned<String>>>>,
+    /// Regexes tried on the whole lines a match spans: one that matches drops the match
+    /// (`allow-line = ['weights_only\s*=\s*True']` excuses a `torch.load(` call).
+    #[serde(default)]
+    #[schemars(schema_with = "shapes::regexes", extend("x-in" = ["text-check"]))]
+    pub allow_line: Option<Spanned<Vec<Spanned<String>>>>,
+    /// Words that drop a match whose text (its `at` group, else the whole match) holds one,
+    /// in any ASCII case (gitleaks' stop words): `stop-words = ["abcdefghijklmnopqrstuvwxyz"]`.
+    #[serde(default)]
+    #[schemars(schema_with = "shapes::words", extend("x-in" = ["text-check"]))]
+    pub stop_words: Option<Spanned<Vec<Spanned<String>>>>,
+    /// The least Shannon entropy, in bits a character, of a match's text (its `at` group, else
+    /// the whole match): a placeholder such as `hf_xxxxxxxxxxxxxxxxxxxx` (about 1 bit) is
+    /// dropped, a random token (4 or more) kept. `min-entropy = 3.0`.
+    #[serde(default)]
+    #[schemars(schema_with = "shapes::entropy", extend("x-in" = ["text-check"]))]
+    pub min_entropy: Option<Spanned<f64>>,
+    /// Literal strings, in any ASCII case, of which the file must hold one for the pattern to
+    /// run at all: a cheap first pass over the file (`keywords = ["hf_"]`).
+    #[serde(default)]
+    #[schemars(schema_with = "shapes::keywords", extend("x-in" = ["text-check"]))]
+    pub keywords: Option<Spanned<Vec<Spanned<String>>>>,
+    /// `"base64"`: each match's `at` group is decoded, and the match with that group replaced
+    /// by the decoded text is searched by the rule's other pattern checks (their keywords and
+    /// filters too); a match of theirs in the decoded part is reported here, at the encoded
+    /// value. For a Kubernetes Secret's `data:` values.
+    #[serde(default)]
+    #[schemars(schema_with = "shapes::decode", extend("x-in" = ["text-check"]))]
+    pub decode: Option<Spanned<String>>,
     // Check-only.
     /// Conditions that must all hold for the check to run.
     #[serde(default)]
@@ -373,6 +409,31 @@ mod shapes {
 
     pub fn scope(_: &mut SchemaGenerator) -> Schema {
         json_schema!({ "enum": Scope::NAMES, "default": "any" })
+    }
+
+    pub fn regexes(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({ "type": "array", "items": { "type": "string" } })
+    }
+
+    pub fn words(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({ "type": "array", "items": { "type": "string", "minLength": 1 } })
+    }
+
+    /// At least one keyword: with none the pattern would never run.
+    pub fn keywords(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "type": "array",
+            "items": { "type": "string", "minLength": 1 },
+            "minItems": 1,
+        })
+    }
+
+    pub fn entropy(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({ "type": "number", "minimum": 0 })
+    }
+
+    pub fn decode(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({ "enum": crate::rules::pattern::Codec::NAMES })
     }
 
     pub fn report_at(_: &mut SchemaGenerator) -> Schema {

@@ -125,8 +125,20 @@ fn clause_def(clause: &Value, kind: &str) -> Value {
         ),
         "text-check" => (
             "A text check: a pattern or a text function; predicates go in `when` conditions.",
-            // `in` scopes a pattern; with a function it is refused.
-            json!({ "dependentRequired": { "in": ["pattern"] }, "allOf": function_options() }),
+            // `in`, the filters, keywords and decoding go with a pattern; with a function
+            // they are refused.
+            json!({
+                "dependentRequired": {
+                    "in": ["pattern"],
+                    "allow": ["pattern"],
+                    "allow-line": ["pattern"],
+                    "stop-words": ["pattern"],
+                    "min-entropy": ["pattern"],
+                    "keywords": ["pattern"],
+                    "decode": ["pattern"],
+                },
+                "allOf": function_options(),
+            }),
         ),
         _ => (
             "A condition: a subject (select, fact, spec, config) with one predicate, or any/all/not.",

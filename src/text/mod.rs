@@ -11,6 +11,8 @@
 use std::ops::Range;
 use std::path::Path;
 
+pub mod host_path;
+pub mod notebook;
 mod python;
 mod shell;
 mod simple;
@@ -26,6 +28,8 @@ pub enum Language {
     Yaml,
     Toml,
     Json,
+    /// A Jupyter notebook: the Python of its code cells, inside JSON.
+    Notebook,
     Other,
 }
 
@@ -38,6 +42,7 @@ impl Language {
             Language::Yaml => Some("yaml"),
             Language::Toml => Some("toml"),
             Language::Json => Some("json"),
+            Language::Notebook => None,
             Language::Other => None,
         }
     }
@@ -55,6 +60,7 @@ pub fn language_of(path: &Path, text: &str) -> Language {
         Some("yaml" | "yml") => return Language::Yaml,
         Some("toml") => return Language::Toml,
         Some("json") => return Language::Json,
+        Some("ipynb") => return Language::Notebook,
         _ => {}
     }
     shebang_language(text).unwrap_or(Language::Other)
@@ -106,6 +112,7 @@ pub fn scan(lang: Language, text: &str) -> Vec<Region> {
         Language::Yaml => yaml::scan(text.as_bytes(), &mut out),
         Language::Toml => simple::scan_toml(text.as_bytes(), &mut out),
         Language::Json => simple::scan_json(text.as_bytes(), &mut out),
+        Language::Notebook => notebook::scan(text, &mut out),
         Language::Other => {}
     }
     out.finish()
@@ -232,6 +239,7 @@ mod tests {
         assert_eq!(of("config.yml", ""), Language::Yaml);
         assert_eq!(of("pyproject.toml", ""), Language::Toml);
         assert_eq!(of("x.json", ""), Language::Json);
+        assert_eq!(of("tutorial.ipynb", ""), Language::Notebook);
         assert_eq!(of("launch", "#!/bin/bash\necho"), Language::Shell);
         assert_eq!(of("launch", "#!/usr/bin/env bash\n"), Language::Shell);
         assert_eq!(

@@ -145,16 +145,19 @@ fn bodies(bytes: &[u8], mut i: usize, heredocs: &mut Vec<Heredoc>, out: &mut Reg
     i
 }
 
-/// The offset after `NAME=` or `--opt=` (`NAME+=`, `-o=`) at the start of a word.
+/// The offset after `NAME=` or `--opt=` (`NAME+=`, `-o=`) at the start of a word, or after
+/// the key of a Hydra-style override (`data.train_files=`, `+trainer.x=`, `~a.b=`,
+/// `optim@actor.optim=`): what follows is a value.
 fn value_start(word: &[u8]) -> Option<usize> {
     let (name_start, first_ok): (usize, fn(u8) -> bool) = if word.starts_with(b"--") {
         (2, |b: u8| b.is_ascii_alphanumeric())
     } else if word.starts_with(b"-") {
         (1, |b: u8| b.is_ascii_alphanumeric())
     } else {
-        (0, |b: u8| b.is_ascii_alphabetic() || b == b'_')
+        let marks = word.iter().take_while(|&&b| b == b'+' || b == b'~').count();
+        (marks.min(2), |b: u8| b.is_ascii_alphabetic() || b == b'_')
     };
-    let option = name_start > 0;
+    let option = word.first() == Some(&b'-');
     let first = *word.get(name_start)?;
     if !first_ok(first) {
         return None;
@@ -166,6 +169,7 @@ fn value_start(word: &[u8]) -> Option<usize> {
             b'+' if !option && word.get(i + 1) == Some(&b'=') => return Some(i + 2),
             b if b.is_ascii_alphanumeric() || b == b'_' => i += 1,
             b'-' | b'.' if option => i += 1,
+            b'-' | b'.' | b'/' | b'@' if !option => i += 1,
             _ => return None,
         }
     }
@@ -455,6 +459,24 @@ mod tests {
         assert!(s.contains(&(S, "Y=\"a b\"")));
         // `--opt` without `=` is a word of its own.
         assert_eq!(parts("--a.b-c"), vec![(S, "--a.b-c")]);
+        // Hydra-style overrides: the value follows the key, whatever its dots and marks.
+        let text = "data.train_files=/d/t +trainer.x=1 ++a=2 ~b.c=3 optim@actor.optim=adam a/b=c";
+        assert_eq!(
+            parts(text),
+            vec![
+                (S, "/d/t"),
+                (S, "1"),
+                (S, "2"),
+                (S, "3"),
+                (S, "adam"),
+                (S, "c")
+            ]
+        );
+        // Not a key: a value that only contains `=`.
+        assert_eq!(
+            parts("http://x/?a=b 1=2"),
+            vec![(S, "http://x/?a=b"), (S, "1=2")]
+        );
     }
 
     #[test]

@@ -4,9 +4,9 @@
 
 use super::*;
 
-const TOKEN: &str = "hf_QpZkVbXwLmNrTsYuCdEfGhJaKoPiUyTrEwQl";
+const TOKEN: &str = "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";
 /// A stretch of the token past its first four characters: never in any output.
-const TOKEN_TAIL: &str = "VbXwLmNrTsYu";
+const TOKEN_TAIL: &str = "CVBrytNseAZv";
 
 const TRAIN: &str = "import os\n\n# was /mnt/shared/old before DOCS_DIR\nCORPUS = \"/mnt/shared/handbook\"\nDOCS = os.environ[\"DOCS_DIR\"]\n";
 
@@ -360,20 +360,44 @@ fn a_staged_experiment_file_is_linted_with_the_experiment_rules() {
     );
 }
 
+/// A binary file (a NUL in its first 8 KB, or not UTF-8) is read by the secret rules alone,
+/// lossily: its secret is reported, its host paths are not; a suppression in it still hides.
 #[test]
 fn binary_ignored_and_large_files() {
     let tree = Tree::new();
     tree.valid_project("jobspec.json")
         .write(
             "experiments/my-grpo/blob.dat",
-            b"/mnt/x\x00\x00 hf_QpZkVbXwLmNrTsYuCdEfGhJaKoPiUyTrEwQl",
+            b"/mnt/x\x00\x00 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",
         )
-        .write("experiments/my-grpo/latin1.py", b"A = \"/mnt/\xe9\"\n")
+        .write(
+            "experiments/my-grpo/latin1.py",
+            b"# Entra\xeenement\nA = \"/mnt/\xe9\"\nK = \"AKIADFSWWU6ACHFJPAB5\"\nT = \"ghp_cBnj3wpX39WN7SuFMeVKt3GX1DRGr9VEoA3N\"  # forgelint: ignore[exp-secret] revoked\n",
+        )
         .write("experiments/my-grpo/.gitignore", "scratch/\n")
         .write("experiments/my-grpo/scratch/tmp.py", "A = \"/mnt/tmp\"\n")
         .write("experiments/my-grpo/data.jsonl", "x".repeat(300))
         .write("forgelint.toml", "[experiments]\nmax-file-size = 200\n");
     let run = tree.run(&["--format", "concise"]);
+    run.expect_code(1);
+    assert_eq!(
+        lines(&run),
+        [
+            "experiments/my-grpo/blob.dat:1:10 exp-secret",
+            "experiments/my-grpo/data.jsonl:1:1 exp-large-file",
+            // Line 1's invalid byte, read as one U+FFFD, moves nothing on line 3.
+            "experiments/my-grpo/latin1.py:3:6 exp-secret",
+        ]
+    );
+    assert!(!run.stdout.contains("DurCVB") && !run.stdout.contains("FSWWU6"));
+    let json = tree.run(&["--format", "json"]);
+    assert!(
+        json.stdout.contains("\"binary_skipped\": 2"),
+        "{}",
+        json.stdout
+    );
+    // Without the secret rules, they are skipped as before.
+    let run = tree.run(&["--format", "concise", "--ignore", "exp-secret"]);
     run.expect_code(0);
     assert_eq!(
         lines(&run),
@@ -632,8 +656,20 @@ fn a_yaml_alias_bomb_in_an_experiment_config_stays_bounded() {
         "--format",
         "concise",
     ]);
-    // The config does not load (too many nodes): the rules that read it see no config.
-    run.expect_code(0);
+    // The config does not load (too many nodes): it is reported once, at the parser's place,
+    // and the rules that read it see no config.
+    run.expect_code(1);
+    assert_eq!(
+        run.stdout.matches("error[config-invalid]").count(),
+        1,
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.starts_with("experiments/my-grpo/config.yaml:"),
+        "{}",
+        run.stdout
+    );
 }
 
 #[test]

@@ -11,6 +11,7 @@
 use crate::common;
 
 mod audit;
+mod composition;
 mod config_tree;
 mod demo;
 mod discovery;
@@ -28,6 +29,7 @@ mod project_root;
 mod rule_files;
 mod rules_command;
 mod skipped;
+mod text_rules;
 mod unusual_shapes;
 
 use common::{

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 /// Lints a valid spec with `--rules policies/` holding `files`; the run must exit 2 and stderr
 /// must name `culprit` at `position`.
-fn bad_rules(files: &[(&str, &str)], culprit: &str, position: &str) -> String {
+pub(super) fn bad_rules(files: &[(&str, &str)], culprit: &str, position: &str) -> String {
     let tree = Tree::new();
     tree.valid_project("jobspec.json");
     for (name, text) in files {

@@ -3,8 +3,9 @@
 use super::*;
 
 /// The built-in rules of the product contract, with their default severity.
-const BUILTIN_RULES: [(&str, &str); 38] = [
+const BUILTIN_RULES: [(&str, &str); 39] = [
     ("exp-host-path", "error"),
+    ("config-invalid", "error"),
     ("exp-secret", "error"),
     ("hyperparam-unknown", "warning"),
     ("exp-large-file", "warning"),

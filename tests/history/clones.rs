@@ -342,3 +342,35 @@ fn what_is_not_a_history_exits_2_with_why() {
     run.expect_code(2);
     assert!(!tree.path("x").exists());
 }
+
+#[test]
+fn a_versions_config_composes_with_bases_of_its_own_commit() {
+    let tree = Tree::new();
+    // The experiment's config keeps only what it changes; the rest is in a base beside it
+    // (NeMo-RL's `defaults: base.yaml`). The spec overrides an inherited key.
+    let base = super::CONFIG;
+    let config = "defaults: base.yaml\nlogger:\n  project: my-lab\n";
+    let typo =
+        spec_with_lr("2e-6").replace("policy.optimizer.kwargs.lr", "policy.optimizer.kwargs.lrr");
+    build(
+        &tree,
+        &[
+            vec![
+                write("experiments/my-grpo/base.yaml", base),
+                write("experiments/my-grpo/config.yaml", config),
+                write("experiments/my-grpo/train.py", super::TRAIN_PY),
+                write(&spec(0), spec_with_lr("2e-6")),
+            ],
+            vec![write(&spec(1), typo)],
+        ],
+    );
+    let run = tree.run(&["history", "--format", "json"]);
+    let found = commits_of(&run);
+    let unknown: Vec<_> = found
+        .iter()
+        .filter(|f| f.1 == "hyperparam-unknown")
+        .map(|f| f.0.as_str())
+        .collect();
+    // The inherited key is found in the base; the typo is not.
+    assert_eq!(unknown, [spec(1).as_str()], "{found:?}");
+}

@@ -4,10 +4,12 @@
 //! conditions of experiment rules). Git paths are `/`-separated from the repository's top.
 
 use std::cell::RefCell;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use super::place::Place;
 use crate::engine::{ExperimentConfigs, LoadedConfig};
+use crate::formats::compose::{self, ConfigFile, ConfigSource, InvalidFile};
 use crate::formats::ConfigFormat;
 use crate::history::git::{GitError, Mode, Oid};
 use crate::history::tree::Snapshot;
@@ -108,8 +110,52 @@ impl<'t, 'c> TreeProject<'t, 'c> {
         }?;
         Some(LoadedConfig {
             path: self.place.shown(&path),
-            text,
+            file: tree_file(&path),
+            text: text.into(),
             format,
+        })
+    }
+}
+
+/// A tree path as the absolute path composition works with: `/` and the tree path.
+fn tree_file(path: &str) -> PathBuf {
+    PathBuf::from(format!("/{path}"))
+}
+
+/// [`tree_file`]'s inverse: the tree path of `file`, when it is one.
+fn tree_path(file: &Path) -> Option<String> {
+    let path = file.to_str()?.strip_prefix('/')?;
+    Some(path.to_string())
+}
+
+/// The bases a config composes, read from the same commit's tree (inside the project root).
+impl ConfigSource for TreeProject<'_, '_> {
+    fn load(&self, file: &Path) -> compose::Loaded {
+        let path = tree_path(file)?;
+        let inside = self.root.is_empty() || path.starts_with(&format!("{}/", self.root));
+        if !inside {
+            return None;
+        }
+        let format = ConfigFormat::of_path(file)?;
+        let text: Arc<str> = Arc::from(self.read_text(&path)?);
+        let shown = self.place.shown(&path);
+        Some(
+            match ConfigFile::parse(file.to_path_buf(), shown.clone(), text.clone(), format) {
+                Ok(parsed) => Ok(Arc::new(parsed)),
+                Err(error) => Err(Arc::new(InvalidFile {
+                    path: file.to_path_buf(),
+                    shown,
+                    text,
+                    error,
+                })),
+            },
+        )
+    }
+
+    fn is_dir(&self, dir: &Path) -> bool {
+        tree_path(dir).is_some_and(|path| {
+            let is_dir = self.tree.borrow_mut().is_dir(&path);
+            self.keep(is_dir).unwrap_or(false)
         })
     }
 }
@@ -128,5 +174,13 @@ impl ExperimentConfigs for TreeProject<'_, '_> {
     fn config(&self, exp: &str) -> Option<LoadedConfig> {
         let dir = self.path_of(exp)?;
         self.config_at(&dir)
+    }
+
+    fn project_root(&self) -> PathBuf {
+        tree_file(&self.root)
+    }
+
+    fn files(&self) -> &dyn ConfigSource {
+        self
     }
 }

@@ -215,6 +215,7 @@ impl<'p, 's> VersionLinter<'p, 's> {
         let others = Others {
             spec: spec.as_ref(),
             config: parsed.as_ref().and_then(|(c, docs)| c.first(docs)),
+            composed: None,
         };
         let findings = experiments.lint_given_with(
             abs,

@@ -210,7 +210,7 @@ fn a_secret_in_another_rules_frame_is_masked() {
     }
     // The secret alone, not reported (suppressed, baselined, not selected): masked all the same,
     // and a private key's body line too.
-    let text = "key = \"hf_abcdefghijklmnopqrstuvwxyzABCDEFGH\"\n-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIBodyLineOfTheKey\n-----END EC PRIVATE KEY-----\npath = \"/mnt/data\"\n";
+    let text = "key = \"hf_abcdefghijklmnopqrstuvwxyzABCDEFGH\"\n-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIBodyLineOfTheKeyMHcCAQEEIBodyLineOfTheKeyMHcCAQEEIBodyLineOfTheKey\n-----END EC PRIVATE KEY-----\npath = \"/mnt/data\"\n";
     let other_at = text.find("/mnt").unwrap();
     let mut other = finding(path, "exp-host-path", "a host path", other_at);
     other.start.line = 5;

@@ -194,6 +194,7 @@ impl Compiler<'_> {
                 (c.in_.as_ref().map(|m| m.span()), "in"),
             ],
         )?;
+        self.forbid("a condition", &super::text::text_only_keys(raw))?;
         let subject = c.select.is_some() as usize
             + c.fact.is_some() as usize
             + c.spec.is_some() as usize
@@ -367,6 +368,10 @@ impl Compiler<'_> {
                 (c.spec.as_ref().map(|m| m.span()), "spec"),
                 (c.config.as_ref().map(|m| m.span()), "config"),
             ],
+        )?;
+        self.forbid(
+            "a check of a jobspec or config rule (`pattern` is for `target = \"text\"`)",
+            &super::text::text_only_keys(raw),
         )?;
         self.forbid(
             "a check (use `select`; facts go in `when`)",

@@ -338,11 +338,12 @@ fn compile_checked(
         return Err(c.err(raw.id.span(), "a rule needs at least one [[check]]"));
     }
     let mask = c.mask(raw.mask.as_ref())?;
-    let checks = raw
+    let mut checks = raw
         .check
         .iter()
         .map(|x| c.check(x, raw.message.as_ref(), raw.help.as_ref()))
         .collect::<Result<Vec<_>>>()?;
+    text::link_text_checks(&mut checks);
     let help = match &raw.help {
         Some(h) => Some(c.template(h, &COMMON_VARS)?),
         None => None,
