@@ -1,12 +1,17 @@
 #!/usr/bin/env python3
 """Generates a realistic tree of forge/v2 job specs for benchmarks.
 
-    python3 bench/generate.py OUT_DIR COUNT [--fault-rate 0.2] [--seed 1]
+    python3 bench/generate.py OUT_DIR COUNT [--fault-rate 0.2] [--faults-per-spec F] [--seed 1]
 
 Specs are ~2 KB, varied (names, projects, pools, plugins, hyperparameters, labels), pretty-printed
 (5% minified), and a share of them carry one fault of a random kind from the whole rule table. The
 tree gets a forgelint.toml with a catalog, a registry allowlist and quotas, so every built-in rule
 runs.
+
+With --faults-per-spec F (an archive as users keep it: most specs have something to say), every
+spec carries faults of distinct kinds instead, floor(F) or ceil(F) of them so that they average F;
+`invalid-json` (which hides every other finding) only alone. F = 2.6 gives about 2.7 findings a
+spec with the tree's config (some faults make two findings, some hide others).
 """
 import argparse
 import json
@@ -157,11 +162,30 @@ def fault(rng, d, kind):
     return text_edit
 
 
+def many_faults(rng, d, mean):
+    """Gives `d` faults of distinct kinds, floor(mean) or ceil(mean) of them (averaging `mean`);
+    at most one edit of the text. Returns that edit, None, or False when `d` got no fault."""
+    k = int(mean) + (rng.random() < mean - int(mean))
+    if k == 0:
+        return False
+    kinds = rng.sample([f for f in FAULTS if f != "invalid-json"], k) if k > 1 else [rng.choice(FAULTS)]
+    edit = None
+    for kind in kinds:
+        if kind in ("invalid-json", "duplicate-key") and edit is not None:
+            continue
+        try:
+            edit = fault(rng, d, kind) or edit
+        except (IndexError, KeyError):
+            pass  # an earlier fault took what this one edits (no pools left, say)
+    return edit
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("out")
     ap.add_argument("count", type=int)
     ap.add_argument("--fault-rate", type=float, default=0.2)
+    ap.add_argument("--faults-per-spec", type=float, default=None)
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
     rng = random.Random(args.seed)
@@ -180,7 +204,11 @@ def main():
     for i in range(args.count):
         d = spec(rng, i)
         edit = None
-        if rng.random() < args.fault_rate:
+        if args.faults_per_spec is not None:
+            edit = many_faults(rng, d, args.faults_per_spec)
+            faulty += edit is not False
+            edit = edit or None
+        elif rng.random() < args.fault_rate:
             faulty += 1
             edit = fault(rng, d, rng.choice(FAULTS))
         text = json.dumps(d, separators=(",", ":")) if rng.random() < 0.05 else json.dumps(d, indent=2)

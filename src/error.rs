@@ -208,8 +208,16 @@ pub fn suggest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) ->
 /// (its scratch).
 #[derive(Default)]
 pub struct Suggestions {
-    answers: std::collections::HashMap<(u64, String), (Option<usize>, Option<usize>)>,
+    /// By the hashes of the candidates and of the word; the word itself tells a collision.
+    answers: std::collections::HashMap<
+        (u64, u64),
+        KeptAnswer,
+        std::hash::BuildHasherDefault<crate::diagnostic::Fnv>,
+    >,
 }
+
+/// A kept answer: the word, then the best candidate and the only close one (their indices).
+type KeptAnswer = (Box<str>, Option<usize>, Option<usize>);
 
 /// Answers kept before [`Suggestions`] starts over.
 const KEPT_SUGGESTIONS: usize = 4096;
@@ -229,9 +237,12 @@ pub fn suggestions<'a>(
         hash.byte(0);
     }
     let list = std::hash::Hasher::finish(&hash);
+    let key = (list, crate::diagnostic::fnv1a(&[word]));
     let pick = |i: Option<usize>| i.and_then(|i| candidates.get(i)).map(String::as_str);
-    if let Some(&(best, only)) = kept.answers.get(&(list, word.to_string())) {
-        return (pick(best), pick(only));
+    if let Some((kept_word, best, only)) = kept.answers.get(&key) {
+        if **kept_word == *word {
+            return (pick(*best), pick(*only));
+        }
     }
     let lower = word.to_lowercase();
     let close: Vec<(f64, usize)> = candidates
@@ -249,7 +260,7 @@ pub fn suggestions<'a>(
     if kept.answers.len() >= KEPT_SUGGESTIONS {
         kept.answers.clear();
     }
-    kept.answers.insert((list, word.to_string()), (best, only));
+    kept.answers.insert(key, (word.into(), best, only));
     (pick(best), pick(only))
 }
 

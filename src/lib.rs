@@ -29,6 +29,7 @@ pub mod escape;
 pub mod experiment;
 pub mod fix;
 pub mod formats;
+pub(crate) mod gitconfig;
 pub(crate) mod handoff;
 pub mod history;
 pub mod json;

@@ -34,6 +34,10 @@ pub trait SecretPattern: std::fmt::Debug + Send + Sync {
     fn regex(&self) -> &regex::Regex;
     /// Adds to `out` the span of `text` each match makes secret, in order.
     fn secret_spans(&self, text: &str, out: &mut Vec<Range<usize>>);
+    /// False when `text` cannot hold a match, told without compiling the regex.
+    fn may_match(&self, _text: &str) -> bool {
+        true
+    }
     /// Whether another pattern of the same source finds the same secrets: not one that decodes
     /// what it matches, which its rule's other patterns then search.
     fn same_source_same_secrets(&self) -> bool {
@@ -165,7 +169,11 @@ impl Detector {
             && self.texts.fetch_add(1, Ordering::Relaxed) < EAGER_TEXTS;
         if eager {
             // Few texts yet: the patterns themselves (compiled when their rule was loaded).
-            if !self.patterns.iter().any(|p| p.regex().is_match(text)) {
+            if !self
+                .patterns
+                .iter()
+                .any(|p| p.may_match(text) && p.regex().is_match(text))
+            {
                 return Secrets::default();
             }
         } else {

@@ -1,89 +1,100 @@
 //! A compact binary form of findings for the sorted runs spilled to disk: one record per
 //! file (its path once, then its findings), integers as LEB128 varints, strings as a length
-//! and their UTF-8 bytes. Only this process reads what it wrote, so there is no version.
+//! and their UTF-8 bytes. Each record starts with its size (4 bytes, little-endian), so that it
+//! is read whole into a buffer and decoded from there, not a byte at a time through a reader.
+//! Only this process reads what it wrote, so there is no version.
 
-use std::io::{self, BufRead, Write};
+use std::io::{self, BufRead, Read};
 use std::sync::Arc;
 
 use crate::diagnostic::{
-    Edit, Finding, Fix, Position, Provenance, Related, Safety, Severity, Span, Stamp,
+    Edit, Finding, Fix, Position, Provenance, Related, RuleId, Safety, Severity, Span, Stamp,
 };
 
-/// Writes one file's findings (all with the path of the first) as one record.
-pub fn write_group(out: &mut impl Write, findings: &[Finding]) -> io::Result<()> {
-    let Some(first) = findings.first() else {
+/// Appends one file's findings (all with the path of the first, taken in `order`) to `out` as
+/// one record, encoded in place.
+pub fn write_group<'f>(
+    out: &mut Vec<u8>,
+    mut findings: impl ExactSizeIterator<Item = &'f Finding>,
+) -> io::Result<()> {
+    let count = findings.len();
+    let Some(first) = findings.next() else {
         return Ok(());
     };
-    write_str(out, &first.path)?;
-    write_varint(out, findings.len() as u64)?;
+    let at = out.len();
+    out.extend_from_slice(&[0; 4]);
+    write_str(out, &first.path);
+    write_varint(out, count as u64);
+    write_finding(out, first);
     for f in findings {
-        write_finding(out, f)?;
+        write_finding(out, f);
     }
+    let size = u32::try_from(out.len() - at - 4)
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "a file's findings past 4 GiB"))?;
+    out[at..at + 4].copy_from_slice(&size.to_le_bytes());
     Ok(())
 }
 
-fn write_finding(out: &mut impl Write, f: &Finding) -> io::Result<()> {
-    write_str(out, &f.rule)?;
-    out.write_all(&[
+fn write_finding(out: &mut Vec<u8>, f: &Finding) {
+    write_str(out, &f.rule);
+    out.extend_from_slice(&[
         f.severity as u8,
         u8::from(f.secret)
             | u8::from(f.help.is_some()) << 1
             | u8::from(f.fix.is_some()) << 2
             | u8::from(f.history.is_some()) << 3,
-    ])?;
-    write_str(out, &f.message)?;
+    ]);
+    write_str(out, &f.message);
     if let Some(help) = &f.help {
-        write_str(out, help)?;
+        write_str(out, help);
     }
-    write_str(out, &f.pointer)?;
-    write_place(out, f.span, f.start, f.end)?;
-    write_varint(out, f.value_hash)?;
-    write_varint(out, f.related.len() as u64)?;
+    write_str(out, &f.pointer);
+    write_place(out, f.span, f.start, f.end);
+    write_varint(out, f.value_hash);
+    write_varint(out, f.related.len() as u64);
     for r in &f.related {
         match &r.path {
             Some(path) => {
-                out.write_all(&[1])?;
-                write_str(out, path)?;
+                out.push(1);
+                write_str(out, path);
             }
-            None => out.write_all(&[0])?,
+            None => out.push(0),
         }
-        write_place(out, r.span, r.start, r.end)?;
-        write_str(out, &r.label)?;
+        write_place(out, r.span, r.start, r.end);
+        write_str(out, &r.label);
     }
     if let Some(fix) = &f.fix {
-        out.write_all(&[fix.safety as u8])?;
-        write_varint(out, fix.edits.len() as u64)?;
+        out.push(fix.safety as u8);
+        write_varint(out, fix.edits.len() as u64);
         for edit in &fix.edits {
-            write_varint(out, edit.span.start.into())?;
-            write_varint(out, edit.span.end.into())?;
-            write_str(out, &edit.replacement)?;
+            write_varint(out, edit.span.start.into());
+            write_varint(out, edit.span.end.into());
+            write_str(out, &edit.replacement);
         }
     }
     if let Some(history) = &f.history {
-        write_provenance(out, history)?;
+        write_provenance(out, history);
     }
-    Ok(())
 }
 
 /// The version, then each of `introduced` and `removed`: a flag byte (0: none, 1: a commit,
 /// 3: a commit where history stops), then its id, date and author.
-fn write_provenance(out: &mut impl Write, history: &Provenance) -> io::Result<()> {
-    write_str(out, &history.version)?;
+fn write_provenance(out: &mut Vec<u8>, history: &Provenance) {
+    write_str(out, &history.version);
     for stamp in [&history.introduced, &history.removed] {
         match stamp {
-            None => out.write_all(&[0])?,
+            None => out.push(0),
             Some(s) => {
-                out.write_all(&[1 | u8::from(s.boundary) << 1])?;
+                out.push(1 | u8::from(s.boundary) << 1);
                 for text in [&s.commit, &s.date, &s.author] {
-                    write_str(out, text)?;
+                    write_str(out, text);
                 }
             }
         }
     }
-    Ok(())
 }
 
-fn write_place(out: &mut impl Write, span: Span, start: Position, end: Position) -> io::Result<()> {
+fn write_place(out: &mut Vec<u8>, span: Span, start: Position, end: Position) {
     for n in [
         span.start,
         span.end,
@@ -92,37 +103,30 @@ fn write_place(out: &mut impl Write, span: Span, start: Position, end: Position)
         end.line,
         end.column,
     ] {
-        write_varint(out, n.into())?;
+        write_varint(out, n.into());
     }
-    Ok(())
 }
 
-fn write_str(out: &mut impl Write, s: &str) -> io::Result<()> {
-    write_varint(out, s.len() as u64)?;
-    out.write_all(s.as_bytes())
+fn write_str(out: &mut Vec<u8>, s: &str) {
+    write_varint(out, s.len() as u64);
+    out.extend_from_slice(s.as_bytes());
 }
 
-fn write_varint(out: &mut impl Write, mut n: u64) -> io::Result<()> {
-    let mut bytes = [0u8; 10];
-    let mut len = 0;
-    loop {
-        let low = (n & 0x7f) as u8;
+fn write_varint(out: &mut Vec<u8>, mut n: u64) {
+    while n >= 0x80 {
+        out.push((n & 0x7f) as u8 | 0x80);
         n >>= 7;
-        if n == 0 {
-            bytes[len] = low;
-            len += 1;
-            break;
-        }
-        bytes[len] = low | 0x80;
-        len += 1;
     }
-    out.write_all(&bytes[..len])
+    out.push(n as u8);
 }
 
-/// Reads records back, sharing one `Arc` per rule id (there are few) and per record's path.
+/// Reads records back, sharing one `Arc` per record's path; rule ids (there are few) are
+/// interned once per decoder.
 #[derive(Default)]
 pub struct Decoder {
-    rules: Vec<Arc<str>>,
+    rules: Vec<RuleId>,
+    /// The record being decoded, reused.
+    record: Vec<u8>,
 }
 
 impl Decoder {
@@ -135,43 +139,62 @@ impl Decoder {
         if input.fill_buf()?.is_empty() {
             return Ok(false);
         }
-        let path: Arc<str> = Arc::from(read_string(input)?);
-        let count = read_len(input)?;
+        let size = read_size(input)?;
+        self.record.clear();
+        // Grows as the bytes arrive: a damaged size cannot ask for an absurd allocation.
+        let read = input.take(size as u64).read_to_end(&mut self.record)?;
+        if read != size {
+            return Err(corrupt());
+        }
+        let record = std::mem::take(&mut self.record);
+        let decoded = self.decode(&record, into);
+        self.record = record;
+        decoded
+    }
+
+    fn decode(&mut self, record: &[u8], into: &mut Vec<Finding>) -> io::Result<bool> {
+        let mut input = Cursor { bytes: record };
+        let path: Arc<str> = Arc::from(input.str()?);
+        let count = input.len()?;
+        into.reserve(count.min(1024));
         for _ in 0..count {
-            into.push(self.read_finding(input, &path)?);
+            into.push(self.read_finding(&mut input, &path)?);
+        }
+        if !input.bytes.is_empty() {
+            return Err(corrupt());
         }
         Ok(true)
     }
 
-    fn read_finding(&mut self, input: &mut impl BufRead, path: &Arc<str>) -> io::Result<Finding> {
-        let rule = self.rule(read_string(input)?);
-        let [severity, flags] = read_array::<2>(input)?;
+    fn read_finding(&mut self, input: &mut Cursor<'_>, path: &Arc<str>) -> io::Result<Finding> {
+        let rule = self.rule(input.str()?);
+        let [severity, flags] = input.array::<2>()?;
         let severity = match severity {
             0 => Severity::Note,
             1 => Severity::Warning,
             2 => Severity::Error,
             _ => return Err(corrupt()),
         };
-        let message = read_string(input)?;
+        let message = input.string()?;
         let help = if flags & 2 != 0 {
-            Some(read_string(input)?)
+            Some(input.string()?)
         } else {
             None
         };
-        let pointer = read_string(input)?;
-        let (span, start, end) = read_place(input)?;
-        let value_hash = read_varint(input)?;
-        let related_count = read_len(input)?;
+        let pointer = input.string()?;
+        let (span, start, end) = input.place()?;
+        let value_hash = input.varint()?;
+        let related_count = input.len()?;
         let mut related = Vec::with_capacity(related_count.min(16));
         for _ in 0..related_count {
-            let [has_path] = read_array::<1>(input)?;
+            let [has_path] = input.array::<1>()?;
             let path = if has_path == 1 {
-                Some(Arc::from(read_string(input)?))
+                Some(Arc::from(input.str()?))
             } else {
                 None
             };
-            let (span, start, end) = read_place(input)?;
-            let label = read_string(input)?;
+            let (span, start, end) = input.place()?;
+            let label = input.string()?;
             related.push(Related {
                 path,
                 span,
@@ -181,12 +204,12 @@ impl Decoder {
             });
         }
         let fix = if flags & 4 != 0 {
-            Some(Box::new(read_fix(input)?))
+            Some(Box::new(input.fix()?))
         } else {
             None
         };
         let history = if flags & 8 != 0 {
-            Some(Box::new(read_provenance(input)?))
+            Some(Box::new(input.provenance()?))
         } else {
             None
         };
@@ -208,117 +231,134 @@ impl Decoder {
         })
     }
 
-    fn rule(&mut self, id: String) -> Arc<str> {
-        if let Some(known) = self.rules.iter().find(|r| ***r == *id) {
-            return known.clone();
+    fn rule(&mut self, id: &str) -> RuleId {
+        if let Some(known) = self.rules.iter().find(|r| **r == *id) {
+            return *known;
         }
-        let rule: Arc<str> = Arc::from(id);
-        self.rules.push(rule.clone());
+        let rule = RuleId::new(id);
+        self.rules.push(rule);
         rule
     }
 }
 
-fn read_fix(input: &mut impl BufRead) -> io::Result<Fix> {
-    let [safety] = read_array::<1>(input)?;
-    let safety = match safety {
-        0 => Safety::Safe,
-        1 => Safety::Unsafe,
-        _ => return Err(corrupt()),
-    };
-    let count = read_len(input)?;
-    let mut edits = Vec::with_capacity(count.min(16));
-    for _ in 0..count {
-        let start = read_u32(input)?;
-        let end = read_u32(input)?;
-        edits.push(Edit {
-            span: Span { start, end },
-            replacement: read_string(input)?,
-        });
+/// A record's size.
+fn read_size(input: &mut impl BufRead) -> io::Result<usize> {
+    let mut size = [0u8; 4];
+    input.read_exact(&mut size)?;
+    usize::try_from(u32::from_le_bytes(size)).map_err(|_| corrupt())
+}
+
+/// The unread rest of a record.
+struct Cursor<'r> {
+    bytes: &'r [u8],
+}
+
+impl<'r> Cursor<'r> {
+    fn varint(&mut self) -> io::Result<u64> {
+        let mut n = 0u64;
+        for (i, &byte) in self.bytes.iter().enumerate().take(10) {
+            n |= u64::from(byte & 0x7f) << (7 * i);
+            if byte & 0x80 == 0 {
+                self.bytes = &self.bytes[i + 1..];
+                return Ok(n);
+            }
+        }
+        Err(corrupt())
     }
-    Ok(Fix { safety, edits })
-}
 
-fn read_provenance(input: &mut impl BufRead) -> io::Result<Provenance> {
-    let version = Arc::from(read_string(input)?);
-    let mut stamps = [None, None];
-    for slot in &mut stamps {
-        let [flag] = read_array::<1>(input)?;
-        *slot = match flag {
-            0 => None,
-            1 | 3 => Some(Stamp {
-                commit: read_string(input)?,
-                date: read_string(input)?,
-                author: read_string(input)?,
-                boundary: flag == 3,
-            }),
-            _ => return Err(corrupt()),
-        };
-    }
-    let [introduced, removed] = stamps;
-    Ok(Provenance {
-        version,
-        introduced,
-        removed,
-    })
-}
-
-fn read_place(input: &mut impl BufRead) -> io::Result<(Span, Position, Position)> {
-    let mut n = [0u32; 6];
-    for slot in &mut n {
-        *slot = read_u32(input)?;
-    }
-    Ok((
-        Span {
-            start: n[0],
-            end: n[1],
-        },
-        Position {
-            line: n[2],
-            column: n[3],
-        },
-        Position {
-            line: n[4],
-            column: n[5],
-        },
-    ))
-}
-
-fn read_array<const N: usize>(input: &mut impl BufRead) -> io::Result<[u8; N]> {
-    let mut bytes = [0u8; N];
-    input.read_exact(&mut bytes)?;
-    Ok(bytes)
-}
-
-fn read_string(input: &mut impl BufRead) -> io::Result<String> {
-    let len = read_len(input)?;
-    let mut bytes = vec![0u8; len];
-    input.read_exact(&mut bytes)?;
-    String::from_utf8(bytes).map_err(|_| corrupt())
-}
-
-/// A length: bounded, so a damaged file cannot ask for an absurd allocation.
-fn read_len(input: &mut impl BufRead) -> io::Result<usize> {
-    const MAX: u64 = 1 << 32;
-    match read_varint(input)? {
-        n if n <= MAX => Ok(n as usize),
-        _ => Err(corrupt()),
-    }
-}
-
-fn read_u32(input: &mut impl BufRead) -> io::Result<u32> {
-    u32::try_from(read_varint(input)?).map_err(|_| corrupt())
-}
-
-fn read_varint(input: &mut impl BufRead) -> io::Result<u64> {
-    let mut n = 0u64;
-    for shift in (0..64).step_by(7) {
-        let [byte] = read_array::<1>(input)?;
-        n |= u64::from(byte & 0x7f) << shift;
-        if byte & 0x80 == 0 {
-            return Ok(n);
+    /// A length: no more than the bytes left could hold.
+    fn len(&mut self) -> io::Result<usize> {
+        match self.varint()? {
+            n if n <= self.bytes.len() as u64 => Ok(n as usize),
+            _ => Err(corrupt()),
         }
     }
-    Err(corrupt())
+
+    fn u32(&mut self) -> io::Result<u32> {
+        u32::try_from(self.varint()?).map_err(|_| corrupt())
+    }
+
+    fn array<const N: usize>(&mut self) -> io::Result<[u8; N]> {
+        let (head, rest) = self.bytes.split_first_chunk::<N>().ok_or_else(corrupt)?;
+        self.bytes = rest;
+        Ok(*head)
+    }
+
+    fn str(&mut self) -> io::Result<&'r str> {
+        let len = self.len()?;
+        let (text, rest) = self.bytes.split_at(len);
+        self.bytes = rest;
+        std::str::from_utf8(text).map_err(|_| corrupt())
+    }
+
+    fn string(&mut self) -> io::Result<String> {
+        self.str().map(str::to_owned)
+    }
+
+    fn place(&mut self) -> io::Result<(Span, Position, Position)> {
+        let mut n = [0u32; 6];
+        for slot in &mut n {
+            *slot = self.u32()?;
+        }
+        Ok((
+            Span {
+                start: n[0],
+                end: n[1],
+            },
+            Position {
+                line: n[2],
+                column: n[3],
+            },
+            Position {
+                line: n[4],
+                column: n[5],
+            },
+        ))
+    }
+
+    fn fix(&mut self) -> io::Result<Fix> {
+        let [safety] = self.array::<1>()?;
+        let safety = match safety {
+            0 => Safety::Safe,
+            1 => Safety::Unsafe,
+            _ => return Err(corrupt()),
+        };
+        let count = self.len()?;
+        let mut edits = Vec::with_capacity(count.min(16));
+        for _ in 0..count {
+            let start = self.u32()?;
+            let end = self.u32()?;
+            edits.push(Edit {
+                span: Span { start, end },
+                replacement: self.string()?,
+            });
+        }
+        Ok(Fix { safety, edits })
+    }
+
+    fn provenance(&mut self) -> io::Result<Provenance> {
+        let version = Arc::from(self.str()?);
+        let mut stamps = [None, None];
+        for slot in &mut stamps {
+            let [flag] = self.array::<1>()?;
+            *slot = match flag {
+                0 => None,
+                1 | 3 => Some(Stamp {
+                    commit: self.string()?,
+                    date: self.string()?,
+                    author: self.string()?,
+                    boundary: flag == 3,
+                }),
+                _ => return Err(corrupt()),
+            };
+        }
+        let [introduced, removed] = stamps;
+        Ok(Provenance {
+            version,
+            introduced,
+            removed,
+        })
+    }
 }
 
 fn corrupt() -> io::Error {
@@ -335,7 +375,7 @@ mod tests {
     fn finding(path: &Arc<str>, rule: &str, message: &str) -> Finding {
         Finding {
             path: path.clone(),
-            rule: Arc::from(rule),
+            rule: RuleId::new(rule),
             severity: Severity::Warning,
             message: message.into(),
             help: Some("help é".into()),
@@ -396,7 +436,7 @@ mod tests {
         ];
         let mut bytes = Vec::new();
         for group in &groups {
-            write_group(&mut bytes, group).unwrap();
+            write_group(&mut bytes, group.iter()).unwrap();
         }
         let mut input = &bytes[..];
         let mut decoder = Decoder::default();
@@ -406,7 +446,10 @@ mod tests {
             back.push(std::mem::take(&mut read));
         }
         assert_eq!(back, groups);
-        assert!(Arc::ptr_eq(&back[0][1].rule, &back[1][0].rule));
+        assert!(std::ptr::eq(
+            back[0][1].rule.as_str(),
+            back[1][0].rule.as_str()
+        ));
         assert!(Arc::ptr_eq(&back[0][0].path, &back[0][1].path));
     }
 
@@ -414,7 +457,7 @@ mod tests {
     fn a_damaged_record_is_an_error_not_a_panic() {
         let a: Arc<str> = Arc::from("a.json");
         let mut bytes = Vec::new();
-        write_group(&mut bytes, &[finding(&a, "kind", "m")]).unwrap();
+        write_group(&mut bytes, [finding(&a, "kind", "m")].iter()).unwrap();
         for cut in 1..bytes.len() {
             let mut input = &bytes[..cut];
             let mut read = Vec::new();
@@ -426,5 +469,12 @@ mod tests {
         assert!(Decoder::default()
             .read_group(&mut input, &mut Vec::new())
             .is_err());
+        // Any byte of the record damaged: an error or other findings, never a panic.
+        for at in 1..bytes.len() {
+            let mut damaged = bytes.clone();
+            damaged[at] = 0xff;
+            let mut input = &damaged[..];
+            let _ = Decoder::default().read_group(&mut input, &mut Vec::new());
+        }
     }
 }

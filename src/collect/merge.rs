@@ -5,7 +5,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::fs::File;
 use std::io::{self, BufReader, Read};
-use std::sync::Arc;
+use std::sync::{mpsc, Arc};
 
 use super::codec::Decoder;
 use super::Run;
@@ -22,9 +22,65 @@ const READ_BUFFER: usize = 8 * 1024;
 /// Calls `each` with every finding of `runs` in sorted order, in batches of whole files: the
 /// order sorting all of them at once gives (findings of one path in two runs are merged by
 /// their key, the earlier run's first on a tie, as a stable sort keeps them).
+///
+/// The runs are read and decoded on a thread of their own, a batch ahead of `each`, which
+/// hands each batch back to be emptied there: decoding and freeing findings overlap with
+/// writing the report instead of coming between its batches. Four batches are alive at most:
+/// the one being read, one waiting, the one being written and one handed back, emptied when
+/// the next is sent. Without a thread (a thread limit), all is done on this one.
 pub(super) fn each_batch(
     runs: &[Run],
     each: &mut dyn FnMut(&[Finding]) -> io::Result<()>,
+) -> io::Result<()> {
+    std::thread::scope(|scope| {
+        let (full_tx, full_rx) = mpsc::sync_channel::<Vec<Finding>>(1);
+        let (empty_tx, empty_rx) = mpsc::channel::<Vec<Finding>>();
+        let reader = std::thread::Builder::new()
+            .name("forgelint-merge".into())
+            .spawn_scoped(scope, move || {
+                merge(runs, &mut |batch| {
+                    // Every batch handed back is emptied now (its findings freed here), one
+                    // kept for the next: no full batch waits to be emptied.
+                    let mut next = None;
+                    for mut used in empty_rx.try_iter() {
+                        used.clear();
+                        next.get_or_insert(used);
+                    }
+                    let next = next.unwrap_or_else(|| Vec::with_capacity(BATCH));
+                    full_tx
+                        .send(std::mem::replace(batch, next))
+                        .map_err(|_| io::Error::other("the report stopped reading findings"))
+                })
+            });
+        let Ok(reader) = reader else {
+            return merge(runs, &mut |batch| {
+                each(batch)?;
+                batch.clear();
+                Ok(())
+            });
+        };
+        let mut written = Ok(());
+        for batch in full_rx.iter() {
+            written = each(&batch);
+            if written.is_err() {
+                break;
+            }
+            // Emptied by the reader; gone when the reader has finished.
+            let _ = empty_tx.send(batch);
+        }
+        // The reader, blocked on a full channel, stops when nobody will read.
+        drop(full_rx);
+        let read = reader
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        written.and(read)
+    })
+}
+
+/// The merge of [`each_batch`]: `emit` takes each full batch, leaving an empty one in its place.
+fn merge(
+    runs: &[Run],
+    emit: &mut dyn FnMut(&mut Vec<Finding>) -> io::Result<()>,
 ) -> io::Result<()> {
     let mut sources: Vec<Source<'_>> = runs.iter().map(Source::new).collect();
     let mut heads: BinaryHeap<Reverse<(Arc<str>, usize)>> = BinaryHeap::new();
@@ -57,12 +113,11 @@ pub(super) fn each_batch(
             }
         }
         if batch.len() >= BATCH {
-            each(&batch)?;
-            batch.clear();
+            emit(&mut batch)?;
         }
     }
     if !batch.is_empty() {
-        each(&batch)?;
+        emit(&mut batch)?;
     }
     Ok(())
 }

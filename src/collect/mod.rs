@@ -10,7 +10,7 @@ use std::fs::File;
 use std::io::{self, BufWriter, Seek, SeekFrom, Write};
 use std::sync::{Arc, Mutex};
 
-use crate::diagnostic::{sort_findings, Finding};
+use crate::diagnostic::{sort_findings, sorted_order, Finding};
 use merge::MAX_FAN_IN;
 
 /// Findings held in memory before they are spilled, by their estimated size in bytes.
@@ -185,14 +185,16 @@ impl Spool {
             held.runs += 1;
             (held.runs - 1, std::mem::take(&mut held.findings))
         };
-        // Sorted and written outside the lock: the other workers go on meanwhile.
-        let (place, mut findings) = full;
-        sort_findings(&mut findings);
+        // Sorted outside the lock: the other workers go on meanwhile. Sorted as positions and
+        // encoded in their order: no finding is moved.
+        let (place, findings) = full;
+        let order = sorted_order(&findings);
         let spilled = self
             .spill_file
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .append(|out| write_sorted(out, &findings));
+            .append(|out| write_sorted(out, order.iter().map(|&i| &findings[i])));
+        drop(order);
         match spilled {
             Ok(run) => self
                 .runs
@@ -217,9 +219,9 @@ impl Spool {
         }
         let mut held = self.held.into_inner().unwrap_or_else(|e| e.into_inner());
         let mut runs = self.runs.into_inner().unwrap_or_else(|e| e.into_inner());
-        sort_findings(&mut held.findings);
         let count = held.findings.len() + runs.iter().map(|(_, r)| r.count).sum::<usize>();
         if runs.is_empty() {
+            sort_findings(&mut held.findings);
             return Ok(Collected {
                 held: held.findings,
                 runs: Vec::new(),
@@ -231,9 +233,10 @@ impl Spool {
             .spill_file
             .into_inner()
             .unwrap_or_else(|e| e.into_inner());
+        let order = sorted_order(&held.findings);
         runs.push((
             held.runs,
-            spill_file.append(|out| write_sorted(out, &held.findings))?,
+            spill_file.append(|out| write_sorted(out, order.iter().map(|&i| &held.findings[i])))?,
         ));
         drop_elsewhere(held.findings);
         runs.sort_by_key(|(place, _)| *place);
@@ -366,12 +369,31 @@ fn narrow(mut runs: Vec<Run>, fan_in: usize) -> io::Result<Vec<Run>> {
 }
 
 /// Writes sorted findings as records, one per file; returns how many.
-fn write_sorted(out: &mut impl Write, findings: &[Finding]) -> io::Result<usize> {
-    for group in findings.chunk_by(|a, b| a.path == b.path) {
-        codec::write_group(out, group)?;
+fn write_sorted<'f>(
+    out: &mut impl Write,
+    sorted: impl IntoIterator<Item = &'f Finding>,
+) -> io::Result<usize> {
+    let mut encoded = Vec::with_capacity(2 * WRITE_AT);
+    let mut count = 0;
+    let mut group: Vec<&Finding> = Vec::new();
+    for f in sorted {
+        if group.first().is_some_and(|first| first.path != f.path) {
+            codec::write_group(&mut encoded, group.drain(..))?;
+            if encoded.len() >= WRITE_AT {
+                out.write_all(&encoded)?;
+                encoded.clear();
+            }
+        }
+        group.push(f);
+        count += 1;
     }
-    Ok(findings.len())
+    codec::write_group(&mut encoded, group.drain(..))?;
+    out.write_all(&encoded)?;
+    Ok(count)
 }
+
+/// Encoded records are written in pieces of about this many bytes.
+const WRITE_AT: usize = 256 * 1024;
 
 /// An estimate of the memory a finding holds, its own and what it owns.
 fn footprint(f: &Finding) -> usize {

@@ -9,6 +9,7 @@ mod fix;
 mod hash;
 mod history;
 mod position;
+mod rule_id;
 mod severity;
 mod sort;
 mod span;
@@ -17,8 +18,9 @@ pub use fix::{Applicability, Edit, Fix, Safety};
 pub use hash::{fnv1a, value_hash, Fnv};
 pub use history::{Provenance, Stamp};
 pub use position::{LineIndex, Position};
+pub use rule_id::RuleId;
 pub use severity::Severity;
-pub use sort::sort_findings;
+pub use sort::{sort_findings, sorted_order};
 pub use span::Span;
 
 /// The id of the finding for a file that is not JSON (or cannot be read). Reports treat it
@@ -42,7 +44,7 @@ pub struct Related {
 pub struct Finding {
     /// The file as the user named or discovered it.
     pub path: Arc<str>,
-    pub rule: Arc<str>,
+    pub rule: RuleId,
     pub severity: Severity,
     pub message: String,
     pub help: Option<String>,
@@ -102,7 +104,7 @@ impl Finding {
     pub(crate) fn for_tests(path: &str, rule: &str, line: u32) -> Finding {
         Finding {
             path: Arc::from(path),
-            rule: Arc::from(rule),
+            rule: RuleId::new(rule),
             severity: Severity::Error,
             message: "m".into(),
             help: None,

@@ -6,13 +6,21 @@ use rayon::prelude::*;
 
 use super::Finding;
 
-/// Sorts findings by [`Finding::sort_key`], stably.
+/// Sorts findings by [`Finding::sort_key`], stably: [`sorted_order`], then each finding is
+/// moved once.
+pub fn sort_findings(findings: &mut [Finding]) {
+    let order = sorted_order(findings);
+    permute(findings, order);
+}
+
+/// The positions of `findings` in the order a stable sort by [`Finding::sort_key`] gives them,
+/// without moving a finding (a spill encodes them in this order as they lie).
 ///
 /// A file's findings arrive together and share one path, so the runs of one path are sorted by
 /// path, and then each path's findings by the rest of the key. Paths are compared by the 16
 /// bytes after the prefix all of them share (a number, no memory to fetch), and in full only
-/// when those are equal. The findings are moved once each at the end.
-pub fn sort_findings(findings: &mut [Finding]) {
+/// when those are equal.
+pub fn sorted_order(findings: &[Finding]) -> Vec<usize> {
     let mut runs: Vec<std::ops::Range<usize>> = Vec::new();
     for (i, f) in findings.iter().enumerate() {
         match runs.last_mut() {
@@ -51,7 +59,7 @@ pub fn sort_findings(findings: &mut [Finding]) {
         }
         order[from..].sort_by(|&a, &b| findings[a].sort_key().cmp(&findings[b].sort_key()));
     }
-    permute(findings, order);
+    order
 }
 
 /// Rearranges `items` in place so that position `i` holds what was at `order[i]` (`order` is a
@@ -156,6 +164,11 @@ mod tests {
         }
         let mut expected = findings.clone();
         expected.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+        let in_order: Vec<Finding> = super::sorted_order(&findings)
+            .into_iter()
+            .map(|i| findings[i].clone())
+            .collect();
+        assert_eq!(in_order, expected);
         super::sort_findings(&mut findings);
         assert_eq!(findings, expected);
 

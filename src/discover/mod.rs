@@ -500,7 +500,9 @@ pub(crate) fn walk_builder(root: &Path, no_ignore: bool) -> ignore::WalkBuilder 
         .ignore(false)
         .git_ignore(!no_ignore)
         .git_exclude(!no_ignore)
-        .git_global(!no_ignore)
+        // The global gitignore, found once per process (`gitconfig`): the same file, rooted
+        // where the `ignore` crate roots it.
+        .git_global(false)
         .require_git(false)
         .follow_links(false)
         .filter_entry(|entry| {
@@ -510,6 +512,10 @@ pub(crate) fn walk_builder(root: &Path, no_ignore: bool) -> ignore::WalkBuilder 
                     .iter()
                     .any(|d| entry.file_name() == std::ffi::OsStr::new(d)))
         });
+    if let Some(global) = crate::gitconfig::global_excludes().filter(|_| !no_ignore) {
+        // A bad glob there leaves the others in force, as the `ignore` crate has it.
+        let _ = builder.add_ignore(global);
+    }
     builder
 }
 

@@ -67,7 +67,7 @@ pub fn at_file_start(path: &Arc<str>, rule: &str, severity: Severity, message: S
     let start = crate::diagnostic::Position { line: 1, column: 1 };
     Finding {
         path: path.clone(),
-        rule: Arc::from(rule),
+        rule: crate::diagnostic::RuleId::new(rule),
         severity,
         message,
         help: None,
@@ -153,7 +153,7 @@ pub fn locate(
                 .collect();
             Finding {
                 path: path.get().clone(),
-                rule: Arc::from(active.rule.id.as_str()),
+                rule: active.rule.rule_id,
                 severity: active.severity,
                 message: hit.message,
                 help: hit.help,

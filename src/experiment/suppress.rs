@@ -3,8 +3,6 @@
 //! finding (`unused-suppression`), as is a malformed one, and one that gives no reason
 //! (`suppression-without-reason`).
 
-use std::sync::Arc;
-
 use super::{SUPPRESSION_WITHOUT_REASON, UNUSED_SUPPRESSION};
 use crate::diagnostic::{Finding, Locator, Span};
 use crate::engine::{Active, FileName};
@@ -71,7 +69,7 @@ pub fn apply(
         };
         findings.push(Finding {
             path: name.get().clone(),
-            rule: Arc::from(by.rule.id.as_str()),
+            rule: by.rule.rule_id,
             severity: by.severity,
             message,
             help: Some(help.into()),

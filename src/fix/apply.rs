@@ -1,8 +1,6 @@
 //! Applying the fixes of one file's findings: in passes, each re-linted and re-parsed, and the
 //! result checked before anything is written.
 
-use std::sync::Arc;
-
 use crate::diagnostic::{Applicability, Finding, Fix};
 
 /// At most this many passes: two fixes whose edits overlap are applied in separate passes,
@@ -24,7 +22,7 @@ pub struct Fixed {
 /// there. A bug in a fix; the file must be left as it was.
 #[derive(Debug)]
 pub struct FixBug {
-    pub rule: Arc<str>,
+    pub rule: crate::diagnostic::RuleId,
     pub message: String,
 }
 
@@ -48,7 +46,7 @@ pub fn fix_text(
         }
         if let Err(e) = crate::json::parse(&pass.text) {
             return Err(FixBug {
-                rule: pass.applied[0].rule.clone(),
+                rule: pass.applied[0].rule,
                 message: format!("the fixed file would not be valid JSON ({e})"),
             });
         }
@@ -62,7 +60,7 @@ pub fn fix_text(
         .find(|id| findings.iter().any(|f| id.matches(f)))
     {
         return Err(FixBug {
-            rule: left.rule.clone(),
+            rule: left.rule,
             message: format!(
                 "a fix of {} left its finding at {} in place",
                 left.rule,
@@ -85,7 +83,7 @@ pub fn fix_text(
 /// value for a removal (the next item of an array takes a removed item's pointer).
 #[derive(Debug)]
 struct Identity {
-    rule: Arc<str>,
+    rule: crate::diagnostic::RuleId,
     pointer: String,
     value_hash: Option<u64>,
 }
@@ -94,14 +92,14 @@ impl Identity {
     fn of(f: &Finding, fix: &Fix) -> Identity {
         let removes = fix.edits.iter().all(|e| e.replacement.is_empty());
         Identity {
-            rule: f.rule.clone(),
+            rule: f.rule,
             pointer: f.pointer.clone(),
             value_hash: removes.then_some(f.value_hash),
         }
     }
 
     fn matches(&self, f: &Finding) -> bool {
-        *f.rule == *self.rule
+        f.rule == self.rule
             && f.pointer == self.pointer
             && self.value_hash.is_none_or(|h| h == f.value_hash)
     }

@@ -18,6 +18,10 @@ pub fn fix_for(
     platform: &Platform,
     recipe: Option<&Recipe>,
 ) -> Option<Fix> {
+    // Most `unknown-field` findings have no one key to rename to: nothing to look up.
+    if matches!(spec.action, FixAction::RenameToSuggestion) && suggestion.is_none() {
+        return None;
+    }
     let place = resolve(doc, pointer)?;
     let edits = match &spec.action {
         FixAction::Remove => vec![removal(doc, &place)?],
@@ -71,7 +75,11 @@ fn resolve(doc: &Document<'_>, pointer: &str) -> Option<Place> {
         return Some(place);
     }
     for raw in pointer.strip_prefix('/')?.split('/') {
-        let segment = raw.replace("~1", "/").replace("~0", "~");
+        let segment: std::borrow::Cow<'_, str> = if raw.contains('~') {
+            raw.replace("~1", "/").replace("~0", "~").into()
+        } else {
+            raw.into()
+        };
         let node = place.node;
         let (child, index) = match doc.value(node) {
             Value::Object { .. } => {

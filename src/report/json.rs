@@ -416,7 +416,7 @@ mod tests {
         let related = super::super::related_for_tests;
         let finding = |help: Option<&str>, related: Vec<Related>| Finding {
             path: Arc::from("dir/\u{202e}spec\"quoted\".json"),
-            rule: Arc::from("unknown-field"),
+            rule: "unknown-field".into(),
             severity: Severity::Warning,
             message: "unknown key \"\u{1b}[2J\" in `spec`\n\u{2028}".to_string(),
             help: help.map(String::from),

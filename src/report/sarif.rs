@@ -1014,7 +1014,7 @@ mod tests {
         let related = super::super::related_for_tests;
         let finding = |help: Option<&str>, related: Vec<Related>| Finding {
             path: Arc::from("a/\u{202e}b.json"),
-            rule: Arc::from("wrong-type"),
+            rule: "wrong-type".into(),
             severity: Severity::Note,
             message: "`spec.x` is \"\u{1b}]8;;\u{7}\" — not a number\r\n".to_string(),
             help: help.map(String::from),

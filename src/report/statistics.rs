@@ -2,17 +2,16 @@
 
 use std::collections::BTreeMap;
 use std::io::Write;
-use std::sync::Arc;
 
 use serde_json::{json, Value};
 
 use super::Findings;
-use crate::diagnostic::{Finding, Severity};
+use crate::diagnostic::{Finding, RuleId, Severity};
 
 /// Counts per rule and severity gathered batch by batch, for a report that reads its findings
 /// in passes: one entry per rule and severity found, whatever the number of findings.
 #[derive(Default)]
-pub struct Counts(BTreeMap<(Arc<str>, Severity), usize>);
+pub struct Counts(BTreeMap<(RuleId, Severity), usize>);
 
 impl Counts {
     /// The counts of every finding, in one pass.
@@ -27,13 +26,8 @@ impl Counts {
 
     pub fn add(&mut self, findings: &[Finding]) {
         for f in findings {
-            // Rule ids are shared: a lookup clones an `Arc`, no text.
-            match self.0.get_mut(&(f.rule.clone(), f.severity)) {
-                Some(n) => *n += 1,
-                None => {
-                    self.0.insert((f.rule.clone(), f.severity), 1);
-                }
-            }
+            // Rule ids are interned: a key is a copy, no text.
+            *self.0.entry((f.rule, f.severity)).or_insert(0) += 1;
         }
     }
 

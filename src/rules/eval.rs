@@ -300,13 +300,15 @@ pub fn emit_at(
     related: Vec<(Span, String)>,
 ) -> Hit {
     let pointer = m.pointer(ctx.doc);
-    if vars.path.is_empty() {
+    if vars.path.is_empty() && check.uses("path") {
         vars.path = pointer_path(&pointer);
     }
-    if vars.key.is_empty() {
+    if vars.key.is_empty() && check.uses("key") {
         vars.key = quote(&last_key(&pointer), MAX_VALUE_CHARS);
     }
-    vars.pointer = pointer.clone();
+    if check.uses("pointer") {
+        vars.pointer = pointer.clone();
+    }
     emit(
         check,
         match_span(ctx, m, check.report_at),
@@ -563,12 +565,22 @@ fn report_value(
     out: &mut Hits,
 ) {
     let vars = Vars {
-        value: render_val(v),
-        expected: expected.to_string(),
+        value: if_used(check, "value", || render_val(v)),
+        expected: if_used(check, "expected", || expected.to_string()),
         extra: extra.into_iter().chain(platform_vars(check, ctx)).collect(),
         ..Vars::default()
     };
     out.push(emit_at(check, ctx, m, vars, Vec::new()));
+}
+
+/// The text of the placeholder `name`, made only when the check's message or help shows it
+/// (empty otherwise: nothing reads it).
+fn if_used(check: &Check, name: &str, make: impl FnOnce() -> String) -> String {
+    if check.uses(name) {
+        make()
+    } else {
+        String::new()
+    }
 }
 
 /// The platform settings a predicate check's message or help names (none, mostly: nothing
@@ -595,10 +607,12 @@ fn report_missing(
         let pointer = check.select.missing_pointer(ctx.doc, miss);
         let vars = Vars {
             value: "missing".into(),
-            expected: expected.to_string(),
-            path: pointer_path(&pointer),
-            key: quote(check.select.missing_key(miss), MAX_VALUE_CHARS),
-            pointer: pointer.clone(),
+            expected: if_used(check, "expected", || expected.to_string()),
+            path: if_used(check, "path", || pointer_path(&pointer)),
+            key: if_used(check, "key", || {
+                quote(check.select.missing_key(miss), MAX_VALUE_CHARS)
+            }),
+            pointer: if_used(check, "pointer", || pointer.clone()),
             extra: platform_vars(check, ctx),
             suggestion: None,
         };
@@ -673,22 +687,29 @@ fn report_unknown_key(
 ) {
     let mut pointer = m.pointer(ctx.doc);
     crate::json::push_pointer_segment(&mut pointer, &member.key);
-    let (suggestion, only) =
-        crate::error::suggestions(&member.key, allowed, &mut ctx.suggestions.borrow_mut());
+    // The did-you-mean (remembered per worker) for the message, and for a fix that renames.
+    let (suggestion, only) = if check.uses("did-you-mean") || check.fix.is_some() {
+        crate::error::suggestions(&member.key, allowed, &mut ctx.suggestions.borrow_mut())
+    } else {
+        (None, None)
+    };
     let did_you_mean = match suggestion {
         Some(s) => format!("; did you mean {}?", quote(s, MAX_VALUE_CHARS)),
         None => String::new(),
     };
+    let mut extra = vec![("did-you-mean", did_you_mean)];
+    if check.uses("allowed") {
+        extra.push(("allowed", allowed.join(", ")));
+    }
     let vars = Vars {
-        value: render_val(node_val(ctx.doc, member.value)),
-        expected: allowed.join(", "),
-        path: pointer_path(&pointer),
-        key: quote(&member.key, MAX_VALUE_CHARS),
-        pointer: pointer.clone(),
-        extra: vec![
-            ("did-you-mean", did_you_mean),
-            ("allowed", allowed.join(", ")),
-        ],
+        value: if_used(check, "value", || {
+            render_val(node_val(ctx.doc, member.value))
+        }),
+        expected: if_used(check, "expected", || allowed.join(", ")),
+        path: if_used(check, "path", || pointer_path(&pointer)),
+        key: if_used(check, "key", || quote(&member.key, MAX_VALUE_CHARS)),
+        pointer: if_used(check, "pointer", || pointer.clone()),
+        extra,
         // A rename fix only when the misspelling is close to one key alone.
         suggestion: only.map(str::to_string),
     };

@@ -74,6 +74,10 @@ impl SecretPattern for TextPattern {
     fn same_source_same_secrets(&self) -> bool {
         !self.decodes()
     }
+
+    fn may_match(&self, text: &str) -> bool {
+        self.pattern().may_match(text)
+    }
 }
 
 #[cfg(test)]

@@ -272,6 +272,12 @@ pub struct Check {
 }
 
 impl Check {
+    /// Whether the check's message or help shows the placeholder `name`: a placeholder's text
+    /// is made only when one does (this is asked for every finding).
+    pub fn uses(&self, name: &str) -> bool {
+        self.message.uses(name) || self.help.as_ref().is_some_and(|h| h.uses(name))
+    }
+
     /// Every selector of the check: what it selects, its conditions' and its operands', each
     /// with whether the check reads the places where it found nothing (see [`Uses`]).
     pub fn visit_selectors<'c>(&'c self, f: &mut impl FnMut(&'c Selector, Uses)) {
@@ -384,6 +390,8 @@ pub struct Origin {
 #[derive(Debug, Clone)]
 pub struct Rule {
     pub id: String,
+    /// The id as findings carry it.
+    pub rule_id: crate::diagnostic::RuleId,
     pub severity: Severity,
     pub summary: String,
     pub explanation: String,

@@ -30,7 +30,12 @@ struct Compiled {
     regex: std::sync::OnceLock<regex::Regex>,
     copies: [std::sync::OnceLock<regex::Regex>; PATTERN_COPIES],
     runs: Option<Runs>,
+    /// A built-in text pattern's literals ([`Pattern::lazy`]): found on first use, searched
+    /// before the regex is compiled or run. `None` inside: a match may begin anywhere.
+    gate: Option<std::sync::OnceLock<Option<gate::Gate>>>,
 }
+
+mod gate;
 
 /// Worker threads beyond this share the copies (still correct, just slower).
 const PATTERN_COPIES: usize = 16;
@@ -67,18 +72,32 @@ impl Pattern {
             regex: std::sync::OnceLock::new(),
             copies: std::array::from_fn(|_| std::sync::OnceLock::new()),
             runs,
+            gate: None,
         }))
     }
 
     /// A pattern compiled on first use, without the run matcher: for a built-in text check,
-    /// which searches with the regex itself. Only for patterns known to compile.
+    /// which searches with the regex itself, and only in a text that holds one of the
+    /// literals that begin its matches. Only for patterns known to compile.
     pub fn lazy(source: &str) -> Pattern {
         Pattern(Arc::new(Compiled {
             source: source.into(),
             regex: std::sync::OnceLock::new(),
             copies: std::array::from_fn(|_| std::sync::OnceLock::new()),
             runs: None,
+            gate: Some(std::sync::OnceLock::new()),
         }))
+    }
+
+    /// Whether `text` may hold a match: false only when it holds none of the literals every
+    /// match begins with (a lazy pattern's gate), without compiling the regex.
+    pub fn may_match(&self, text: &str) -> bool {
+        let Some(gate) = &self.0.gate else {
+            return true;
+        };
+        gate.get_or_init(|| gate::Gate::of(&self.0.source))
+            .as_ref()
+            .is_none_or(|g| g.may_match(text.as_bytes()))
     }
 
     pub fn is_match(&self, text: &str) -> bool {
@@ -128,6 +147,9 @@ impl Pattern {
     where
         't: 'p,
     {
+        if !self.may_match(text) {
+            return Box::new(std::iter::empty());
+        }
         let regex = self.regex();
         let group = |name: &str| regex.capture_names().position(|n| n == Some(name));
         let (at, secret) = (group("at"), group("secret"));

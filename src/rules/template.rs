@@ -11,7 +11,13 @@ enum Piece {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Template {
     pieces: Vec<Piece>,
+    /// A bit per name of [`COMMON`] the template uses: asked for every finding, so that a
+    /// placeholder's text is made only for a template that shows it.
+    common: u8,
 }
+
+/// The placeholders whose use [`Template::uses`] answers from a bit.
+const COMMON: [&str; 5] = ["value", "expected", "path", "key", "pointer"];
 
 /// A template error: byte offset in the template text, message.
 pub type TemplateError = (usize, String);
@@ -74,28 +80,43 @@ impl Template {
         if !literal.is_empty() {
             pieces.push(Piece::Text(literal));
         }
-        Ok(Template { pieces })
+        let common = COMMON
+            .iter()
+            .enumerate()
+            .filter(|(_, name)| {
+                pieces
+                    .iter()
+                    .any(|piece| matches!(piece, Piece::Var(v) if v == *name))
+            })
+            .fold(0, |bits, (i, _)| bits | 1 << i);
+        Ok(Template { pieces, common })
     }
 
     /// Does the template use the placeholder `name`?
     pub fn uses(&self, name: &str) -> bool {
+        if let Some(i) = COMMON.iter().position(|c| *c == name) {
+            return self.common & 1 << i != 0;
+        }
         self.pieces
             .iter()
             .any(|piece| matches!(piece, Piece::Var(v) if v == name))
     }
 
     /// Fills the template; `lookup` returns each variable's already-escaped text.
-    pub fn render<'a>(&self, lookup: impl Fn(&str) -> Option<&'a str>) -> String {
-        let values: Vec<&str> = self
-            .pieces
-            .iter()
-            .map(|piece| match piece {
+    pub fn render<'a>(&'a self, lookup: impl Fn(&str) -> Option<&'a str>) -> String {
+        let piece = |piece: &'a Piece| -> &'a str {
+            match piece {
                 Piece::Text(t) => t,
                 Piece::Var(v) => lookup(v).unwrap_or(""),
-            })
-            .collect();
+            }
+        };
         // One allocation of the final size, not a chain of doublings (this runs per finding).
-        values.concat()
+        let len = self.pieces.iter().map(piece).map(str::len).sum();
+        let mut out = String::with_capacity(len);
+        for p in &self.pieces {
+            out.push_str(piece(p));
+        }
+        out
     }
 }
 

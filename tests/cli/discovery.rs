@@ -211,6 +211,44 @@ fn no_ignore_lints_gitignored_files_but_still_skips_vcs_and_build_dirs() {
     }
 }
 
+/// The global gitignore (git's `core.excludesFile`) is obeyed, and not with `--no-ignore`.
+#[test]
+fn the_global_gitignore_is_obeyed() {
+    let tree = discovery_tree();
+    let home = tree.path("home");
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::write(home.join("excludes"), "a/x.jobspec.json\ndeep/\n").unwrap();
+    std::fs::write(
+        home.join("gitconfig"),
+        format!(
+            "[user]\n\tname = A\n[core]\n\tExcludesFile = \"{}\"\n",
+            home.join("excludes").display()
+        ),
+    )
+    .unwrap();
+    let extra = common::Extra {
+        env: vec![(
+            "GIT_CONFIG_GLOBAL".into(),
+            home.join("gitconfig").display().to_string(),
+        )],
+        ..common::Extra::default()
+    };
+    let run = tree.run_with(&["--no-config", "--format", "concise"], &extra);
+    assert_eq!(
+        run.paths(),
+        [
+            ".starforge/jobspec.json",
+            "a/jobspec.json",
+            "dir/jobspec.json/inner.jobspec.json",
+        ]
+    );
+    let all = tree.run_with(
+        &["--no-config", "--format", "concise", "--no-ignore"],
+        &extra,
+    );
+    assert_eq!(all.paths().len(), 7, "{}", all.stdout);
+}
+
 #[test]
 fn a_directory_named_jobspec_json_is_walked_not_read() {
     let tree = Tree::new();

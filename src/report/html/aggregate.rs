@@ -65,7 +65,7 @@ pub struct Framed {
 
 #[derive(Debug)]
 pub struct RuleGroup {
-    pub id: Arc<str>,
+    pub id: crate::diagnostic::RuleId,
     pub counts: Counts,
     /// Files with a finding of this rule.
     pub files: usize,
@@ -118,7 +118,7 @@ impl PartialOrd for FileCount {
 pub struct Aggregate {
     /// In order of first appearance; [`Aggregate::finish`] sorts them.
     pub rules: Vec<RuleGroup>,
-    by_id: HashMap<Arc<str>, usize>,
+    by_id: HashMap<crate::diagnostic::RuleId, usize>,
     pub folders: BTreeMap<String, Folder>,
     /// Findings and files in folders past [`Limits::folders`].
     pub other_folders: Folder,
@@ -175,9 +175,9 @@ impl Aggregate {
         let at = match self.by_id.get(&f.rule) {
             Some(&at) => at,
             None => {
-                self.by_id.insert(f.rule.clone(), self.rules.len());
+                self.by_id.insert(f.rule, self.rules.len());
                 self.rules.push(RuleGroup {
-                    id: f.rule.clone(),
+                    id: f.rule,
                     counts: Counts::default(),
                     files: 0,
                     last_file: 0,
