@@ -26,6 +26,8 @@ use std::ops::Range;
 use globset::GlobSet;
 use regex::{Regex, RegexSet};
 
+pub use lazy::Lazy;
+
 use super::{notebook, scan, Language, Region, RegionKind};
 
 /// The check as its rule file configures it.
@@ -35,9 +37,9 @@ pub struct HostPathCheck {
     pub ignore: Option<GlobSet>,
     /// A literal passed to a call whose callee matches (`sandbox.write_text`) is a path on
     /// another machine.
-    pub remote_calls: Option<RegexSet>,
+    pub remote_calls: Option<Lazy<RegexSet>>,
     /// A value given a name that matches (`sandbox_home=`) is a path on another machine.
-    pub remote_names: Option<RegexSet>,
+    pub remote_names: Option<Lazy<RegexSet>>,
     /// A literal that goes on with at least this many words after its path is prose; 0: none is.
     pub prose_words: usize,
     /// YAML keys whose block scalar is a shell script (`run: |`).
@@ -53,9 +55,9 @@ pub struct PathKind {
     /// As the message says it: "a model".
     pub kind: String,
     /// Matched against the names the value is given (its key, keyword, option or variable).
-    pub name: Option<Regex>,
+    pub name: Option<Lazy<Regex>>,
     /// Matched against the path.
-    pub path: Option<Regex>,
+    pub path: Option<Lazy<Regex>>,
     /// What to use instead.
     pub instead: String,
 }
@@ -155,7 +157,7 @@ impl<'c> Finder<'c, '_> {
             return;
         }
         let context = context();
-        let remote = |set: &Option<RegexSet>, text: &str| {
+        let remote = |set: &Option<Lazy<RegexSet>>, text: &str| {
             !text.is_empty() && set.as_ref().is_some_and(|s| s.is_match(text))
         };
         if remote(&check.remote_calls, &context.call) || remote(&check.remote_names, &context.name)
@@ -435,6 +437,7 @@ fn option_before(text: &str, start: usize) -> String {
 }
 
 mod keys;
+mod lazy;
 mod options;
 mod python;
 

@@ -1,6 +1,6 @@
 //! The options of `host-path` in its rule file, their schema and how they compile.
 
-use super::{HostPathCheck, PathKind};
+use super::{HostPathCheck, Lazy, PathKind};
 
 /// The JSON Schema of `host-path`'s option `name`; `null` for a name it does not take.
 pub fn option_schema(name: &str) -> serde_json::Value {
@@ -61,16 +61,16 @@ pub fn compile(options: &toml::Table) -> Result<HostPathCheck, String> {
         }
     };
     let regex = |key: &str, pattern: &str| {
-        regex::Regex::new(pattern).map_err(|e| format!("`{key}` has a bad regex: {e}"))
+        Lazy::new(vec![pattern.to_string()]).map_err(|e| format!("`{key}` has a bad regex {e}"))
     };
-    let regex_set = |key: &str| -> Result<Option<regex::RegexSet>, String> {
+    let regex_set = |key: &str| -> Result<Option<Lazy<regex::RegexSet>>, String> {
         let patterns = strings(key)?;
         if patterns.is_empty() {
             return Ok(None);
         }
-        regex::RegexSet::new(&patterns)
+        Lazy::new(patterns)
             .map(Some)
-            .map_err(|e| format!("`{key}` has a bad regex: {e}"))
+            .map_err(|e| format!("`{key}` has a bad regex {e}"))
     };
     let ignore = strings("ignore")?;
     let ignore = if ignore.is_empty() {

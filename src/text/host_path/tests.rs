@@ -7,8 +7,8 @@ fn roots() -> Vec<String> {
         .to_vec()
 }
 
-fn regex(p: &str) -> Option<Regex> {
-    Some(Regex::new(p).unwrap())
+fn regex(p: &str) -> Option<Lazy<Regex>> {
+    Some(Lazy::new(vec![p.to_string()]).unwrap())
 }
 
 /// The check as `rules/exp-host-path.toml` configures it, in short.
@@ -24,8 +24,10 @@ fn check() -> HostPathCheck {
     }
     HostPathCheck {
         ignore: Some(ignore.build().unwrap()),
-        remote_calls: Some(RegexSet::new([r"(?i)(?:^|\.)(?:sandbox|container)\w*\."]).unwrap()),
-        remote_names: Some(RegexSet::new([r"(?i)\bsandbox_"]).unwrap()),
+        remote_calls: Some(
+            Lazy::new(vec![r"(?i)(?:^|\.)(?:sandbox|container)\w*\.".into()]).unwrap(),
+        ),
+        remote_names: Some(Lazy::new(vec![r"(?i)\bsandbox_".into()]).unwrap()),
         prose_words: 3,
         shell_keys: vec!["run".into(), "setup".into()],
         kinds: vec![
