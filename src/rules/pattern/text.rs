@@ -198,8 +198,11 @@ impl Keywords {
     /// one keyword a place, resumed a byte after each place, where every keyword is tried.
     fn find(&self, text: &str) -> Box<[bool]> {
         let searcher = self.searcher.get_or_init(|| {
+            // A contiguous NFA: for a few keywords and files of kilobytes, building the DFA
+            // (the default for so few) cost more than every search of a one-file run.
             aho_corasick::AhoCorasick::builder()
                 .ascii_case_insensitive(true)
+                .kind(Some(aho_corasick::AhoCorasickKind::ContiguousNFA))
                 .match_kind(aho_corasick::MatchKind::LeftmostFirst)
                 .build(&self.words)
                 .ok()
