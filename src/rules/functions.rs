@@ -56,8 +56,11 @@ pub struct FunctionDef {
     /// The options it takes; none refuses every option.
     pub options: &'static [OptionDef],
     /// Compiles its options (checked against `options` already).
-    compile: fn(&toml::Table) -> Result<Arc<dyn Builtin>, String>,
+    compile: fn(&toml::Table, Syntax) -> Result<Arc<dyn Builtin>, String>,
 }
+
+/// Whether the regexes among a function's options are parsed when it compiles.
+pub use crate::text::host_path::Syntax;
 
 /// `host-path`: run over a text file's string literals by the experiment linter.
 pub const HOST_PATH: &str = "host-path";
@@ -72,7 +75,7 @@ pub const FUNCTIONS: &[FunctionDef] = &[
         reads: Reads::Document,
         vars: &[],
         options: &[],
-        compile: |_| Ok(Arc::new(DuplicateKeys)),
+        compile: |_, _| Ok(Arc::new(DuplicateKeys)),
     },
     FunctionDef {
         name: "gpu-quota",
@@ -80,7 +83,7 @@ pub const FUNCTIONS: &[FunctionDef] = &[
         reads: Reads::Document,
         vars: &["total", "quota", "project"],
         options: &[],
-        compile: |_| Ok(Arc::new(GpuQuota)),
+        compile: |_, _| Ok(Arc::new(GpuQuota)),
     },
     FunctionDef {
         name: "image-registry",
@@ -91,7 +94,7 @@ pub const FUNCTIONS: &[FunctionDef] = &[
             name: "allowed",
             schema: allowed_schema,
         }],
-        compile: |options| Ok(Arc::new(ImageRegistry::compile(options)?)),
+        compile: |options, _| Ok(Arc::new(ImageRegistry::compile(options)?)),
     },
     FunctionDef {
         name: "leaf-collision",
@@ -102,7 +105,7 @@ pub const FUNCTIONS: &[FunctionDef] = &[
             name: "separator",
             schema: || serde_json::json!({ "type": "string", "minLength": 1, "default": "/" }),
         }],
-        compile: |options| Ok(Arc::new(LeafCollision::compile(options)?)),
+        compile: |options, _| Ok(Arc::new(LeafCollision::compile(options)?)),
     },
     FunctionDef {
         name: "path-escapes-root",
@@ -110,7 +113,7 @@ pub const FUNCTIONS: &[FunctionDef] = &[
         reads: Reads::Document,
         vars: &["reason"],
         options: &[],
-        compile: |_| Ok(Arc::new(ProjectPath { escapes: true })),
+        compile: |_, _| Ok(Arc::new(ProjectPath { escapes: true })),
     },
     FunctionDef {
         name: "directory-missing",
@@ -118,7 +121,7 @@ pub const FUNCTIONS: &[FunctionDef] = &[
         reads: Reads::Document,
         vars: &[],
         options: &[],
-        compile: |_| Ok(Arc::new(ProjectPath { escapes: false })),
+        compile: |_, _| Ok(Arc::new(ProjectPath { escapes: false })),
     },
     FunctionDef {
         name: HOST_PATH,
@@ -126,7 +129,7 @@ pub const FUNCTIONS: &[FunctionDef] = &[
         reads: Reads::Text,
         vars: &["root", "kind", "instead"],
         options: HOST_PATH_OPTIONS,
-        compile: |options| Ok(Arc::new(HostPath(host_path::compile(options)?))),
+        compile: |options, syntax| Ok(Arc::new(HostPath(host_path::compile(options, syntax)?))),
     },
     FunctionDef {
         name: CONFIG_KEY,
@@ -134,7 +137,7 @@ pub const FUNCTIONS: &[FunctionDef] = &[
         reads: Reads::Document,
         vars: &["config", "did-you-mean"],
         options: &[],
-        compile: |_| Ok(Arc::new(ConfigKey)),
+        compile: |_, _| Ok(Arc::new(ConfigKey)),
     },
 ];
 
@@ -160,7 +163,11 @@ impl Function {
     }
 
     /// Compiles `function = name` with its options; errors say whether the options are at fault.
-    pub fn compile(name: &str, options: Option<&toml::Table>) -> Result<Function, CompileError> {
+    pub fn compile(
+        name: &str,
+        options: Option<&toml::Table>,
+        syntax: Syntax,
+    ) -> Result<Function, CompileError> {
         let Some(def) = FUNCTIONS.iter().find(|d| d.name == name) else {
             return Err((false, format!("unknown function `{name}`")));
         };
@@ -181,7 +188,7 @@ impl Function {
                 ));
             }
         }
-        let builtin = (def.compile)(options).map_err(|e| (true, e))?;
+        let builtin = (def.compile)(options, syntax).map_err(|e| (true, e))?;
         Ok(Function { def, builtin })
     }
 

@@ -210,7 +210,7 @@ fn case_def(case: &Value, valid: bool) -> Value {
 
 #[cfg(test)]
 mod tests {
-    use crate::rules::functions::{Function, FUNCTIONS};
+    use crate::rules::functions::{Function, Syntax, FUNCTIONS};
 
     /// A function without options in the table refuses every option; one with options takes
     /// exactly those.
@@ -220,12 +220,12 @@ mod tests {
         unknown.insert("x".into(), toml::Value::Boolean(true));
         for f in FUNCTIONS {
             assert!(
-                Function::compile(f.name, Some(&unknown)).is_err(),
+                Function::compile(f.name, Some(&unknown), Syntax::Check).is_err(),
                 "{}",
                 f.name
             );
             assert!(
-                Function::compile(f.name, Some(&toml::Table::new())).is_ok(),
+                Function::compile(f.name, Some(&toml::Table::new()), Syntax::Check).is_ok(),
                 "{}",
                 f.name
             );

@@ -26,7 +26,7 @@ use std::ops::Range;
 use globset::GlobSet;
 use regex::{Regex, RegexSet};
 
-pub use lazy::Lazy;
+pub use lazy::{Lazy, Syntax};
 
 use super::{notebook, scan, Language, Region, RegionKind};
 

@@ -1,6 +1,6 @@
 //! The options of `host-path` in its rule file, their schema and how they compile.
 
-use super::{HostPathCheck, Lazy, PathKind};
+use super::{HostPathCheck, Lazy, PathKind, Syntax};
 
 /// The JSON Schema of `host-path`'s option `name`; `null` for a name it does not take.
 pub fn option_schema(name: &str) -> serde_json::Value {
@@ -45,7 +45,7 @@ pub fn option_schema(name: &str) -> serde_json::Value {
 }
 
 /// `host-path`'s options compiled.
-pub fn compile(options: &toml::Table) -> Result<HostPathCheck, String> {
+pub fn compile(options: &toml::Table, syntax: Syntax) -> Result<HostPathCheck, String> {
     let strings = |key: &str| -> Result<Vec<String>, String> {
         match options.get(key) {
             None => Ok(Vec::new()),
@@ -61,14 +61,15 @@ pub fn compile(options: &toml::Table) -> Result<HostPathCheck, String> {
         }
     };
     let regex = |key: &str, pattern: &str| {
-        Lazy::new(vec![pattern.to_string()]).map_err(|e| format!("`{key}` has a bad regex {e}"))
+        Lazy::new(vec![pattern.to_string()], syntax)
+            .map_err(|e| format!("`{key}` has a bad regex {e}"))
     };
     let regex_set = |key: &str| -> Result<Option<Lazy<regex::RegexSet>>, String> {
         let patterns = strings(key)?;
         if patterns.is_empty() {
             return Ok(None);
         }
-        Lazy::new(patterns)
+        Lazy::new(patterns, syntax)
             .map(Some)
             .map_err(|e| format!("`{key}` has a bad regex {e}"))
     };

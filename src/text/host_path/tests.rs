@@ -8,7 +8,7 @@ fn roots() -> Vec<String> {
 }
 
 fn regex(p: &str) -> Option<Lazy<Regex>> {
-    Some(Lazy::new(vec![p.to_string()]).unwrap())
+    Some(Lazy::new(vec![p.to_string()], Syntax::Check).unwrap())
 }
 
 /// The check as `rules/exp-host-path.toml` configures it, in short.
@@ -25,9 +25,13 @@ fn check() -> HostPathCheck {
     HostPathCheck {
         ignore: Some(ignore.build().unwrap()),
         remote_calls: Some(
-            Lazy::new(vec![r"(?i)(?:^|\.)(?:sandbox|container)\w*\.".into()]).unwrap(),
+            Lazy::new(
+                vec![r"(?i)(?:^|\.)(?:sandbox|container)\w*\.".into()],
+                Syntax::Check,
+            )
+            .unwrap(),
         ),
-        remote_names: Some(Lazy::new(vec![r"(?i)\bsandbox_".into()]).unwrap()),
+        remote_names: Some(Lazy::new(vec![r"(?i)\bsandbox_".into()], Syntax::Check).unwrap()),
         prose_words: 3,
         shell_keys: vec!["run".into(), "setup".into()],
         kinds: vec![
