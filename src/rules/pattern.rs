@@ -29,7 +29,9 @@ struct Compiled {
     source: Box<str>,
     regex: std::sync::OnceLock<regex::Regex>,
     copies: [std::sync::OnceLock<regex::Regex>; PATTERN_COPIES],
-    runs: Option<Runs>,
+    /// The run matcher, if the pattern has that shape: made on first match (parsing the
+    /// pattern for it was a twentieth of a one-file run, for patterns it may never ask).
+    runs: std::sync::OnceLock<Option<Runs>>,
     /// A built-in text pattern's literals ([`Pattern::lazy`]): found on first use, searched
     /// before the regex is compiled or run. `None` inside: a match may begin anywhere.
     gate: Option<std::sync::OnceLock<Option<gate::Gate>>>,
@@ -63,15 +65,11 @@ impl Pattern {
     /// (the built-in rules' own, which a test compiles): a failure then is a bug, reported as
     /// the crash of the file being linted.
     pub fn deferred(source: &str) -> Pattern {
-        let runs = regex_syntax::Parser::new()
-            .parse(source)
-            .ok()
-            .and_then(|hir| Runs::from_hir(&hir));
         Pattern(Arc::new(Compiled {
             source: source.into(),
             regex: std::sync::OnceLock::new(),
             copies: std::array::from_fn(|_| std::sync::OnceLock::new()),
-            runs,
+            runs: std::sync::OnceLock::new(),
             gate: None,
         }))
     }
@@ -84,7 +82,7 @@ impl Pattern {
             source: source.into(),
             regex: std::sync::OnceLock::new(),
             copies: std::array::from_fn(|_| std::sync::OnceLock::new()),
-            runs: None,
+            runs: std::sync::OnceLock::from(None),
             gate: Some(std::sync::OnceLock::new()),
         }))
     }
@@ -101,7 +99,7 @@ impl Pattern {
     }
 
     pub fn is_match(&self, text: &str) -> bool {
-        if let Some(runs) = &self.0.runs {
+        if let Some(runs) = self.runs() {
             // A match the runs find is the regex's too: each byte a run takes is ASCII and in
             // its class, and a "contains" branch skips only runs whose class holds every
             // character. A miss is final only for ASCII text, which is tested after the runs,
@@ -175,7 +173,19 @@ impl Pattern {
 
     /// Whether ASCII text is matched without the regex engine.
     pub fn has_fast_path(&self) -> bool {
-        self.0.runs.is_some()
+        self.runs().is_some()
+    }
+
+    fn runs(&self) -> Option<&Runs> {
+        self.0
+            .runs
+            .get_or_init(|| {
+                regex_syntax::Parser::new()
+                    .parse(&self.0.source)
+                    .ok()
+                    .and_then(|hir| Runs::from_hir(&hir))
+            })
+            .as_ref()
     }
 }
 

@@ -22,61 +22,62 @@ const COMMON: [&str; 5] = ["value", "expected", "path", "key", "pointer"];
 /// A template error: byte offset in the template text, message.
 pub type TemplateError = (usize, String);
 
+/// The error of a placeholder the check does not provide, with the nearest one it does.
+fn unknown_placeholder(name: &str, known: &[&str]) -> String {
+    let hint = match crate::error::suggest(name, known.iter().copied()) {
+        Some(s) => format!("; did you mean `{{{s}}}`?"),
+        None => format!(
+            "; this check provides {}",
+            known
+                .iter()
+                .map(|k| format!("{{{k}}}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
+    format!("unknown placeholder `{{{name}}}`{hint}")
+}
+
 impl Template {
     pub fn parse(text: &str, known: &[&str]) -> Result<Template, TemplateError> {
         let mut pieces = Vec::new();
         let mut literal = String::new();
-        let mut chars = text.char_indices().peekable();
-        while let Some((i, c)) = chars.next() {
-            match c {
-                '{' if chars.peek().map(|p| p.1) == Some('{') => {
-                    chars.next();
-                    literal.push('{');
-                }
-                '}' if chars.peek().map(|p| p.1) == Some('}') => {
-                    chars.next();
-                    literal.push('}');
-                }
-                '{' => {
-                    let rest = &text[i + 1..];
-                    let Some(end) = rest.find('}') else {
-                        return Err((
-                            i,
-                            "unclosed `{` in message template (use `{{` for a brace)".into(),
-                        ));
-                    };
-                    let name = rest[..end].trim();
-                    if !known.contains(&name) {
-                        let hint = match crate::error::suggest(name, known.iter().copied()) {
-                            Some(s) => format!("; did you mean `{{{s}}}`?"),
-                            None => format!(
-                                "; this check provides {}",
-                                known
-                                    .iter()
-                                    .map(|k| format!("{{{k}}}"))
-                                    .collect::<Vec<_>>()
-                                    .join(", ")
-                            ),
-                        };
-                        return Err((i, format!("unknown placeholder `{{{name}}}`{hint}")));
-                    }
-                    if !literal.is_empty() {
-                        pieces.push(Piece::Text(std::mem::take(&mut literal)));
-                    }
-                    pieces.push(Piece::Var(name.to_string()));
-                    for _ in 0..=end {
-                        chars.next();
-                    }
-                }
-                '}' => {
-                    return Err((
-                        i,
-                        "unmatched `}` in message template (use `}}` for a brace)".into(),
-                    ))
-                }
-                c => literal.push(c),
+        let bytes = text.as_bytes();
+        // Text between braces is copied a run at a time (a byte search, not a push per char).
+        let mut start = 0;
+        while let Some(offset) = bytes[start..].iter().position(|&b| b == b'{' || b == b'}') {
+            let i = start + offset;
+            literal.push_str(&text[start..i]);
+            let brace = bytes[i];
+            if bytes.get(i + 1) == Some(&brace) {
+                literal.push(char::from(brace));
+                start = i + 2;
+                continue;
             }
+            if brace == b'}' {
+                return Err((
+                    i,
+                    "unmatched `}` in message template (use `}}` for a brace)".into(),
+                ));
+            }
+            let rest = &text[i + 1..];
+            let Some(end) = rest.find('}') else {
+                return Err((
+                    i,
+                    "unclosed `{` in message template (use `{{` for a brace)".into(),
+                ));
+            };
+            let name = rest[..end].trim();
+            if !known.contains(&name) {
+                return Err((i, unknown_placeholder(name, known)));
+            }
+            if !literal.is_empty() {
+                pieces.push(Piece::Text(std::mem::take(&mut literal)));
+            }
+            pieces.push(Piece::Var(name.to_string()));
+            start = i + 1 + end + 1;
         }
+        literal.push_str(&text[start..]);
         if !literal.is_empty() {
             pieces.push(Piece::Text(literal));
         }
@@ -141,5 +142,23 @@ mod tests {
         assert_eq!(err.0, 2);
         assert!(err.1.contains("did you mean `{value}`"), "{}", err.1);
         assert!(Template::parse("x {value", &["value"]).is_err());
+    }
+
+    #[test]
+    fn braces_offsets_and_other_characters() {
+        let known = ["value"];
+        let text = |t: &Template| t.render(|_| Some("V"));
+        let t = Template::parse("é {value}—{{ü}} }}{ value }ß", &known).unwrap();
+        assert_eq!(text(&t), "é V—{ü} }Vß");
+        assert!(t.uses("value"));
+        assert_eq!(text(&Template::parse("", &known).unwrap()), "");
+        assert_eq!(text(&Template::parse("{{{{", &known).unwrap()), "{{");
+        // The byte offset of the brace at fault.
+        let err = Template::parse("é }", &known).unwrap_err();
+        assert_eq!(err.0, 3);
+        assert!(err.1.contains("unmatched `}`"), "{}", err.1);
+        assert_eq!(Template::parse("ab{{x}", &known).unwrap_err().0, 5);
+        assert_eq!(Template::parse("ab {x", &known).unwrap_err().0, 3);
+        assert_eq!(Template::parse("é {nope}", &known).unwrap_err().0, 3);
     }
 }
