@@ -56,8 +56,11 @@ pub struct FunctionDef {
     /// The options it takes; none refuses every option.
     pub options: &'static [OptionDef],
     /// Compiles its options (checked against `options` already).
-    compile: fn(&toml::Table, Syntax) -> Result<Arc<dyn Builtin>, String>,
+    compile: CompileOptions,
 }
+
+/// How a function compiles its options.
+type CompileOptions = fn(&toml::Table, Syntax) -> Result<Arc<dyn Builtin>, String>;
 
 /// Whether the regexes among a function's options are parsed when it compiles.
 pub use crate::text::host_path::Syntax;
