@@ -110,7 +110,12 @@ pub fn run(plan: &Plan<'_>, env: &mut Env<'_>) -> Result<Linted, Error> {
             .flat_map(|p| p.settings.rules.rules.iter()),
     );
     let collector = Collector::new(detector);
-    let discovery = walk_and_lint(&linter, &collector)?;
+    let serial = linter.walked.is_empty() && plan.options.paths.len() <= SERIAL_FILES;
+    let discovery = if serial {
+        find_named(&linter, &collector)
+    } else {
+        walk_and_lint(&linter, &collector)?
+    };
     // Files named on the command line (a pre-commit batch): in parallel too. A file named
     // twice (a link and its target) is fixed once, as the first name names it.
     let named = once_per_file(
@@ -121,14 +126,19 @@ pub fn run(plan: &Plan<'_>, env: &mut Env<'_>) -> Result<Linted, Error> {
             .collect(),
         plan.options.fix.is_some_and(|m| m.write),
     );
-    plan.pool.install(|| {
+    let lint_named = |scratch: &mut Scratch, candidate: &&Candidate| {
+        collector.files.fetch_add(1, Ordering::Relaxed);
+        collector.keep(linter.contained(candidate, scratch))
+    };
+    if serial {
+        let mut scratch = Scratch::default();
         named
-            .par_iter()
-            .for_each_init(Scratch::default, |scratch, candidate| {
-                collector.files.fetch_add(1, Ordering::Relaxed);
-                collector.keep(linter.contained(candidate, scratch))
-            })
-    });
+            .iter()
+            .for_each(|candidate| lint_named(&mut scratch, candidate));
+    } else {
+        plan.pool()?
+            .install(|| named.par_iter().for_each_init(Scratch::default, lint_named));
+    }
     if let Some(error) = plan.profiles.configs().take_errors().into_iter().next() {
         return Err(error);
     }
@@ -186,6 +196,47 @@ fn walk_options<'a>(plan: &'a Plan<'_>, cwd: &'a Path, threads: usize) -> discov
     }
 }
 
+/// At most this many files named, and no folder: the run lints them on the calling thread.
+/// Starting the walker and two workers for one staged spec cost more than linting it (a
+/// pre-commit hook runs forgelint on a commit's few files).
+const SERIAL_FILES: usize = 4;
+
+/// The files the plan names, when it names no folder: nothing to walk, so no walker thread.
+/// (A path that has become a folder since is walked here all the same, on this thread.)
+fn find_named(linter: &LintRun<'_, '_>, collector: &Collector) -> discover::Discovery {
+    let plan = linter.plan;
+    let options = walk_options(plan, linter.cwd, 1);
+    let scratch = Mutex::new(Scratch::default());
+    discover::discover_each(&plan.options.paths, &options, &|batch| {
+        let mut scratch = scratch.lock().unwrap_or_else(|e| e.into_inner());
+        lint_batch(linter, collector, &batch, &mut scratch);
+    })
+}
+
+/// Lints a batch of the walk and keeps what it found, counted and kept per batch: one shared
+/// counter bumped per file would bounce between the workers, and one lock serves the batch's
+/// findings.
+fn lint_batch(
+    linter: &LintRun<'_, '_>,
+    collector: &Collector,
+    batch: &[Candidate],
+    scratch: &mut Scratch,
+) {
+    let owned = batch.iter().filter(|c| linter.owns(&c.path)).count();
+    collector.files.fetch_add(owned, Ordering::Relaxed);
+    let mut outcome = FileOutcome::default();
+    for candidate in batch.iter().filter(|c| linter.owns(&c.path)) {
+        let one = linter.contained(candidate, scratch);
+        outcome.tool_error |= one.tool_error;
+        outcome.findings.extend(one.findings);
+        outcome.fixed += one.fixed;
+        if one.diff.is_some() {
+            collector.keep_diff(one.diff);
+        }
+    }
+    collector.keep(outcome);
+}
+
 /// The walker finds files on its own threads and passes them through a bounded queue to the
 /// worker pool, which lints them as they come: walking and linting overlap, and memory does
 /// not grow with the size of the tree. Returns what the walk found besides (named files,
@@ -196,6 +247,7 @@ fn walk_and_lint(
 ) -> Result<discover::Discovery, Error> {
     let plan = linter.plan;
     let options = walk_options(plan, linter.cwd, plan.options.threads);
+    let pool = plan.pool()?;
     let batches = handoff::Handoff::<Vec<Candidate>>::new(32);
     std::thread::scope(|scope| {
         let walker = scope.spawn(|| {
@@ -209,25 +261,11 @@ fn walk_and_lint(
         // Every worker takes batches from the queue itself. Behind `par_bridge` they would
         // share one lock around the queue, and a worker whose take wakes the walker can be
         // switched out for the walker while it holds that lock, leaving the other idle.
-        plan.pool.broadcast(|_| {
+        pool.broadcast(|_| {
             // The worker's buffers and memos, for this run only.
             let mut scratch = Scratch::default();
             while let Some(batch) = batches.pop() {
-                // Counted and kept per batch: one shared counter bumped per file would bounce
-                // between the workers, and one lock serves the batch's findings.
-                let owned = batch.iter().filter(|c| linter.owns(&c.path)).count();
-                collector.files.fetch_add(owned, Ordering::Relaxed);
-                let mut outcome = FileOutcome::default();
-                for candidate in batch.iter().filter(|c| linter.owns(&c.path)) {
-                    let one = linter.contained(candidate, &mut scratch);
-                    outcome.tool_error |= one.tool_error;
-                    outcome.findings.extend(one.findings);
-                    outcome.fixed += one.fixed;
-                    if one.diff.is_some() {
-                        collector.keep_diff(one.diff);
-                    }
-                }
-                collector.keep(outcome);
+                lint_batch(linter, collector, &batch, &mut scratch);
             }
         });
         walker.join()

@@ -255,7 +255,9 @@ pub struct Plan<'s> {
     /// What each config decides; a file is linted with its nearest config's.
     pub profiles: Profiles<'s>,
     pub baseline: Option<Baseline>,
-    pub pool: rayon::ThreadPool,
+    /// The worker threads, started when a run first needs them: a pre-commit run of a file or
+    /// two lints on the calling thread and starts none.
+    pool: std::sync::OnceLock<rayon::ThreadPool>,
 }
 
 impl<'s> Plan<'s> {
@@ -270,16 +272,24 @@ impl<'s> Plan<'s> {
             Some(path) => Some(Baseline::load(path)?),
             None => None,
         };
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(options.threads)
-            .build()
-            .map_err(|e| Error::usage(format!("cannot start worker threads: {e}")))?;
         Ok(Plan {
             profiles: Profiles::new(configs, &options.rules, options.no_ignore, cwd),
             options,
             baseline,
-            pool,
+            pool: std::sync::OnceLock::new(),
         })
+    }
+
+    /// The worker threads (`-j`), started on first use.
+    pub fn pool(&self) -> Result<&rayon::ThreadPool, Error> {
+        if let Some(pool) = self.pool.get() {
+            return Ok(pool);
+        }
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(self.options.threads)
+            .build()
+            .map_err(|e| Error::usage(format!("cannot start worker threads: {e}")))?;
+        Ok(self.pool.get_or_init(|| pool))
     }
 }
 
