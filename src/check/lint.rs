@@ -83,8 +83,8 @@ struct LintRun<'p, 's> {
     fixing: Mutex<HashSet<FileKey>>,
 }
 
-/// Lints everything the plan names: the walked folders and named files in parallel, then the
-/// spec on standard input.
+/// Lints everything the plan names: the walked folders and named files in parallel (a few
+/// named files and no folder on the calling thread), then the spec on standard input.
 pub fn run(plan: &Plan<'_>, env: &mut Env<'_>) -> Result<Linted, Error> {
     let cwd = env.cwd.clone();
     let linter = LintRun {
@@ -116,8 +116,8 @@ pub fn run(plan: &Plan<'_>, env: &mut Env<'_>) -> Result<Linted, Error> {
     } else {
         walk_and_lint(&linter, &collector)?
     };
-    // Files named on the command line (a pre-commit batch): in parallel too. A file named
-    // twice (a link and its target) is fixed once, as the first name names it.
+    // Files named on the command line (a pre-commit batch): in parallel too, unless they are
+    // few. A file named twice (a link and its target) is fixed once, as the first name names it.
     let named = once_per_file(
         discovery
             .files
