@@ -12,6 +12,7 @@ use rayon::prelude::*;
 use super::fixing::FixTarget;
 use super::plan::Plan;
 use super::profiles::Profile;
+use super::walked::WalkedFolders;
 use crate::diagnostic::{Finding, INVALID_JSON};
 use std::cell::RefCell;
 use std::collections::HashSet;
@@ -75,7 +76,7 @@ struct LintRun<'p, 's> {
     claimed: Mutex<HashSet<PathBuf>>,
     /// The folders walked, absolute: an experiment directory under one, matching
     /// `[files] experiments`, is linted by the walk.
-    walked: Vec<PathBuf>,
+    walked: WalkedFolders,
     /// The experiment files named on the command line, absolute: linted as named, never again
     /// as part of an experiment a spec names.
     named: HashSet<PathBuf>,
@@ -93,13 +94,14 @@ pub fn run(plan: &Plan<'_>, env: &mut Env<'_>) -> Result<Linted, Error> {
         dir_cache: DirCache::default(),
         cwd_mentions_starforge: mentions_starforge(&env.cwd),
         claimed: Mutex::new(HashSet::new()),
-        walked: plan
-            .options
-            .paths
-            .iter()
-            .filter(|p| cwd.join(p).is_dir())
-            .map(|p| crate::paths::normalize(p, &cwd))
-            .collect(),
+        walked: WalkedFolders::new(
+            plan.options
+                .paths
+                .iter()
+                .filter(|p| cwd.join(p).is_dir())
+                .map(|p| crate::paths::normalize(p, &cwd))
+                .collect(),
+        ),
         named: named_experiment_files(plan, &cwd),
         fixing: Mutex::new(HashSet::new()),
     };
@@ -512,8 +514,7 @@ impl LintRun<'_, '_> {
     /// spec's project root when the spec is in its `.starforge` folder: known to hold one,
     /// not asked again.
     fn walk_lints(&self, dir: &Path, starforge_root: Option<&Path>, memo: &mut WalkMemo) -> bool {
-        let walked = |root: &PathBuf| dir.starts_with(root) || root.starts_with(dir);
-        if !self.walked.iter().any(walked) {
+        if !self.walked.overlap(dir) {
             return false;
         }
         let options = walk_options(self.plan, self.cwd, 1);

@@ -11,6 +11,7 @@ mod plan;
 mod profiles;
 mod since;
 mod skipped;
+mod walked;
 
 use std::time::Instant;
 
