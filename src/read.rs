@@ -35,24 +35,45 @@ pub fn read_bounded_into(path: &Path, bytes: &mut Vec<u8>) -> std::io::Result<()
     read_opened(file, fills, bytes)
 }
 
-/// Opens the file at `path` by its whole path, and says whether a short read ends it.
+/// Opens the file at `path` by its whole path. A short read is not taken as its end: asking
+/// the file system (statfs(2), a lookup of every folder on the path) costs more than the one
+/// read that finds the end of a file read once.
 fn open_by_path(path: &Path) -> std::io::Result<(std::fs::File, bool)> {
     #[cfg(unix)]
-    let file = open_non_blocking(path)?;
+    let file = open_non_blocking(path, 0)?;
     #[cfg(not(unix))]
     let file = portable::open_regular(path)?;
-    Ok((file, short_read_ends_file(folder_of(path))))
+    Ok((file, false))
+}
+
+/// Reads a file as [`read_bounded_into`] does, if it is not a symbolic link: a config's base
+/// beside it is read so, since a link could lead anywhere on the machine.
+pub fn read_unlinked(path: &Path) -> std::io::Result<Vec<u8>> {
+    // The link is refused by the open itself where the system can (one call, no race).
+    #[cfg(unix)]
+    let file = open_non_blocking(path, libc::O_NOFOLLOW)?;
+    #[cfg(not(unix))]
+    let file = {
+        if std::fs::symlink_metadata(path)?.file_type().is_symlink() {
+            return Err(std::io::Error::other("a symbolic link; it was not read"));
+        }
+        portable::open_regular(path)?
+    };
+    let mut bytes = Vec::new();
+    read_opened(file, false, &mut bytes)?;
+    Ok(bytes)
 }
 
 /// Opens `path` for reading without waiting: a file swapped for a FIFO or a device after
 /// discovery must not hang the run (open(2) on a FIFO without a writer blocks). What it is
 /// shows in the read ([`read_opened`]).
+/// `more`: other flags of open(2).
 #[cfg(unix)]
-fn open_non_blocking(path: &Path) -> std::io::Result<std::fs::File> {
+fn open_non_blocking(path: &Path, more: libc::c_int) -> std::io::Result<std::fs::File> {
     use std::os::unix::fs::OpenOptionsExt;
     std::fs::OpenOptions::new()
         .read(true)
-        .custom_flags(OPEN_FLAGS)
+        .custom_flags(OPEN_FLAGS | more)
         .open(path)
 }
 
@@ -64,24 +85,13 @@ fn not_regular() -> std::io::Error {
     std::io::Error::other("not a regular file (it changed since it was found); it was not read")
 }
 
-/// The folder that holds `path` (`.` for a bare name).
-fn folder_of(path: &Path) -> &Path {
-    path.parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."))
-}
-
 /// Reads the opened `file` as [`read_bounded_into`] says; `fills`: a short read ends it.
 fn read_opened(mut file: std::fs::File, fills: bool, bytes: &mut Vec<u8>) -> std::io::Result<()> {
     bytes.clear();
     let limit = MAX_FILE_SIZE + 1;
     // First what fits in the buffer: a typical spec, and the read that finds its end.
     let room = (bytes.capacity().max(FIRST_READ) as u64).min(limit);
-    let first = if fills {
-        read_once(&mut file, bytes, room)
-    } else {
-        (&mut file).take(room).read_to_end(bytes)
-    };
+    let first = read_once(&mut file, bytes, room, fills);
     let filled = matches!(first, Ok(n) if n as u64 == room);
     // Discovery saw a regular file. What was swapped in since reads as an error (a folder, a
     // FIFO with nothing written yet), as nothing (a FIFO without a writer, /dev/null) or fills
@@ -104,11 +114,16 @@ fn read_opened(mut file: std::fs::File, fills: bool, bytes: &mut Vec<u8>) -> std
 }
 
 /// Reads up to `room` bytes into `bytes`: one read(2) into the buffer's spare room, which is
-/// the whole file when it stops short of that room (the caller knows a short read ends the
-/// file); after a full or empty read, goes on as `read_to_end` would.
+/// the whole file when it stops short of that room and `fills` (a short read ends a file
+/// there); otherwise goes on as `read_to_end` would.
 /// Most specs fit: this saves the second read that only finds the end, one system call a file.
 #[cfg(unix)]
-fn read_once(file: &mut std::fs::File, bytes: &mut Vec<u8>, room: u64) -> std::io::Result<usize> {
+fn read_once(
+    file: &mut std::fs::File,
+    bytes: &mut Vec<u8>,
+    room: u64,
+    fills: bool,
+) -> std::io::Result<usize> {
     use std::os::fd::AsRawFd;
     bytes.reserve(usize::try_from(room).unwrap_or(usize::MAX).min(FIRST_READ));
     let spare = bytes.spare_capacity_mut();
@@ -128,10 +143,11 @@ fn read_once(file: &mut std::fs::File, bytes: &mut Vec<u8>, room: u64) -> std::i
     unsafe { bytes.set_len(bytes.len() + read) };
     // Short of what was asked: the end. (Only if the buffer had the whole room: a full
     // buffer says nothing.)
-    if read > 0 && read < want {
+    if fills && read > 0 && read < want {
         return Ok(read);
     }
-    // Nothing (an empty file, or something that is not a file) or a full buffer: read on.
+    // Nothing (an empty file, or something that is not a file), a full buffer, or a file
+    // system that may return less than there is: read on.
     let rest = (&mut *file).take(room - read as u64).read_to_end(bytes)?;
     Ok(read + rest)
 }
@@ -247,7 +263,7 @@ impl Reader {
             Some(known) if known.path.as_os_str() == dir.as_os_str() => known,
             other => other.insert(Folder {
                 path: dir.to_path_buf(),
-                fills: file_system_of(dir).is_some_and(fills_reads),
+                fills: short_read_ends_file(dir),
                 handle: open_folder(dir),
             }),
         };
@@ -263,7 +279,7 @@ impl Reader {
                 return Ok((file, folder.fills));
             }
         }
-        Ok((open_non_blocking(path)?, folder.fills))
+        Ok((open_non_blocking(path, 0)?, folder.fills))
     }
 }
 
@@ -338,11 +354,12 @@ mod portable {
     }
 
     /// Reads up to `room` bytes into `bytes`, to the end or the room (the Unix read's
-    /// contract, without its single system call).
+    /// contract, without its single system call; `_fills` is not needed).
     pub(super) fn read_once(
         file: &mut std::fs::File,
         bytes: &mut Vec<u8>,
         room: u64,
+        _fills: bool,
     ) -> std::io::Result<usize> {
         file.take(room).read_to_end(bytes)
     }
@@ -379,16 +396,20 @@ mod tests {
             );
             read_bounded_into(&path, &mut reused).unwrap();
             assert!(reused == text, "{len} bytes, reused buffer");
-            for room in [1u64, 5, FIRST_READ as u64, 4 * FIRST_READ as u64] {
+            for (room, fills) in [1u64, 5, FIRST_READ as u64, 4 * FIRST_READ as u64]
+                .into_iter()
+                .flat_map(|room| [(room, true), (room, false)])
+            {
                 let mut bytes = Vec::new();
                 let mut file = std::fs::File::open(&path).unwrap();
-                let read = read_once(&mut file, &mut bytes, room).unwrap();
+                let read = read_once(&mut file, &mut bytes, room, fills).unwrap();
                 let want = (len as u64).min(room) as usize;
-                assert_eq!(read, want, "{len} bytes, room {room}");
-                assert!(bytes == text[..want], "{len} bytes, room {room}");
+                assert_eq!(read, want, "{len} bytes, room {room}, {fills}");
+                assert!(bytes == text[..want], "{len} bytes, room {room}, {fills}");
                 let mut portable_bytes = Vec::new();
                 let mut file = std::fs::File::open(&path).unwrap();
-                let read = portable::read_once(&mut file, &mut portable_bytes, room).unwrap();
+                let read =
+                    portable::read_once(&mut file, &mut portable_bytes, room, fills).unwrap();
                 assert_eq!(read, want, "{len} bytes, room {room}, portable");
                 assert!(
                     portable_bytes == bytes,
@@ -399,6 +420,24 @@ mod tests {
             let file = portable::open_regular(&path).unwrap();
             read_opened(file, false, &mut reused).unwrap();
             assert!(reused == text, "{len} bytes, portable read");
+        }
+    }
+
+    /// A file is read whole without following a link in its place; a link is refused.
+    #[test]
+    fn reads_without_links_refuse_links() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("base.yaml");
+        std::fs::write(&file, "a: 1\n").unwrap();
+        assert_eq!(read_unlinked(&file).unwrap(), b"a: 1\n");
+        assert!(read_unlinked(&dir.path().join("missing.yaml")).is_err());
+        assert!(read_unlinked(dir.path()).is_err());
+        #[cfg(unix)]
+        {
+            let link = dir.path().join("link.yaml");
+            std::os::unix::fs::symlink(&file, &link).unwrap();
+            assert!(read_unlinked(&link).is_err());
+            assert_eq!(read_bounded(&link).unwrap(), b"a: 1\n");
         }
     }
 

@@ -101,10 +101,11 @@ impl ConfigStore {
     /// The text of the config file at `path`, beside the experiment's config that names it:
     /// a regular file there (not a link, which could lead anywhere) is read as the config is.
     pub fn text_beside(&self, path: &Path) -> Option<String> {
-        std::fs::symlink_metadata(path)
-            .ok()
-            .filter(|m| m.is_file())?;
-        crate::read::read_text(path).ok()
+        let bytes = crate::read::read_unlinked(path).ok()?;
+        if bytes.len() as u64 > crate::read::MAX_FILE_SIZE {
+            return None;
+        }
+        String::from_utf8(bytes).ok()
     }
 
     fn real_root(&self, root: &Path) -> Option<PathBuf> {

@@ -580,9 +580,8 @@ pub fn load_config(
     display: &dyn Fn(&Path) -> Arc<str>,
     recent: &mut RecentConfigFiles,
 ) -> Option<LoadedConfig> {
-    let path = config_path(dir, names, recent)?;
+    let (path, bytes) = read_config_file(dir, names, recent)?;
     let format = ConfigFormat::of_path(&path)?;
-    let bytes = crate::read::read_bounded(&path).ok()?;
     let text = String::from_utf8(bytes).ok()?;
     Some(LoadedConfig {
         path: display(&path),
@@ -592,16 +591,28 @@ pub fn load_config(
     })
 }
 
-/// The path of the experiment's config file, looked up once per folder among the recent ones.
-fn config_path(dir: &Path, names: &[String], recent: &mut RecentConfigFiles) -> Option<PathBuf> {
+/// The path and bytes of the experiment's config file. Which name it has is found once per
+/// folder among the recent ones, by reading (a name that is missing, or is no regular file,
+/// fails to read): no look at each name's metadata first.
+fn read_config_file(
+    dir: &Path,
+    names: &[String],
+    recent: &mut RecentConfigFiles,
+) -> Option<(PathBuf, Vec<u8>)> {
     if let Some(known) = recent.get(|d| d == dir) {
-        return known;
+        let path = known?;
+        let bytes = crate::read::read_bounded(&path).ok()?;
+        return Some((path, bytes));
     }
-    let found = names
-        .iter()
-        .map(|n| dir.join(n))
-        .find(|p| std::fs::metadata(p).is_ok_and(|m| m.is_file()));
-    recent.put(dir.to_path_buf(), found.clone());
+    let found = names.iter().find_map(|name| {
+        let path = dir.join(name);
+        let bytes = crate::read::read_bounded(&path).ok()?;
+        Some((path, bytes))
+    });
+    recent.put(
+        dir.to_path_buf(),
+        found.as_ref().map(|(path, _)| path.clone()),
+    );
     found
 }
 
