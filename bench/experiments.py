@@ -11,7 +11,9 @@ Writes N run folders, each a project root holding its spec and its experiment:
     OUT_DIR/runs/run-000001/experiments/<name>/README.md    ~0.8 KB
 
 The spec's `spec.source.exp` is `experiments/<name>` and its `spec.hyperparams` holds 3-6 dotted
-keys, each naming a key of config.yaml. Clean runs give no finding with the built-in rules (the
+keys, each naming a key of config.yaml. With --composed, config.yaml composes as NeMo-RL's do: it
+says `defaults: base.yaml` and keeps only `data`, `logger` and `checkpointing`; base.yaml (beside
+it) holds `policy`, `grpo`, `loss` and `trainer`, so most overrides name an inherited key. Clean runs give no finding with the built-in rules (the
 `/mnt/shared/old` in train.py is in a comment).
 
 With --dirty-every K, runs K, 2K, 3K, ... get exactly one fault each, in turn:
@@ -221,7 +223,15 @@ def write(path, data):
     return len(data)
 
 
-def run(out, i, seed, fault):
+def compose(config):
+    """Splits a config into (config.yaml naming its base, base.yaml): the sections before `data:`
+    go to the base, the header comment and the rest stay."""
+    head, sep, rest = config.partition("\npolicy:")
+    inherited, sep2, own = rest.partition("\ndata:")
+    return head + "\ndefaults: base.yaml\ndata:" + own, "policy:" + inherited + "\n"
+
+
+def run(out, i, seed, fault, composed=False):
     """Writes run `i` (1-based); returns {file kind: bytes written}."""
     rng = random.Random(seed * 10_000_000 + i)
     d = generate.spec(rng, i)
@@ -254,6 +264,9 @@ def run(out, i, seed, fault):
         token = "hf_" + "".join(rng.choice(string.ascii_letters) for _ in range(34))
         config = config.replace("  keep_top_k:", f"  hub_token: {token}\n  keep_top_k:", 1)
 
+    base = None
+    if composed:
+        config, base = compose(config)
     text = json.dumps(d, separators=(",", ":")) if rng.random() < 0.05 else json.dumps(d, indent=2)
     root = os.path.join(out, "runs", f"run-{i:06d}")
     exp = os.path.join(root, "experiments", name)
@@ -265,6 +278,8 @@ def run(out, i, seed, fault):
         "config.yaml": write(os.path.join(exp, "config.yaml"), config.encode()),
         "README.md": write(os.path.join(exp, "README.md"), README_MD.format(**v).encode()),
     }
+    if base is not None:
+        sizes["base.yaml"] = write(os.path.join(exp, "base.yaml"), base.encode())
     if fault == "exp-large-file":
         # A safetensors header: its length (little-endian u64), then the (empty) JSON header.
         sizes["model.safetensors"] = write(os.path.join(exp, "model.safetensors"), struct.pack("<Q", 2) + b"{}")
@@ -278,6 +293,8 @@ def main():
     ap.add_argument("--dirty-every", type=int, default=0, metavar="K",
                     help="give every K-th run one fault, rotating through the kinds (0: none)")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--composed", action="store_true",
+                    help="config.yaml inherits most of its keys from base.yaml (`defaults:`)")
     args = ap.parse_args()
     if args.dirty_every < 0:
         ap.error("--dirty-every must be 0 or more")
@@ -292,13 +309,14 @@ def main():
             fault = FAULTS[dirty % len(FAULTS)]
             dirty += 1
             faults[fault] += 1
-        for kind, size in run(args.out, i, args.seed, fault).items():
+        for kind, size in run(args.out, i, args.seed, fault, args.composed).items():
             files[kind] = files.get(kind, 0) + 1
             total[kind] = total.get(kind, 0) + size
     summary = {
         "runs": args.count,
         "seed": args.seed,
         "dirty_every": args.dirty_every,
+        "composed": args.composed,
         "files": sum(files.values()),
         "bytes": sum(total.values()),
         "mean_bytes": {k: round(total[k] / files[k]) for k in files},

@@ -11,6 +11,7 @@
 //! hover) does not hold the whole file the keywords are looked for in, either.
 
 use std::ops::Range;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use super::{Pattern, TextMatch};
@@ -173,14 +174,48 @@ pub struct Keywords {
     words: Vec<String>,
     /// Built on first use: a run that reads no experiment file builds none.
     searcher: OnceLock<Option<aho_corasick::AhoCorasick>>,
+    /// Built once the set has been searched [`SEARCHES_BEFORE_DFA`] times.
+    dfa: OnceLock<Option<aho_corasick::AhoCorasick>>,
+    searches: AtomicUsize,
 }
+
+/// A contiguous NFA is cheap to build and slow to search (about 4 ns a byte here, for the
+/// built-in keywords in any case: no prefilter helps); a DFA is the reverse (0.5M instructions
+/// to build). A run that reads a few files keeps the NFA; one that reads more pays for the DFA
+/// once. Both find the same matches.
+const SEARCHES_BEFORE_DFA: usize = 64;
 
 impl Keywords {
     fn new(words: Vec<String>) -> Keywords {
         Keywords {
             words,
             searcher: OnceLock::new(),
+            dfa: OnceLock::new(),
+            searches: AtomicUsize::new(0),
         }
+    }
+
+    /// The automaton for this search; `None` when the keywords are too many to build one.
+    fn searcher(&self) -> Option<&aho_corasick::AhoCorasick> {
+        let build = |kind| {
+            aho_corasick::AhoCorasick::builder()
+                .ascii_case_insensitive(true)
+                .kind(Some(kind))
+                .match_kind(aho_corasick::MatchKind::LeftmostFirst)
+                .build(&self.words)
+                .ok()
+        };
+        if self.searches.fetch_add(1, Ordering::Relaxed) >= SEARCHES_BEFORE_DFA {
+            if let Some(dfa) = self
+                .dfa
+                .get_or_init(|| build(aho_corasick::AhoCorasickKind::DFA))
+            {
+                return Some(dfa);
+            }
+        }
+        self.searcher
+            .get_or_init(|| build(aho_corasick::AhoCorasickKind::ContiguousNFA))
+            .as_ref()
     }
 
     /// Where `word` is among the keywords, added if it is not.
@@ -197,17 +232,7 @@ impl Keywords {
     /// Which keywords `text` holds. Linear in the text: one leftmost search, which reports
     /// one keyword a place, resumed a byte after each place, where every keyword is tried.
     fn find(&self, text: &str) -> Box<[bool]> {
-        let searcher = self.searcher.get_or_init(|| {
-            // A contiguous NFA: for a few keywords and files of kilobytes, building the DFA
-            // (the default for so few) cost more than every search of a one-file run.
-            aho_corasick::AhoCorasick::builder()
-                .ascii_case_insensitive(true)
-                .kind(Some(aho_corasick::AhoCorasickKind::ContiguousNFA))
-                .match_kind(aho_corasick::MatchKind::LeftmostFirst)
-                .build(&self.words)
-                .ok()
-        });
-        let Some(searcher) = searcher else {
+        let Some(searcher) = self.searcher() else {
             // Too many to build: as if every keyword were there (the patterns decide).
             return vec![true; self.words.len()].into_boxed_slice();
         };

@@ -126,6 +126,28 @@ fn keywords_are_found_where_they_overlap() {
     assert_eq!(&*set.find("aaaazz"), &[false; 4]);
 }
 
+/// The DFA a long run switches to finds what the NFA of its first searches found.
+#[test]
+fn keywords_are_found_alike_before_and_after_the_switch() {
+    let words = ["hf_", "f_x", "sk-", "PRIVATE KEY", "wandb", "AKIA"];
+    let set = Keywords::new(words.iter().map(|w| w.to_string()).collect());
+    let texts = [
+        "..HF_X..",
+        "task-1 private key: wandb",
+        "akia sk hf f_",
+        "",
+        "no keyword here at all",
+    ];
+    let first: Vec<Box<[bool]>> = texts.iter().map(|t| set.find(t)).collect();
+    for _ in 0..SEARCHES_BEFORE_DFA {
+        set.find("warm");
+    }
+    assert!(set.dfa.get().is_some(), "the DFA was built");
+    let later: Vec<Box<[bool]>> = texts.iter().map(|t| set.find(t)).collect();
+    assert_eq!(first, later);
+    assert_eq!(&*first[1], &[false, false, true, true, true, false]);
+}
+
 #[test]
 fn linked_checks_share_one_keyword_set() {
     let a = TextPattern::new(pattern("a+"), Filters::default(), vec!["A".into()], None);
