@@ -9,6 +9,7 @@
 #   bash bench/experiments.sh                  # 10,000 and 100,000 runs
 #   SIZES="20000" bash bench/experiments.sh    # other sizes
 #   FORGELINT=path/to/forgelint bash bench/experiments.sh   # time that binary, no build
+#   COMPOSED=1 bash bench/experiments.sh       # configs inherit from a base (`defaults:`)
 #
 # Trees are cached in ${BENCH_DIR:-/tmp/forgelint-bench}/runs-$n (a `.complete` marker says a
 # tree was written whole); delete one to regenerate it.
@@ -18,6 +19,14 @@ ROOT=$(pwd)
 SIZES=${SIZES:-"10000 100000"}
 RUNS=${RUNS:-5}
 DIRTY_EVERY=${DIRTY_EVERY:-100}
+# With COMPOSED=1 each run's config.yaml names base.yaml in `defaults:` (bench/experiments.py
+# --composed), and hyperparam-unknown composes the two for every spec.
+COMPOSED_ARGS=()
+SUFFIX=""
+if [ -n "${COMPOSED:-}" ]; then
+  COMPOSED_ARGS=(--composed)
+  SUFFIX="-composed"
+fi
 WORK=${BENCH_DIR:-/tmp/forgelint-bench}
 mkdir -p "$WORK"
 
@@ -47,8 +56,8 @@ echo "forgelint $("$BIN" --version | awk '{print $2}'), rg $(rg --version 2>/dev
 echo
 
 for n in $SIZES; do
-  tree="$WORK/runs-$n"
-  generate "$tree" "$n"
+  tree="$WORK/runs-$n$SUFFIX"
+  generate "$tree" "$n" ${COMPOSED_ARGS[@]+"${COMPOSED_ARGS[@]}"}
   size=$(du -sm "$tree/runs" | cut -f1)
   files=$(rg --files --no-ignore --hidden "$tree/runs" | wc -l)
   echo "### $n runs ($files files, $size MB on disk)"
@@ -62,8 +71,8 @@ for n in $SIZES; do
 done
 
 n=$(echo "$SIZES" | awk '{print $1}')
-tree="$WORK/runs-$n-dirty$DIRTY_EVERY"
-generate "$tree" "$n" --dirty-every "$DIRTY_EVERY"
+tree="$WORK/runs-$n-dirty$DIRTY_EVERY$SUFFIX"
+generate "$tree" "$n" --dirty-every "$DIRTY_EVERY" ${COMPOSED_ARGS[@]+"${COMPOSED_ARGS[@]}"}
 echo "### $n runs, one fault every $DIRTY_EVERY runs"
 echo
 echo "Written by bench/experiments.py (rule ids of the experiment checks):"
