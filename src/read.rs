@@ -155,7 +155,9 @@ fn read_once(
 /// Whether a read shorter than asked means the end of a regular file in `dir`. It does on the
 /// local file systems that serve reads from the page cache: Linux fills a read up to the end
 /// of the file. FUSE, network and pseudo file systems promise less, and their files are read
-/// until a read returns nothing. A lint worker asks once per folder it moves to ([`Reader`]).
+/// until a read returns nothing. A lint worker asks once per folder it moves to ([`Reader`]),
+/// where it keeps folders (Unix).
+#[cfg(any(unix, test))]
 fn short_read_ends_file(dir: &Path) -> bool {
     file_system_of(dir).is_some_and(fills_reads)
 }
@@ -175,7 +177,7 @@ fn file_system_of(dir: &Path) -> Option<u32> {
     Some(unsafe { stats.assume_init() }.f_type as u32)
 }
 
-#[cfg(not(target_os = "linux"))]
+#[cfg(all(not(target_os = "linux"), any(unix, test)))]
 fn file_system_of(_dir: &Path) -> Option<u32> {
     None
 }
@@ -183,6 +185,7 @@ fn file_system_of(_dir: &Path) -> Option<u32> {
 /// Local file systems whose regular-file reads come from the page cache (`linux/magic.h`):
 /// ext2/3/4, XFS, Btrfs, tmpfs, ramfs, overlayfs (it reads through to one of these), F2FS,
 /// bcachefs, squashfs and OpenZFS.
+#[cfg(any(unix, test))]
 fn fills_reads(file_system: u32) -> bool {
     const FILLING: [u32; 10] = [
         0xEF53,      // ext2, ext3, ext4
