@@ -24,6 +24,17 @@ impl<K, V: Clone, const N: usize> Recent<K, V, N> {
         Some(self.answers[0].1.clone())
     }
 
+    /// The answer kept for the key `is_key` accepts, forgotten.
+    pub fn take(&mut self, is_key: impl Fn(&K) -> bool) -> Option<V> {
+        let at = self.answers.iter().position(|(k, _)| is_key(k))?;
+        Some(self.answers.remove(at).1)
+    }
+
+    /// Whether no answer is kept.
+    pub fn is_empty(&self) -> bool {
+        self.answers.is_empty()
+    }
+
     /// Keeps `value` as the answer for `key`, first; the oldest answer goes when full.
     pub fn put(&mut self, key: K, value: V) {
         if self.answers.len() == N {

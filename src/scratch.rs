@@ -6,7 +6,8 @@
 //! lint, and a folder replaced between two runs is looked at again.
 
 use std::cell::RefCell;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use crate::discover::WalkMemo;
 use crate::error::Suggestions;
@@ -32,8 +33,34 @@ pub struct Scratch {
     pub naming_spec: Recent<PathBuf, Option<String>, 1>,
 }
 
-/// The config file of the experiment folders a worker looked at last, by folder.
-pub type RecentConfigFiles = Recent<PathBuf, Option<PathBuf>, 16>;
+/// The config files of the experiment folders a worker looked at last.
+#[derive(Default)]
+pub struct RecentConfigFiles {
+    /// Which file is a folder's config, by folder.
+    pub paths: Recent<PathBuf, Option<PathBuf>, 16>,
+    /// Config texts read for a spec (the config and the bases beside it), by path: in a walk a
+    /// worker lints a spec and then the files of its experiment, so the experiment's own lint
+    /// takes each text from here instead of reading the file a second time.
+    pub texts: Recent<PathBuf, Arc<str>, 4>,
+}
+
+impl RecentConfigFiles {
+    /// Texts longer than this are not kept for the experiment's lint.
+    const HANDED_ON: usize = 1 << 20;
+
+    /// Keeps `text`, read from the file at `path`, for the lint of that file.
+    pub fn hand_on(&mut self, path: &Path, text: &Arc<str>) {
+        if text.len() <= Self::HANDED_ON {
+            self.texts.take(|kept| kept == path);
+            self.texts.put(path.to_path_buf(), text.clone());
+        }
+    }
+
+    /// The text read for a spec from the file at `path` (absolute), if kept: taken once.
+    pub fn take_text(&mut self, path: &Path) -> Option<Arc<str>> {
+        self.texts.take(|kept| kept == path)
+    }
+}
 
 /// What linting one document reuses from the last.
 #[derive(Default)]
@@ -47,4 +74,46 @@ pub struct LintScratch {
     /// The config file of the experiments looked at last, by folder: many specs name the same
     /// experiment.
     pub config_files: RecentConfigFiles,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A text read for a spec is taken once, by its exact path; a later read of it is kept
+    /// in its place, and a text too long to keep is not.
+    #[test]
+    fn config_texts_are_handed_on_once() {
+        let mut recent = RecentConfigFiles::default();
+        let config = Path::new("/p/experiments/a/config.yaml");
+        let base = Path::new("/p/experiments/a/base.yaml");
+        recent.hand_on(config, &Arc::from("old: 1\n"));
+        recent.hand_on(config, &Arc::from("lr: 1\n"));
+        recent.hand_on(base, &Arc::from("policy: {}\n"));
+        assert!(recent
+            .take_text(Path::new("/p/experiments/b/config.yaml"))
+            .is_none());
+        assert_eq!(recent.take_text(config).as_deref(), Some("lr: 1\n"));
+        assert!(recent.take_text(config).is_none(), "taken once");
+        assert_eq!(recent.take_text(base).as_deref(), Some("policy: {}\n"));
+        assert!(recent.texts.is_empty());
+        let long: Arc<str> = Arc::from("x".repeat(RecentConfigFiles::HANDED_ON + 1));
+        recent.hand_on(config, &long);
+        assert!(recent.take_text(config).is_none(), "too long to keep");
+    }
+
+    /// At most four texts are kept, the latest.
+    #[test]
+    fn config_texts_kept_are_few() {
+        let mut recent = RecentConfigFiles::default();
+        let paths: Vec<PathBuf> = (0..6)
+            .map(|i| PathBuf::from(format!("/p/{i}.yaml")))
+            .collect();
+        for path in &paths {
+            recent.hand_on(path, &Arc::from("a: 1\n"));
+        }
+        assert!(recent.take_text(&paths[0]).is_none());
+        assert!(recent.take_text(&paths[1]).is_none());
+        assert!(paths[2..].iter().all(|p| recent.take_text(p).is_some()));
+    }
 }

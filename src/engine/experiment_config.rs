@@ -135,14 +135,15 @@ impl<'a> ExperimentLookup<'a> {
             .flatten();
         // A config that has every key the spec looks up need not be parsed for the spec: most
         // do, in the file or in the bases it names by path. The files' rules still read it.
-        let bases = Bases {
+        let mut bases = Bases {
             store: site.store,
             root: &dir.project_root,
+            recent,
         };
         let for_spec = site.spec_reads_config
             && config
                 .as_ref()
-                .is_some_and(|c| !keys_present(c, doc, rules, Some(&bases)));
+                .is_some_and(|c| !keys_present(c, doc, rules, Some(&mut bases)));
         Opened {
             config: config.map(Cow::Owned),
             for_spec,
@@ -417,10 +418,12 @@ pub fn config_keys_present(
     keys_present(config, spec, rules, None)
 }
 
-/// Where the bases of a config are read from, for the quick scan.
+/// Where the bases of a config are read from, for the quick scan, and where the texts read
+/// are handed on to the experiment's own lint.
 struct Bases<'a> {
     store: &'a ConfigStore,
     root: &'a Path,
+    recent: &'a mut RecentConfigFiles,
 }
 
 /// Config files the quick scan reads at most: the config and the bases it names by path.
@@ -436,7 +439,7 @@ fn keys_present(
     config: &LoadedConfig,
     spec: &Document<'_>,
     rules: &[Active<'_>],
-    bases: Option<&Bases<'_>>,
+    bases: Option<&mut Bases<'_>>,
 ) -> bool {
     let mut keys = Vec::new();
     for rule in rules.iter().map(|a| a.rule) {
@@ -492,6 +495,8 @@ fn keys_present(
             let Some(text) = text else {
                 return false;
             };
+            let text: Arc<str> = Arc::from(text);
+            bases.recent.hand_on(&path, &text);
             if text.contains("_override_") {
                 return false;
             }
@@ -582,11 +587,12 @@ pub fn load_config(
 ) -> Option<LoadedConfig> {
     let (path, bytes) = read_config_file(dir, names, recent)?;
     let format = ConfigFormat::of_path(&path)?;
-    let text = String::from_utf8(bytes).ok()?;
+    let text: Arc<str> = Arc::from(String::from_utf8(bytes).ok()?);
+    recent.hand_on(&path, &text);
     Some(LoadedConfig {
         path: display(&path),
         file: path,
-        text: Arc::from(text),
+        text,
         format,
     })
 }
@@ -599,7 +605,7 @@ fn read_config_file(
     names: &[String],
     recent: &mut RecentConfigFiles,
 ) -> Option<(PathBuf, Vec<u8>)> {
-    if let Some(known) = recent.get(|d| d == dir) {
+    if let Some(known) = recent.paths.get(|d| d == dir) {
         let path = known?;
         let bytes = crate::read::read_bounded(&path).ok()?;
         return Some((path, bytes));
@@ -609,7 +615,7 @@ fn read_config_file(
         let bytes = crate::read::read_bounded(&path).ok()?;
         Some((path, bytes))
     });
-    recent.put(
+    recent.paths.put(
         dir.to_path_buf(),
         found.as_ref().map(|(path, _)| path.clone()),
     );

@@ -4,6 +4,7 @@
 
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 
 use super::{ExperimentLinter, BINARY_PROBE};
 use crate::diagnostic::Finding;
@@ -12,7 +13,7 @@ use crate::formats::ConfigFormat;
 use crate::project::VirtualProject;
 use crate::rules::eval::Others;
 use crate::rules::{ReportedBy, Target};
-use crate::scratch::{LintScratch, Scratch};
+use crate::scratch::{LintScratch, RecentConfigFiles, Scratch};
 use crate::text::{self, Language};
 
 /// File extensions of model weights and checkpoints: packed into the job package on every
@@ -68,10 +69,22 @@ impl ExperimentLinter<'_> {
             return self.too_large(&rules, &name, WEIGHTS_MESSAGE.into());
         }
         let lint = &mut scratch.lint;
+        if let Some(text) = self.read_for_spec(path, &mut lint.config_files) {
+            return self.lint_read(path, &name, &rules, text.as_bytes(), others, lint);
+        }
         scratch.reader.with_file_bytes(path, |read| match read {
             Ok(bytes) => self.lint_read(path, &name, &rules, bytes, others, lint),
             Err(e) => unreadable(format!("cannot read the file: {e}")),
         })
+    }
+
+    /// The text of the file at `path` as the lint of a spec just read it (the experiment's
+    /// config, or a base beside it), if the worker kept it: one read of the file serves both.
+    fn read_for_spec(&self, path: &Path, recent: &mut RecentConfigFiles) -> Option<Arc<str>> {
+        if recent.texts.is_empty() {
+            return None;
+        }
+        recent.take_text(&self.cwd.join(path))
     }
 
     /// Lints the bytes read of the file at `path`: reported when too large, skipped (and

@@ -249,3 +249,54 @@ fn a_base_that_does_not_parse_is_config_invalid_at_its_line() {
     let run = check(&tree);
     assert_eq!(run.rules(), ["config-invalid"], "{}", run.stdout);
 }
+
+/// The texts the spec's check read (a config and the base beside it) are the ones the walk's
+/// lint of those files reports on, each file once, at its own lines: two projects whose files
+/// have the same names and different contents do not trade texts.
+#[test]
+fn the_config_read_for_a_spec_is_linted_as_its_own_file() {
+    let tree = Tree::new();
+    for (project, data) in [("a", "/mnt/shared/a-corpus"), ("b", "/mnt/shared/b-corpus")] {
+        let exp = format!("{project}/experiments/my-grpo");
+        tree.write(
+            format!("{project}/.starforge/jobspec.json"),
+            spec_with(r#"{"policy.optimizer.kwargs.lr": 1e-6, "data.shuffle": false}"#),
+        )
+        .write(
+            format!("{exp}/config.yaml"),
+            format!("defaults: base.yaml\n# {project}\ndata:\n  shuffle: true\n  path: {data}\n"),
+        )
+        .write(
+            format!("{exp}/base.yaml"),
+            format!("policy:\n  optimizer:\n    kwargs:\n      lr: 1.0e-6\n  cache: /data/{project}-cache\n"),
+        );
+    }
+    let run = check(&tree);
+    run.expect_code(1);
+    let mut found: Vec<String> = run
+        .findings()
+        .iter()
+        .map(|f| format!("{} {} {}", f.path, f.position, f.rule))
+        .collect();
+    found.sort();
+    assert_eq!(
+        found,
+        [
+            "a/experiments/my-grpo/base.yaml 5:10 exp-host-path",
+            "a/experiments/my-grpo/config.yaml 5:9 exp-host-path",
+            "b/experiments/my-grpo/base.yaml 5:10 exp-host-path",
+            "b/experiments/my-grpo/config.yaml 5:9 exp-host-path",
+        ],
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("a-corpus") && run.stdout.contains("b-corpus"));
+    for line in run.stdout.lines() {
+        let (path, _) = line.split_once(':').unwrap();
+        let project = &path[..1];
+        assert!(
+            !line.contains("-corpus") || line.contains(&format!("{project}-corpus")),
+            "{line}"
+        );
+    }
+}
