@@ -17,7 +17,11 @@ pub fn read_bounded(path: &Path) -> std::io::Result<Vec<u8>> {
 /// Reads a file of forgelint's own (a catalog, a rule file) as UTF-8 text: at most
 /// `MAX_FILE_SIZE` bytes, and never held up by a FIFO or a device put in a file's place.
 pub fn read_text(path: &Path) -> std::io::Result<String> {
-    let bytes = read_bounded(path)?;
+    text_of(read_bounded(path)?)
+}
+
+/// The bytes of a bounded read as text: refused when over the size limit or not UTF-8.
+fn text_of(bytes: Vec<u8>) -> std::io::Result<String> {
     if bytes.len() as u64 > MAX_FILE_SIZE {
         return Err(std::io::Error::other(format!(
             "larger than {} MiB",
@@ -46,9 +50,9 @@ fn open_by_path(path: &Path) -> std::io::Result<(std::fs::File, bool)> {
     Ok((file, false))
 }
 
-/// Reads a file as [`read_bounded_into`] does, if it is not a symbolic link: a config's base
-/// beside it is read so, since a link could lead anywhere on the machine.
-pub fn read_unlinked(path: &Path) -> std::io::Result<Vec<u8>> {
+/// Reads a file as [`read_text`] does, if it is not a symbolic link: a config's base beside
+/// it is read so, since a link could lead anywhere on the machine.
+pub fn read_text_unlinked(path: &Path) -> std::io::Result<String> {
     // The link is refused by the open itself where the system can (one call, no race).
     #[cfg(unix)]
     let file = open_non_blocking(path, libc::O_NOFOLLOW)?;
@@ -61,7 +65,7 @@ pub fn read_unlinked(path: &Path) -> std::io::Result<Vec<u8>> {
     };
     let mut bytes = Vec::new();
     read_opened(file, false, &mut bytes)?;
-    Ok(bytes)
+    text_of(bytes)
 }
 
 /// Opens `path` for reading without waiting: a file swapped for a FIFO or a device after
@@ -432,14 +436,14 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("base.yaml");
         std::fs::write(&file, "a: 1\n").unwrap();
-        assert_eq!(read_unlinked(&file).unwrap(), b"a: 1\n");
-        assert!(read_unlinked(&dir.path().join("missing.yaml")).is_err());
-        assert!(read_unlinked(dir.path()).is_err());
+        assert_eq!(read_text_unlinked(&file).unwrap(), "a: 1\n");
+        assert!(read_text_unlinked(&dir.path().join("missing.yaml")).is_err());
+        assert!(read_text_unlinked(dir.path()).is_err());
         #[cfg(unix)]
         {
             let link = dir.path().join("link.yaml");
             std::os::unix::fs::symlink(&file, &link).unwrap();
-            assert!(read_unlinked(&link).is_err());
+            assert!(read_text_unlinked(&link).is_err());
             assert_eq!(read_bounded(&link).unwrap(), b"a: 1\n");
         }
     }

@@ -48,9 +48,10 @@ impl RecentConfigFiles {
     /// Texts longer than this are not kept for the experiment's lint.
     const HANDED_ON: usize = 1 << 20;
 
-    /// Keeps `text`, read from the file at `path`, for the lint of that file.
+    /// Keeps `text`, read from the file at `path`, for the lint of that file, which asks by
+    /// absolute path (a relative one would never be asked for).
     pub fn hand_on(&mut self, path: &Path, text: &Arc<str>) {
-        if text.len() <= Self::HANDED_ON {
+        if text.len() <= Self::HANDED_ON && path.is_absolute() {
             self.texts.take(|kept| kept == path);
             self.texts.put(path.to_path_buf(), text.clone());
         }
@@ -80,18 +81,23 @@ pub struct LintScratch {
 mod tests {
     use super::*;
 
+    /// An absolute path on any system.
+    fn absolute(rel: &str) -> PathBuf {
+        std::env::temp_dir().join(rel)
+    }
+
     /// A text read for a spec is taken once, by its exact path; a later read of it is kept
     /// in its place, and a text too long to keep is not.
     #[test]
     fn config_texts_are_handed_on_once() {
         let mut recent = RecentConfigFiles::default();
-        let config = Path::new("/p/experiments/a/config.yaml");
-        let base = Path::new("/p/experiments/a/base.yaml");
+        let config = &absolute("p/experiments/a/config.yaml");
+        let base = &absolute("p/experiments/a/base.yaml");
         recent.hand_on(config, &Arc::from("old: 1\n"));
         recent.hand_on(config, &Arc::from("lr: 1\n"));
         recent.hand_on(base, &Arc::from("policy: {}\n"));
         assert!(recent
-            .take_text(Path::new("/p/experiments/b/config.yaml"))
+            .take_text(&absolute("p/experiments/b/config.yaml"))
             .is_none());
         assert_eq!(recent.take_text(config).as_deref(), Some("lr: 1\n"));
         assert!(recent.take_text(config).is_none(), "taken once");
@@ -100,15 +106,18 @@ mod tests {
         let long: Arc<str> = Arc::from("x".repeat(RecentConfigFiles::HANDED_ON + 1));
         recent.hand_on(config, &long);
         assert!(recent.take_text(config).is_none(), "too long to keep");
+        recent.hand_on(Path::new("experiments/a/config.yaml"), &Arc::from("a: 1\n"));
+        assert!(
+            recent.texts.is_empty(),
+            "a relative path is never asked for"
+        );
     }
 
     /// At most four texts are kept, the latest.
     #[test]
     fn config_texts_kept_are_few() {
         let mut recent = RecentConfigFiles::default();
-        let paths: Vec<PathBuf> = (0..6)
-            .map(|i| PathBuf::from(format!("/p/{i}.yaml")))
-            .collect();
+        let paths: Vec<PathBuf> = (0..6).map(|i| absolute(&format!("p/{i}.yaml"))).collect();
         for path in &paths {
             recent.hand_on(path, &Arc::from("a: 1\n"));
         }

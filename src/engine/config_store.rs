@@ -101,11 +101,7 @@ impl ConfigStore {
     /// The text of the config file at `path`, beside the experiment's config that names it:
     /// a regular file there (not a link, which could lead anywhere) is read as the config is.
     pub fn text_beside(&self, path: &Path) -> Option<String> {
-        let bytes = crate::read::read_unlinked(path).ok()?;
-        if bytes.len() as u64 > crate::read::MAX_FILE_SIZE {
-            return None;
-        }
-        String::from_utf8(bytes).ok()
+        crate::read::read_text_unlinked(path).ok()
     }
 
     fn real_root(&self, root: &Path) -> Option<PathBuf> {
