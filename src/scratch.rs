@@ -36,7 +36,9 @@ pub struct Scratch {
 /// The config files of the experiment folders a worker looked at last.
 #[derive(Default)]
 pub struct RecentConfigFiles {
-    /// Which file is a folder's config, by folder.
+    /// Which file is a folder's config, by folder. Keys here and in `texts` are compared as
+    /// bytes (`Path`'s `==` parses both into components, a tenth of the config's lookup): the
+    /// paths come from one code path, and a miss only reads the file again.
     pub paths: Recent<PathBuf, Option<PathBuf>, 16>,
     /// Config texts read for a spec (the config and the bases beside it), by path: in a walk a
     /// worker lints a spec and then the files of its experiment, so the experiment's own lint
@@ -52,14 +54,14 @@ impl RecentConfigFiles {
     /// absolute path (a relative one would never be asked for).
     pub fn hand_on(&mut self, path: &Path, text: &Arc<str>) {
         if text.len() <= Self::HANDED_ON && path.is_absolute() {
-            self.texts.take(|kept| kept == path);
+            self.take_text(path);
             self.texts.put(path.to_path_buf(), text.clone());
         }
     }
 
     /// The text read for a spec from the file at `path` (absolute), if kept: taken once.
     pub fn take_text(&mut self, path: &Path) -> Option<Arc<str>> {
-        self.texts.take(|kept| kept == path)
+        self.texts.take(|kept| kept.as_os_str() == path.as_os_str())
     }
 }
 

@@ -519,37 +519,39 @@ fn keys_present(
 /// base.yaml`, a flow or block list of such paths), none when it has no `defaults`; `None`
 /// when the key is there in any other shape (a Hydra defaults list): only a parse can tell.
 fn file_bases(text: &str) -> Option<Vec<String>> {
-    let mut lines = text.lines();
+    // Only the lines that start with `defaults:` are read (found by one vectorised search, not
+    // line by line: this runs for every spec whose overrides the config alone does not hold).
+    let bytes = text.as_bytes();
+    let mut starts = memchr::memmem::find_iter(bytes, b"defaults:")
+        .filter(|&at| at == 0 || bytes[at - 1] == b'\n');
+    let Some(at) = starts.next() else {
+        return Some(Vec::new());
+    };
+    if starts.next().is_some() {
+        // Two: not a config the scan reads.
+        return None;
+    }
+    let mut lines = text[at + "defaults:".len()..].lines();
+    let rest = strip_comment(lines.next().unwrap_or("")).trim();
     let mut out = Vec::new();
-    let mut seen = false;
-    while let Some(line) = lines.next() {
-        let Some(rest) = line.strip_prefix("defaults:") else {
-            continue;
-        };
-        if seen {
-            return None;
+    if let Some(flow) = rest.strip_prefix('[') {
+        let flow = flow.strip_suffix(']')?;
+        for item in flow.split(',').filter(|i| !i.trim().is_empty()) {
+            out.push(base_path(item)?);
         }
-        seen = true;
-        let rest = strip_comment(rest).trim();
-        if let Some(flow) = rest.strip_prefix('[') {
-            let flow = flow.strip_suffix(']')?;
-            for item in flow.split(',').filter(|i| !i.trim().is_empty()) {
-                out.push(base_path(item)?);
+    } else if !rest.is_empty() {
+        out.push(base_path(rest)?);
+    } else {
+        // A block list: its items, indented or at the key's own column.
+        for item in lines {
+            let body = item.trim_start();
+            if body.is_empty() || body.starts_with('#') {
+                continue;
             }
-        } else if !rest.is_empty() {
-            out.push(base_path(rest)?);
-        } else {
-            // A block list: its items, indented or at the key's own column.
-            for item in lines.by_ref() {
-                let body = item.trim_start();
-                if body.is_empty() || body.starts_with('#') {
-                    continue;
-                }
-                match body.strip_prefix("- ") {
-                    Some(entry) => out.push(base_path(strip_comment(entry))?),
-                    None if item.starts_with([' ', '-']) => return None,
-                    None => break,
-                }
+            match body.strip_prefix("- ") {
+                Some(entry) => out.push(base_path(strip_comment(entry))?),
+                None if item.starts_with([' ', '-']) => return None,
+                None => break,
             }
         }
     }
@@ -605,7 +607,7 @@ fn read_config_file(
     names: &[String],
     recent: &mut RecentConfigFiles,
 ) -> Option<(PathBuf, Vec<u8>)> {
-    if let Some(known) = recent.paths.get(|d| d == dir) {
+    if let Some(known) = recent.paths.get(|d| d.as_os_str() == dir.as_os_str()) {
         let path = known?;
         let bytes = crate::read::read_bounded(&path).ok()?;
         return Some((path, bytes));

@@ -29,7 +29,7 @@ pub fn has_key_paths(text: &str, paths: &[&str]) -> Option<Vec<bool>> {
         if body.is_empty() || body.starts_with('#') {
             continue;
         }
-        if body.starts_with('\t') || line.contains('\t') {
+        if memchr::memchr(b'\t', line.as_bytes()).is_some() {
             return None;
         }
         let indent = line.len() - body.len();
@@ -107,27 +107,28 @@ fn is_item(body: &str) -> bool {
     body == "-" || body.starts_with("- ")
 }
 
-/// `key: value` (or `key:`) with a plain key; the value without its comment, trimmed.
+/// `key: value` (or `key:`) with a plain key; the value without its comment, trimmed. One
+/// pass over the line's bytes: this runs on every line of every config a spec names.
 fn split_key(body: &str) -> Option<(&str, &str)> {
-    let colon = body.find(':')?;
-    let key = &body[..colon];
-    let rest = &body[colon + 1..];
-    if !(rest.is_empty() || rest.starts_with(' ')) {
+    let bytes = body.as_bytes();
+    // The key's characters run up to the colon: anything else first is not a plain key.
+    let colon = bytes.iter().position(|&b| !is_key_byte(b))?;
+    if bytes[colon] != b':' || colon == 0 || matches!(bytes[0], b'-' | b'.') {
         return None;
     }
-    let plain = !key.is_empty()
-        && key
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b'/'))
-        && !key.starts_with(['-', '.']);
-    if !plain {
+    let rest = &bytes[colon + 1..];
+    if !(rest.is_empty() || rest[0] == b' ') {
         return None;
     }
-    let value = match rest.find(" #") {
-        Some(at) => &rest[..at],
-        None => rest,
-    };
-    Some((key, value.trim()))
+    // A comment starts at ` #`.
+    let end = (1..rest.len())
+        .find(|&i| rest[i] == b'#' && rest[i - 1] == b' ')
+        .map_or(rest.len(), |i| i - 1);
+    Some((&body[..colon], body[colon + 1..colon + 1 + end].trim()))
+}
+
+fn is_key_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b'/')
 }
 
 /// A value that ends on its own line and opens nothing: a plain scalar, or a quoted one closed
@@ -160,7 +161,10 @@ fn simple_value(value: &str) -> bool {
         b'\'' => {
             value.len() >= 2 && value.ends_with('\'') && !value[1..value.len() - 1].contains('\'')
         }
-        _ => !value.contains(": ") && !value.ends_with(':'),
+        _ => {
+            let bytes = value.as_bytes();
+            !bytes.windows(2).any(|w| w == b": ") && !value.ends_with(':')
+        }
     }
 }
 

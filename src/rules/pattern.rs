@@ -90,12 +90,21 @@ impl Pattern {
     /// Whether `text` may hold a match: false only when it holds none of the literals every
     /// match begins with (a lazy pattern's gate), without compiling the regex.
     pub fn may_match(&self, text: &str) -> bool {
-        let Some(gate) = &self.0.gate else {
-            return true;
-        };
-        gate.get_or_init(|| gate::Gate::of(&self.0.source))
+        self.gate().is_none_or(|g| g.may_match(text.as_bytes()))
+    }
+
+    /// [`Pattern::may_match`], given `text` ASCII-lowercased as well.
+    pub fn may_match_lowered(&self, text: &str, lower: &[u8]) -> bool {
+        self.gate()
+            .is_none_or(|g| g.may_match_lowered(text.as_bytes(), lower))
+    }
+
+    fn gate(&self) -> Option<&gate::Gate> {
+        self.0
+            .gate
+            .as_ref()?
+            .get_or_init(|| gate::Gate::of(&self.0.source))
             .as_ref()
-            .is_none_or(|g| g.may_match(text.as_bytes()))
     }
 
     pub fn is_match(&self, text: &str) -> bool {
@@ -148,6 +157,17 @@ impl Pattern {
         if !self.may_match(text) {
             return Box::new(std::iter::empty());
         }
+        self.ungated_text_matches(text)
+    }
+
+    /// [`Pattern::text_matches`] once the gate has been passed.
+    pub fn ungated_text_matches<'p, 't>(
+        &'p self,
+        text: &'t str,
+    ) -> Box<dyn Iterator<Item = TextMatch> + 'p>
+    where
+        't: 'p,
+    {
         let regex = self.regex();
         let group = |name: &str| regex.capture_names().position(|n| n == Some(name));
         let (at, secret) = (group("at"), group("secret"));
