@@ -521,8 +521,11 @@ fn keys_present(
 fn file_bases(text: &str) -> Option<Vec<String>> {
     // Only the lines that start with `defaults:` are read (found by one vectorised search, not
     // line by line: this runs for every spec whose overrides the config alone does not hold).
+    static DEFAULTS: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"defaults:"));
     let bytes = text.as_bytes();
-    let mut starts = memchr::memmem::find_iter(bytes, b"defaults:")
+    let mut starts = DEFAULTS
+        .find_iter(bytes)
         .filter(|&at| at == 0 || bytes[at - 1] == b'\n');
     let Some(at) = starts.next() else {
         return Some(Vec::new());

@@ -23,7 +23,12 @@ pub fn has_key_paths(text: &str, paths: &[&str]) -> Option<Vec<bool>> {
     let mut last_empty: Option<usize> = None;
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut started = false;
-    for raw in text.split('\n') {
+    // Lines found with the vectorised `memchr`: `str::split` sets up a search per line.
+    let mut line_start = 0;
+    let ends = memchr::memchr_iter(b'\n', text.as_bytes()).chain(std::iter::once(text.len()));
+    for end in ends {
+        let raw = &text[line_start..end];
+        line_start = end + 1;
         let line = raw.strip_suffix('\r').unwrap_or(raw);
         let body = line.trim_start_matches(' ');
         if body.is_empty() || body.starts_with('#') {

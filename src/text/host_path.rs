@@ -83,7 +83,12 @@ pub fn find<'c>(
     regions: &[Region],
     out: &mut dyn FnMut(Found<'c>),
 ) {
-    let mut finder = Finder { check, roots, out };
+    let mut finder = Finder {
+        check,
+        roots,
+        starts: root_starts(roots),
+        out,
+    };
     match language {
         Language::Python => finder.python(text, regions, &|r| r),
         Language::Shell => finder.shell(text, regions, 0),
@@ -108,6 +113,16 @@ struct Context {
     call: String,
 }
 
+/// The first bytes of `roots`, a scheme's (`file:`) in both ASCII cases.
+fn root_starts(roots: &[String]) -> [bool; 256] {
+    let mut starts = [false; 256];
+    for first in roots.iter().filter_map(|r| r.bytes().next()) {
+        starts[usize::from(first.to_ascii_lowercase())] = true;
+        starts[usize::from(first.to_ascii_uppercase())] = true;
+    }
+    starts
+}
+
 /// Bytes a context looks back over at most: a value's name is near it.
 const LOOK_BACK: usize = 512;
 
@@ -129,6 +144,8 @@ fn line_start_near(text: &str, at: usize) -> usize {
 struct Finder<'c, 'o> {
     check: &'c HostPathCheck,
     roots: &'c [String],
+    /// The bytes a host path may start with: most literals a file holds start with none.
+    starts: [bool; 256],
     out: &'o mut dyn FnMut(Found<'c>),
 }
 
@@ -175,6 +192,11 @@ impl<'c> Finder<'c, '_> {
 
     /// The path `value` names and the root it lies under, if it is a host path.
     fn locate<'v>(&self, value: &'v str, home_vars: bool) -> Option<(Cow<'v, str>, &'c str)> {
+        let first = *value.as_bytes().first()?;
+        let may_start = self.starts[usize::from(first)] || (home_vars && first == b'$');
+        if !may_start {
+            return None;
+        }
         let mut path = Cow::Borrowed(value);
         if home_vars {
             if let Some(rest) = ["${HOME}", "$HOME"]

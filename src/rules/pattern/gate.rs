@@ -18,6 +18,9 @@ use regex_syntax::hir::{Class, Hir, HirKind};
 pub(super) struct Gate {
     /// ASCII-lowercased, none the prefix of another; `None` when a match may begin anywhere.
     needles: Option<Vec<Box<[u8]>>>,
+    /// A searcher for each needle, made once: setting one up costs more than searching a
+    /// short file with it.
+    finders: Vec<memchr::memmem::Finder<'static>>,
     /// A run every match holds; `None` when there is none worth a scan.
     run: Option<Run>,
 }
@@ -40,7 +43,16 @@ impl Gate {
         let hir = regex_syntax::Parser::new().parse(source).ok()?;
         let needles = prefix_needles(&hir);
         let run = required_run(&hir).filter(|run| run.min >= MIN_RUN);
-        (needles.is_some() || run.is_some()).then_some(Gate { needles, run })
+        let finders = needles
+            .iter()
+            .flatten()
+            .map(|n| memchr::memmem::Finder::new(n).into_owned())
+            .collect();
+        (needles.is_some() || run.is_some()).then_some(Gate {
+            needles,
+            finders,
+            run,
+        })
     }
 
     /// Whether `text` may hold a match: false when it lacks one of the gate's parts.
@@ -57,11 +69,8 @@ impl Gate {
     /// case stops at every place of the needle's first letter (`h` for `hf_`). The run is
     /// looked for in the text as written: its class may hold one case only.
     pub(super) fn may_match_lowered(&self, text: &[u8], lower: &[u8]) -> bool {
-        self.needles.as_ref().is_none_or(|needles| {
-            needles
-                .iter()
-                .any(|needle| memchr::memmem::find(lower, needle).is_some())
-        }) && self.run.as_ref().is_none_or(|run| run.is_in(text))
+        (self.needles.is_none() || self.finders.iter().any(|f| f.find(lower).is_some()))
+            && self.run.as_ref().is_none_or(|run| run.is_in(text))
     }
 }
 

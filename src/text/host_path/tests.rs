@@ -92,6 +92,7 @@ fn roots_and_file_uris() {
     let finder = Finder {
         check: &finder_check,
         roots: &roots,
+        starts: root_starts(&roots),
         out: &mut sink,
     };
     for yes in [
