@@ -657,6 +657,15 @@ mod tests {
         assert_eq!(bases("defaults:\n  - optim: adam.yaml\n"), None);
         assert_eq!(bases("defaults: [ppo_trainer, _self_]\n"), None);
         assert_eq!(bases("defaults: a.yaml\ndefaults: b.yaml\n"), None);
+        // Only a top-level `defaults:` at the start of its line names bases.
+        assert_eq!(
+            bases("model:\n  defaults: x.yaml\nname: \"defaults: y.yaml\"\n"),
+            names(&[])
+        );
+        assert_eq!(
+            bases("# c\r\ndefaults:\r\n  - a.yaml\r\nlr: 1\r\n"),
+            names(&["a.yaml"])
+        );
         assert_eq!(bases("defaults: ${oc.env:X}.yaml\n"), None);
     }
 }

@@ -205,6 +205,7 @@ mod tests {
             "# c\n---\na:\n  b: 1\n  c:\n  d: x\ne:\n- 1\n- 2\nf:\n  - g: 1\n    h: 2\ni: 3\n",
             "a.b:\n  c: 1\nx: \"quoted\"\ny: 'single'\nz: plain text here\n",
             "a:\r\n  b: 1\r\n",
+            "a: x #c\nx: 'q' # c\nz: v#not-a-comment\ne: # a comment\n  f: 1\n",
         ];
         let paths = [
             "policy.optimizer.kwargs.lr",
@@ -215,6 +216,7 @@ mod tests {
             "a.c",
             "a.d",
             "e",
+            "e.f",
             "f",
             "f.g",
             "i",
@@ -248,6 +250,9 @@ mod tests {
             "- 1\n- 2\n",
             "x:\n  a: 1\n    b: 2\n",
             "x:\n    b: 1\n  c: 2\n",
+            "a: b: c\n",
+            "a:b\n",
+            "-a: 1\n",
         ] {
             assert_eq!(has_key_paths(text, &["a"]), None, "{text:?}");
         }
