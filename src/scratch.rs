@@ -13,7 +13,7 @@ use crate::discover::WalkMemo;
 use crate::error::Suggestions;
 use crate::json::Arena;
 use crate::project::DirMemo;
-use crate::read::Reader;
+use crate::read::{Folders, Reader};
 use crate::recent::Recent;
 use crate::select::Resolutions;
 
@@ -44,6 +44,9 @@ pub struct RecentConfigFiles {
     /// worker lints a spec and then the files of its experiment, so the experiment's own lint
     /// takes each text from here instead of reading the file a second time.
     pub texts: Recent<PathBuf, Arc<str>, 4>,
+    /// The folder these files were last read from, which the worker's [`Reader`] takes over
+    /// for the experiment's own files (see [`Reader::adopt_folder`]).
+    pub folders: Folders,
 }
 
 impl RecentConfigFiles {

@@ -378,6 +378,10 @@ impl<'s> LintRun<'_, 's> {
                 .map(str::to_string);
             Ok((outcome, experiment, spec_text))
         });
+        // The spec's check read its experiment's config in the experiment's folder, whose
+        // files the worker reads next.
+        let relative_to = candidate.path.is_relative().then_some(self.cwd);
+        reader.adopt_folder(&mut lint.borrow_mut().config_files.folders, relative_to);
         let (mut outcome, experiment, spec_text) = match linted {
             Ok(linted) => linted,
             Err(problem) => return problem,

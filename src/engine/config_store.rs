@@ -98,12 +98,6 @@ impl ConfigStore {
         crate::read::read_text(&real).ok()
     }
 
-    /// The text of the config file at `path`, beside the experiment's config that names it:
-    /// a regular file there (not a link, which could lead anywhere) is read as the config is.
-    pub fn text_beside(&self, path: &Path) -> Option<String> {
-        crate::read::read_text_unlinked(path).ok()
-    }
-
     fn real_root(&self, root: &Path) -> Option<PathBuf> {
         let Ok(mut roots) = self.roots.lock() else {
             return std::fs::canonicalize(root).ok();

@@ -488,7 +488,9 @@ fn keys_present(
             let dir = from.parent().unwrap_or(Path::new(""));
             let path = compose::normalize(&dir.join(name));
             let text = if path.parent() == config.file.parent() {
-                bases.store.text_beside(&path)
+                // In the config's folder, as the config was read; not through a link, which
+                // could lead anywhere on the machine.
+                bases.recent.folders.read_text_unlinked(&path).ok()
             } else {
                 bases.store.text_inside(&path, bases.root)
             };
@@ -612,12 +614,12 @@ fn read_config_file(
 ) -> Option<(PathBuf, Vec<u8>)> {
     if let Some(known) = recent.paths.get(|d| d.as_os_str() == dir.as_os_str()) {
         let path = known?;
-        let bytes = crate::read::read_bounded(&path).ok()?;
+        let bytes = recent.folders.read(&path).ok()?;
         return Some((path, bytes));
     }
     let found = names.iter().find_map(|name| {
         let path = dir.join(name);
-        let bytes = crate::read::read_bounded(&path).ok()?;
+        let bytes = recent.folders.read(&path).ok()?;
         Some((path, bytes))
     });
     recent.paths.put(
