@@ -6,7 +6,6 @@ use std::time::Instant;
 
 use super::lint::Linted;
 use super::plan::Plan;
-use crate::collect::Findings;
 use crate::diagnostic::Severity;
 use crate::env::{Env, ExitStatus};
 use crate::error::Error;
@@ -212,37 +211,30 @@ struct Tally {
 
 impl Tally {
     fn of(plan: &Plan<'_>, linted: &Linted) -> std::io::Result<Tally> {
-        let applicability = plan.options.fix.map(|m| m.applicability);
-        let mut tally = Tally {
+        let counts = linted.findings.counts()?;
+        let threshold = plan.options.threshold as usize;
+        // A fix `--fix` applies is not offered.
+        let offered = |safety: crate::diagnostic::Safety| {
+            let applied = plan
+                .options
+                .fix
+                .is_some_and(|m| m.applicability.takes(safety));
+            if applied {
+                0
+            } else {
+                counts.fixes[safety as usize]
+            }
+        };
+        Ok(Tally {
+            severities: counts.severities,
+            files: counts.files,
             fixes: report::Fixes {
                 applied: linted.fixes_applied,
-                ..report::Fixes::default()
+                safe_available: offered(crate::diagnostic::Safety::Safe),
+                unsafe_available: offered(crate::diagnostic::Safety::Unsafe),
             },
-            ..Tally::default()
-        };
-        let mut last_path: Option<std::sync::Arc<str>> = None;
-        linted.findings.each_batch(&mut |batch| {
-            for f in batch {
-                tally.severities[f.severity as usize] += 1;
-                tally.failing |= f.severity >= plan.options.threshold;
-                if last_path.as_deref() != Some(&*f.path) {
-                    tally.files += 1;
-                    last_path = Some(f.path.clone());
-                }
-                let Some(fix) = f.fix.as_deref() else {
-                    continue;
-                };
-                if applicability.is_some_and(|a| a.takes(fix.safety)) {
-                    continue;
-                }
-                match fix.safety {
-                    crate::diagnostic::Safety::Safe => tally.fixes.safe_available += 1,
-                    crate::diagnostic::Safety::Unsafe => tally.fixes.unsafe_available += 1,
-                }
-            }
-            Ok(())
-        })?;
-        Ok(tally)
+            failing: counts.severities[threshold..].iter().any(|&n| n > 0),
+        })
     }
 }
 

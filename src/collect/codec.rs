@@ -1,15 +1,22 @@
 //! A compact binary form of findings for the sorted runs spilled to disk: one record per
 //! file (its path once, then its findings), integers as LEB128 varints, strings as a length
 //! and their UTF-8 bytes. Each record starts with its size (4 bytes, little-endian), so that it
-//! is read whole into a buffer and decoded from there, not a byte at a time through a reader.
+//! is read whole into a buffer and decoded from there, not a byte at a time through a reader,
+//! then its findings' [`Counts`] (five more), so that a pass that only counts reads no finding.
 //! Only this process reads what it wrote, so there is no version.
 
 use std::io::{self, BufRead, Read};
 use std::sync::Arc;
 
+use super::Counts;
 use crate::diagnostic::{
     Edit, Finding, Fix, Position, Provenance, Related, RuleId, Safety, Severity, Span, Stamp,
 };
+
+/// The size and the counts before a record's path: six little-endian `u32`s.
+const HEADER: usize = 4 + 4 * COUNTED;
+/// The counts a record's header holds: by severity (3), then fixes by safety (2).
+const COUNTED: usize = 5;
 
 /// Appends one file's findings (all with the path of the first, taken in `order`) to `out` as
 /// one record, encoded in place.
@@ -22,16 +29,24 @@ pub fn write_group<'f>(
         return Ok(());
     };
     let at = out.len();
-    out.extend_from_slice(&[0; 4]);
+    out.extend_from_slice(&[0; HEADER]);
     write_str(out, &first.path);
     write_varint(out, count as u64);
+    let mut counts = Counts::default();
+    counts.add(first);
     write_finding(out, first);
     for f in findings {
+        counts.add(f);
         write_finding(out, f);
     }
-    let size = u32::try_from(out.len() - at - 4)
-        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "a file's findings past 4 GiB"))?;
+    let too_big = || io::Error::new(io::ErrorKind::InvalidInput, "a file's findings past 4 GiB");
+    let size = u32::try_from(out.len() - at - 4).map_err(|_| too_big())?;
     out[at..at + 4].copy_from_slice(&size.to_le_bytes());
+    let counted = counts.severities.iter().chain(&counts.fixes);
+    for (i, &n) in counted.enumerate() {
+        let n = u32::try_from(n).map_err(|_| too_big())?;
+        out[at + 4 + 4 * i..at + 8 + 4 * i].copy_from_slice(&n.to_le_bytes());
+    }
     Ok(())
 }
 
@@ -136,6 +151,41 @@ impl Decoder {
         input: &mut impl BufRead,
         into: &mut Vec<Finding>,
     ) -> io::Result<bool> {
+        if !self.read_record(input)? {
+            return Ok(false);
+        }
+        let record = std::mem::take(&mut self.record);
+        let decoded = self.decode(&record, into);
+        self.record = record;
+        decoded
+    }
+
+    /// Reads the next record's path and adds its counts to `counts`, decoding no finding;
+    /// `None` at the end of the input.
+    pub fn read_counts<'d>(
+        &'d mut self,
+        input: &mut impl BufRead,
+        counts: &mut Counts,
+    ) -> io::Result<Option<&'d [u8]>> {
+        if !self.read_record(input)? {
+            return Ok(None);
+        }
+        let mut cursor = Cursor {
+            bytes: &self.record,
+        };
+        let counted = cursor.counts()?;
+        for (total, n) in counts.severities.iter_mut().zip(&counted[..3]) {
+            *total += *n as usize;
+        }
+        for (total, n) in counts.fixes.iter_mut().zip(&counted[3..]) {
+            *total += *n as usize;
+        }
+        Ok(Some(cursor.str()?.as_bytes()))
+    }
+
+    /// Reads the next record whole into `self.record` (its size read, its counts kept);
+    /// `false` at the end of the input.
+    fn read_record(&mut self, input: &mut impl BufRead) -> io::Result<bool> {
         if input.fill_buf()?.is_empty() {
             return Ok(false);
         }
@@ -146,14 +196,12 @@ impl Decoder {
         if read != size {
             return Err(corrupt());
         }
-        let record = std::mem::take(&mut self.record);
-        let decoded = self.decode(&record, into);
-        self.record = record;
-        decoded
+        Ok(true)
     }
 
     fn decode(&mut self, record: &[u8], into: &mut Vec<Finding>) -> io::Result<bool> {
         let mut input = Cursor { bytes: record };
+        input.counts()?;
         let path: Arc<str> = Arc::from(input.str()?);
         let count = input.len()?;
         into.reserve(count.min(1024));
@@ -272,6 +320,15 @@ impl<'r> Cursor<'r> {
             n if n <= self.bytes.len() as u64 => Ok(n as usize),
             _ => Err(corrupt()),
         }
+    }
+
+    /// A record's counts: by severity, then fixes by safety.
+    fn counts(&mut self) -> io::Result<[u32; COUNTED]> {
+        let mut counts = [0; COUNTED];
+        for n in &mut counts {
+            *n = u32::from_le_bytes(self.array::<4>()?);
+        }
+        Ok(counts)
     }
 
     fn u32(&mut self) -> io::Result<u32> {
@@ -451,6 +508,15 @@ mod tests {
             back[1][0].rule.as_str()
         ));
         assert!(Arc::ptr_eq(&back[0][0].path, &back[0][1].path));
+        // The headers alone: each record's path, and the counts of its findings.
+        let mut input = &bytes[..];
+        let mut counts = Counts::default();
+        let mut paths = Vec::new();
+        while let Some(path) = decoder.read_counts(&mut input, &mut counts).unwrap() {
+            paths.push(String::from_utf8(path.to_vec()).unwrap());
+        }
+        assert_eq!(paths, [&*a, &*b]);
+        assert_eq!((counts.severities, counts.fixes), ([0, 3, 1], [0, 3]));
     }
 
     #[test]

@@ -8,7 +8,7 @@ use std::io::{self, BufReader, Read};
 use std::sync::{mpsc, Arc};
 
 use super::codec::Decoder;
-use super::Run;
+use super::{Counts, Run};
 use crate::diagnostic::Finding;
 
 /// At most this many runs are read side by side (8 MiB of read buffers); more are first merged
@@ -122,6 +122,39 @@ fn merge(
     Ok(())
 }
 
+/// The [`Counts`] of every finding of `runs`, read from the records' headers: the same
+/// paths come out of the heap together, as in [`merge`], and are one file.
+pub(super) fn count(runs: &[Run]) -> io::Result<Counts> {
+    let mut counts = Counts::default();
+    let mut sources: Vec<(BufReader<RunReader<'_>>, Decoder)> = runs
+        .iter()
+        .map(|run| {
+            (
+                BufReader::with_capacity(READ_BUFFER, RunReader::of(run)),
+                Decoder::default(),
+            )
+        })
+        .collect();
+    let mut heads: BinaryHeap<Reverse<(Vec<u8>, usize)>> = BinaryHeap::new();
+    for (i, (input, decoder)) in sources.iter_mut().enumerate() {
+        if let Some(path) = decoder.read_counts(input, &mut counts)? {
+            heads.push(Reverse((path.to_vec(), i)));
+        }
+    }
+    let mut last: Vec<u8> = Vec::new();
+    while let Some(Reverse((path, i))) = heads.pop() {
+        if counts.files == 0 || path != last {
+            counts.files += 1;
+        }
+        let (input, decoder) = &mut sources[i];
+        if let Some(next) = decoder.read_counts(input, &mut counts)? {
+            heads.push(Reverse((next.to_vec(), i)));
+        }
+        last = path;
+    }
+    Ok(counts)
+}
+
 /// A run being read: its current record (one file's findings).
 struct Source<'r> {
     input: BufReader<RunReader<'r>>,
@@ -131,13 +164,8 @@ struct Source<'r> {
 
 impl<'r> Source<'r> {
     fn new(run: &'r Run) -> Source<'r> {
-        let reader = RunReader {
-            file: &run.file,
-            at: run.start,
-            end: run.start + run.len,
-        };
         Source {
-            input: BufReader::with_capacity(READ_BUFFER, reader),
+            input: BufReader::with_capacity(READ_BUFFER, RunReader::of(run)),
             decoder: Decoder::default(),
             group: Vec::new(),
         }
@@ -164,6 +192,16 @@ struct RunReader<'r> {
     file: &'r File,
     at: u64,
     end: u64,
+}
+
+impl<'r> RunReader<'r> {
+    fn of(run: &'r Run) -> RunReader<'r> {
+        RunReader {
+            file: &run.file,
+            at: run.start,
+            end: run.start + run.len,
+        }
+    }
 }
 
 impl Read for RunReader<'_> {

@@ -75,6 +75,44 @@ impl Findings for [Finding] {
     }
 }
 
+/// What a pass that only counts findings learns: how many of each severity, how many with a
+/// fix of each safety, and in how many files.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// By severity: note, warning, error.
+    pub severities: [usize; 3],
+    /// Findings with a fix, by its safety: safe, unsafe.
+    pub fixes: [usize; 2],
+    pub files: usize,
+}
+
+impl Counts {
+    /// Counts `f`, but not its file.
+    fn add(&mut self, f: &Finding) {
+        self.severities[f.severity as usize] += 1;
+        if let Some(fix) = &f.fix {
+            self.fixes[fix.safety as usize] += 1;
+        }
+    }
+
+    /// Counts `sorted`, findings in order: each change of path is one more file.
+    fn of_sorted(sorted: &dyn Findings) -> io::Result<Counts> {
+        let mut counts = Counts::default();
+        let mut last_path: Option<Arc<str>> = None;
+        sorted.each_batch(&mut |batch| {
+            for f in batch {
+                counts.add(f);
+                if last_path.as_deref() != Some(&*f.path) {
+                    counts.files += 1;
+                    last_path = Some(f.path.clone());
+                }
+            }
+            Ok(())
+        })?;
+        Ok(counts)
+    }
+}
+
 /// Where the worker threads put their findings.
 pub struct Spool {
     held: Mutex<Held>,
@@ -307,6 +345,15 @@ impl Collected {
         Ok(hidden)
     }
 
+    /// The findings' [`Counts`]. Spilled findings none of which is hidden are counted from
+    /// their records' headers, without decoding one (a file in several runs counted once).
+    pub fn counts(&self) -> io::Result<Counts> {
+        if self.runs.is_empty() || self.hidden.is_some() {
+            return Counts::of_sorted(self);
+        }
+        merge::count(&self.runs)
+    }
+
     /// Whether any finding was spilled to disk.
     #[cfg(test)]
     pub fn spilled(&self) -> bool {
@@ -426,7 +473,7 @@ pub fn drop_elsewhere(findings: Vec<Finding>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diagnostic::{Position, Severity, Span};
+    use crate::diagnostic::{Position, Safety, Severity, Span};
     use std::sync::Arc;
 
     fn finding(path: &Arc<str>, at: u32, rule: &str) -> Finding {
@@ -460,12 +507,28 @@ mod tests {
             .enumerate()
             .map(|(i, p)| {
                 (0..(i % 5) as u32)
-                    .map(|k| finding(p, (k * 13 + i as u32) % 9, ["b", "a"][k as usize % 2]))
+                    .map(|k| {
+                        let mut f = finding(p, (k * 13 + i as u32) % 9, ["b", "a"][k as usize % 2]);
+                        f.severity = [Severity::Note, Severity::Warning, Severity::Error]
+                            [(i + k as usize) % 3];
+                        f.fix = (k % 2 == 1).then(|| {
+                            Box::new(crate::diagnostic::Fix {
+                                safety: [Safety::Safe, Safety::Unsafe][i % 2],
+                                edits: Vec::new(),
+                            })
+                        });
+                        f
+                    })
                     .collect()
             })
             .collect();
         let mut expected: Vec<Finding> = outcomes.iter().flatten().cloned().collect();
         sort_findings(&mut expected);
+        let counts = Counts::of_sorted(&expected).unwrap();
+        assert_eq!(
+            (counts.severities, counts.fixes, counts.files),
+            ([200, 200, 200], [120, 120], 120)
+        );
         for budget in [1, 2_000, 50_000, usize::MAX] {
             let spool = Spool::with_budget(budget);
             std::thread::scope(|scope| {
@@ -490,6 +553,8 @@ mod tests {
                 assert!(collected.runs.len() <= 3);
             }
             assert_eq!(collected.count(), expected.len());
+            // Counted from the records' headers when spilled: a file in several runs once.
+            assert_eq!(collected.counts().unwrap(), counts, "budget {budget}");
             for _pass in 0..2 {
                 let mut got = Vec::new();
                 let mut last_path: Option<Arc<str>> = None;
@@ -542,6 +607,10 @@ mod tests {
             assert_eq!((first, second, seen), (20, 7, 20), "budget {budget}");
             let expected: Vec<&Finding> = all.iter().filter(|f| !even(f) && !third(f)).collect();
             assert_eq!(collected.count(), expected.len());
+            let shown: Vec<Finding> = expected.iter().map(|&f| f.clone()).collect();
+            let counts = Counts::of_sorted(&shown).unwrap();
+            assert_eq!((counts.severities[1], counts.files), (shown.len(), 1));
+            assert_eq!(collected.counts().unwrap(), counts, "budget {budget}");
             for _pass in 0..2 {
                 let mut got = Vec::new();
                 collected
