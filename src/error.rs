@@ -222,21 +222,27 @@ type KeptAnswer = (Box<str>, Option<usize>, Option<usize>);
 /// Answers kept before [`Suggestions`] starts over.
 const KEPT_SUGGESTIONS: usize = 4096;
 
-/// [`suggest`] of `word` among `candidates`, and the one close candidate if exactly one is, at
-/// once, from one scoring of each candidate. An audit meets the same unknown keys in spec
-/// after spec, and scoring a key against every allowed one costs more than the rest of its
-/// finding: recent answers are kept in `kept`.
-pub fn suggestions<'a>(
-    word: &str,
-    candidates: &'a [String],
-    kept: &mut Suggestions,
-) -> (Option<&'a str>, Option<&'a str>) {
+/// The hash of `candidates`' text that [`suggestions_among`] keeps answers by: one per list,
+/// for a caller that asks of several words among the same candidates.
+pub fn candidates_hash(candidates: &[String]) -> u64 {
     let mut hash = crate::diagnostic::Fnv::default();
     for c in candidates {
         std::hash::Hasher::write(&mut hash, c.as_bytes());
         hash.byte(0);
     }
-    let list = std::hash::Hasher::finish(&hash);
+    std::hash::Hasher::finish(&hash)
+}
+
+/// [`suggest`] of `word` among `candidates` (whose [`candidates_hash`] is `list`), and the
+/// one close candidate if exactly one is, at once, from one scoring of each candidate. An
+/// audit meets the same unknown keys in spec after spec, and scoring a key against every
+/// allowed one costs more than the rest of its finding: recent answers are kept in `kept`.
+pub fn suggestions_among<'a>(
+    word: &str,
+    candidates: &'a [String],
+    list: u64,
+    kept: &mut Suggestions,
+) -> (Option<&'a str>, Option<&'a str>) {
     let key = (list, crate::diagnostic::fnv1a(&[word]));
     let pick = |i: Option<usize>| i.and_then(|i| candidates.get(i)).map(String::as_str);
     if let Some((kept_word, best, only)) = kept.answers.get(&key) {
@@ -412,8 +418,17 @@ mod tests {
                     suggest(word, list.iter().map(String::as_str)),
                     suggest_only(word, list.iter().map(String::as_str)),
                 );
-                assert_eq!(suggestions(word, list, &mut kept), fresh, "{word}");
-                assert_eq!(suggestions(word, list, &mut kept), fresh, "{word}, kept");
+                let hash = candidates_hash(list);
+                assert_eq!(
+                    suggestions_among(word, list, hash, &mut kept),
+                    fresh,
+                    "{word}"
+                );
+                assert_eq!(
+                    suggestions_among(word, list, hash, &mut kept),
+                    fresh,
+                    "{word}, kept"
+                );
             }
         }
     }

@@ -15,6 +15,7 @@ use crate::json::Arena;
 use crate::project::DirMemo;
 use crate::read::{Folders, Reader};
 use crate::recent::Recent;
+use crate::rules::eval::Hits;
 use crate::select::Resolutions;
 
 /// One worker's buffers and memos for one run.
@@ -77,6 +78,8 @@ pub struct LintScratch {
     pub resolutions: Resolutions,
     /// Did-you-mean answers for unknown keys.
     pub suggestions: RefCell<Suggestions>,
+    /// The hits of the rule being run.
+    pub hits: Hits,
     /// The config file of the experiments looked at last, by folder: many specs name the same
     /// experiment.
     pub config_files: RecentConfigFiles,

@@ -194,8 +194,14 @@ pub struct KeptHits<'a> {
 
 impl<'a> KeptHits<'a> {
     /// A rule's hits, and how many more it found that were cut.
-    pub fn add(&mut self, active: &Active<'a>, hits: Vec<Hit>, more: usize) {
+    pub fn add(
+        &mut self,
+        active: &Active<'a>,
+        hits: impl ExactSizeIterator<Item = Hit>,
+        more: usize,
+    ) {
         self.dropped += more;
+        self.hits.reserve(hits.len());
         for hit in hits {
             self.hits.push((*active, hit));
             if self.hits.len() >= 2 * MAX_FINDINGS_PER_FILE {

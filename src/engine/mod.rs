@@ -23,7 +23,7 @@ use crate::diagnostic::{Finding, Locator, Position, Severity, Span, INVALID_JSON
 use crate::json::Document;
 use crate::platform_facts::Platform;
 use crate::read::MAX_FILE_SIZE;
-use crate::rules::eval::{run_check, run_when_holding, Context, Faults, Hits, Others, ProjectFs};
+use crate::rules::eval::{run_check, run_when_holding, Context, Faults, Others, ProjectFs};
 use crate::rules::plan::{needs_bits, When};
 use crate::rules::Rule;
 use crate::scratch::LintScratch;
@@ -250,7 +250,8 @@ pub fn lint_document(
     };
     // Every rule's hits, capped as they come: a hostile file can make a check fail on each of
     // a million items, and only the first MAX_FINDINGS_PER_FILE by position are reported.
-    let mut hits = Hits::new(MAX_FINDINGS_PER_FILE);
+    let hits = &mut scratch.hits;
+    hits.reset(MAX_FINDINGS_PER_FILE);
     let mut kept = KeptHits::default();
     let missing_context = !needs_bits(platform.available());
     for active in rules {
@@ -265,8 +266,8 @@ pub fn lint_document(
             match step.when(doc, resolved) {
                 When::Fails => {}
                 When::Holds if step.passes(doc, resolved) => {}
-                When::Holds => run_when_holding(check, &ctx, &mut hits),
-                When::Unknown => run_check(check, &ctx, &mut hits),
+                When::Holds => run_when_holding(check, &ctx, hits),
+                When::Unknown => run_check(check, &ctx, hits),
             }
         }
         if hits.is_empty() {

@@ -43,8 +43,8 @@ pub fn run<'r>(
     };
     // The keywords found in the text, by rule: each rule's are looked for once.
     let mut keywords = KeywordsFound::default();
+    let mut hits = Hits::new(MAX_FINDINGS_PER_FILE);
     for active in rules.iter().filter(|a| a.rule.target == Target::Text) {
-        let mut hits = Hits::new(MAX_FINDINGS_PER_FILE);
         for check in &active.rule.checks {
             if !check.when.iter().all(|c| holds(c, &ctx)) {
                 continue;

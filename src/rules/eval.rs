@@ -535,10 +535,13 @@ fn assert_on(check: &Check, ctx: &Context<'_>, res: Resolved<'_>, out: &mut Hits
         Assertion::Unique if res.found.len() < 2 => {}
         Assertion::Unique => assert_unique(check, ctx, res, out),
         Assertion::Keys(allowed) => {
+            // Hashed once for all the unknown keys (the did-you-mean answers are kept by it).
+            let mut allowed_hash = None;
             for m in res.found {
                 for member in ctx.doc.members(m.node) {
                     let key = member.key.as_bytes();
                     if !allowed.iter().any(|a| same_key(a.as_bytes(), key)) {
+                        let allowed = (allowed.as_slice(), &mut allowed_hash);
                         report_unknown_key(check, allowed, ctx, m, member, out);
                     }
                 }
@@ -677,9 +680,11 @@ pub fn for_each_repeat<'m, K: Eq + std::hash::Hash>(
 
 #[cold]
 #[inline(never)]
+/// An unknown key of an object: `allowed` are the keys it may have, with their
+/// [`crate::error::candidates_hash`] once made.
 fn report_unknown_key(
     check: &Check,
-    allowed: &[String],
+    (allowed, allowed_hash): (&[String], &mut Option<u64>),
     ctx: &Context<'_>,
     m: &Match,
     member: &crate::json::Member<'_>,
@@ -689,7 +694,9 @@ fn report_unknown_key(
     crate::json::push_pointer_segment(&mut pointer, &member.key);
     // The did-you-mean (remembered per worker) for the message, and for a fix that renames.
     let (suggestion, only) = if check.uses("did-you-mean") || check.fix.is_some() {
-        crate::error::suggestions(&member.key, allowed, &mut ctx.suggestions.borrow_mut())
+        let list = *allowed_hash.get_or_insert_with(|| crate::error::candidates_hash(allowed));
+        let kept = &mut ctx.suggestions.borrow_mut();
+        crate::error::suggestions_among(&member.key, allowed, list, kept)
     } else {
         (None, None)
     };

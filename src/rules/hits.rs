@@ -25,7 +25,7 @@ pub struct Hit {
 /// back to it; of the hits cut only the span and a hash of the pointer are kept, to count the
 /// distinct ones. Memory stays bounded by the limit (and 16 bytes a cut hit), time
 /// O(n log n) in the number of hits.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub struct Hits {
     limit: usize,
     kept: Vec<Hit>,
@@ -39,6 +39,14 @@ impl Hits {
             kept: Vec::new(),
             cut: Vec::new(),
         }
+    }
+
+    /// Empties it for a new file with `limit`, keeping its buffers: a worker reuses one,
+    /// whose hits would otherwise grow from nothing for every rule of every file.
+    pub fn reset(&mut self, limit: usize) {
+        self.limit = limit.max(1);
+        self.kept.clear();
+        self.cut.clear();
     }
 
     pub fn push(&mut self, hit: Hit) {
@@ -70,19 +78,19 @@ impl Hits {
     }
 
     /// The rule's hits in span and pointer order, one each, at most `limit`; and how many
-    /// more distinct ones were found. Leaves `self` empty for the next rule.
-    pub fn take(&mut self) -> (Vec<Hit>, usize) {
+    /// more distinct ones were found. Leaves `self` empty for the next rule, its buffers kept.
+    pub fn take(&mut self) -> (std::vec::Drain<'_, Hit>, usize) {
         self.cut_back();
-        let kept = std::mem::take(&mut self.kept);
-        if self.cut.is_empty() {
-            return (kept, 0);
+        let mut more = 0;
+        if !self.cut.is_empty() {
+            self.cut.sort_unstable();
+            self.cut.dedup();
+            // No cut hit is a kept one (see `cut_back`), so the distinct cut ones are the rest
+            // (two pointers of one span whose hashes collide would count once).
+            more = self.cut.len();
+            self.cut.clear();
         }
-        let mut cut = std::mem::take(&mut self.cut);
-        cut.sort_unstable();
-        cut.dedup();
-        // No cut hit is a kept one (see `cut_back`), so the distinct cut ones are the rest
-        // (two pointers of one span whose hashes collide would count once).
-        (kept, cut.len())
+        (self.kept.drain(..), more)
     }
 }
 
@@ -135,6 +143,7 @@ mod tests {
                 let more = all.len().saturating_sub(limit);
                 all.truncate(limit);
                 let (kept, cut) = hits.take();
+                let kept: Vec<Hit> = kept.collect();
                 let messages = |v: &[Hit]| v.iter().map(|h| h.message.clone()).collect::<Vec<_>>();
                 assert_eq!(messages(&kept), messages(&all), "limit {limit}, {n} hits");
                 assert_eq!(cut, more, "limit {limit}, {n} hits");
