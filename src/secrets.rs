@@ -70,6 +70,53 @@ impl Clone for Detector {
     }
 }
 
+/// Some texts found clean, by a quick key of each: the index of a text that was, each compared
+/// whole before it is trusted. Many findings repeat a message (an audit meets the same unknown
+/// keys file after file), and telling one clean costs a pass of the prefilter.
+struct CleanTexts {
+    slots: [usize; CLEAN_SLOTS],
+}
+
+/// Slots of [`CleanTexts`]: a text's slot is the top bits of its key.
+const CLEAN_SLOTS: usize = 256;
+
+impl Default for CleanTexts {
+    fn default() -> CleanTexts {
+        CleanTexts {
+            slots: [usize::MAX; CLEAN_SLOTS],
+        }
+    }
+}
+
+impl CleanTexts {
+    /// Whether `text` is one found clean; `text_at` gives the text kept at an index.
+    fn holds<'t>(&self, text: &str, text_at: impl Fn(usize) -> &'t str) -> bool {
+        let at = self.slots[Self::slot(text)];
+        at != usize::MAX && text_at(at) == text
+    }
+
+    /// Keeps `text`, found clean, at index `at` (in place of what shared its slot).
+    fn insert(&mut self, text: &str, at: usize) {
+        self.slots[Self::slot(text)] = at;
+    }
+
+    /// A text's slot, from its length and its first and last eight bytes: a collision only
+    /// costs a pass of the patterns.
+    fn slot(text: &str) -> usize {
+        let bytes = text.as_bytes();
+        let word = |from: usize| {
+            bytes
+                .get(from..from + 8)
+                .and_then(|w| w.try_into().ok())
+                .map_or(0, u64::from_le_bytes)
+        };
+        let last = word(bytes.len().saturating_sub(8));
+        let key = (word(0) ^ last.rotate_left(29) ^ bytes.len() as u64)
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        (key >> 56) as usize % CLEAN_SLOTS
+    }
+}
+
 /// Texts read by the patterns themselves before the prefilter is made.
 const EAGER_TEXTS: usize = 256;
 
@@ -119,8 +166,16 @@ impl Detector {
         };
         // A rule's help is mostly the same text finding after finding: read once.
         let mut clean_help: Option<String> = None;
-        for f in findings {
-            mask(&mut f.message);
+        let mut clean_messages = CleanTexts::default();
+        for i in 0..findings.len() {
+            let (before, rest) = findings.split_at_mut(i);
+            let f = &mut rest[0];
+            if !clean_messages.holds(&f.message, |j| &before[j].message) {
+                match self.mask(&f.message) {
+                    Cow::Owned(masked) => f.message = masked,
+                    Cow::Borrowed(_) => clean_messages.insert(&f.message, i),
+                }
+            }
             if let Some(help) = &mut f.help {
                 if clean_help.as_deref() != Some(help.as_str()) {
                     mask(help);
@@ -486,6 +541,37 @@ mod tests {
         }
         assert_eq!(findings[1].help.as_deref(), Some("the same help"));
         assert_eq!(findings[3].help.as_deref(), Some("help hf_A…"));
+    }
+
+    /// A message found clean is not read again, but one that only shares its length and ends
+    /// (its slot) is: the secret in it is masked, and every message comes out as masking each
+    /// alone gives.
+    #[test]
+    fn repeated_messages_are_masked_as_each_alone() {
+        let token = "hf_AbCdEfGhIjKlMnOpQrStUvWxYzAbCdEfGhIj";
+        let clean = format!("unknown field {} in this object", "x".repeat(token.len()));
+        let secret = format!("unknown field {token} in this object");
+        assert_eq!(clean.len(), secret.len());
+        assert_eq!(CleanTexts::slot(&clean), CleanTexts::slot(&secret));
+        let messages = [&clean, &clean, &secret, &clean, &secret, &secret];
+        let mut findings: Vec<Finding> = messages
+            .iter()
+            .map(|m| {
+                let mut f = Finding::for_tests("a.json", "unknown-field", 1);
+                f.message = m.to_string();
+                f
+            })
+            .collect();
+        let detector = builtin();
+        let alone: Vec<String> = messages
+            .iter()
+            .map(|m| detector.mask(m).into_owned())
+            .collect();
+        detector.mask_findings(&mut findings);
+        let got: Vec<&str> = findings.iter().map(|f| f.message.as_str()).collect();
+        assert_eq!(got, alone);
+        assert_eq!(got[2], "unknown field hf_A… in this object");
+        assert_eq!(got[3], clean);
     }
 
     #[test]
