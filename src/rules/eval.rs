@@ -330,6 +330,28 @@ pub fn emit_repeat(check: &Check, ctx: &Context<'_>, m: &Match, first: &Match, v
 /// A `path` placeholder from a JSON Pointer: `spec.resources.pools[1].name`. Written directly
 /// from the pointer's segments (this runs for every finding).
 pub fn pointer_path(pointer: &str) -> String {
+    plain_pointer_path(pointer).unwrap_or_else(|| any_pointer_path(pointer))
+}
+
+/// [`pointer_path`] of a pointer whose segments are ASCII letters, digits, `_` and `-`, none
+/// empty or all digits (nearly all): its segments joined by dots, in one pass.
+fn plain_pointer_path(pointer: &str) -> Option<String> {
+    let rest = pointer.strip_prefix('/')?;
+    let (mut empty, mut digits) = (true, true);
+    for &b in rest.as_bytes() {
+        match b {
+            b'/' if empty || digits => return None,
+            b'/' => (empty, digits) = (true, true),
+            b'0'..=b'9' => empty = false,
+            b'a'..=b'z' | b'A'..=b'Z' | b'_' | b'-' => (empty, digits) = (false, false),
+            _ => return None,
+        }
+    }
+    (!empty && !digits).then(|| rest.replace('/', "."))
+}
+
+/// [`pointer_path`] of any pointer.
+fn any_pointer_path(pointer: &str) -> String {
     let mut out = String::with_capacity(pointer.len() + 4);
     for raw in pointer.split('/').skip(1) {
         let segment: Cow<'_, str> = if raw.contains('~') {
@@ -729,6 +751,55 @@ mod tests {
 
     /// A key is written bare in a dotted path exactly when every character of it is plain:
     /// the ASCII shortcut agrees with `is_plain_key_char` on every ASCII character.
+    /// The one-pass path of plain pointers is the general one's, on pointers of every ASCII
+    /// character, escapes, indices, empty and all-digit segments.
+    #[test]
+    fn plain_pointers_take_the_short_path_to_the_same_path() {
+        let segments = [
+            "a",
+            "spec",
+            "pool_1",
+            "x-y",
+            "0",
+            "007",
+            "12",
+            "",
+            "a.b",
+            "a~1b",
+            "~0",
+            "é",
+            "a b",
+            "99999999999999999999999",
+            "1a",
+            "_",
+        ];
+        let mut pointers = vec![String::new(), "/".to_string()];
+        for a in segments {
+            pointers.push(format!("/{a}"));
+            for b in segments {
+                pointers.push(format!("/{a}/{b}"));
+                pointers.push(format!("/spec/{a}/{b}/z"));
+            }
+        }
+        for b in 0..0x80u8 {
+            pointers.push(format!("/k{}y/v", b as char));
+        }
+        let mut short = 0;
+        for pointer in &pointers {
+            let general = super::any_pointer_path(pointer);
+            if let Some(path) = super::plain_pointer_path(pointer) {
+                short += 1;
+                assert_eq!(path, general, "{pointer:?}");
+            }
+            assert_eq!(pointer_path(pointer), general, "{pointer:?}");
+        }
+        assert!(
+            short > 100,
+            "{short} of {} took the short path",
+            pointers.len()
+        );
+    }
+
     #[test]
     fn plain_keys_are_written_bare() {
         for b in 0..0x80u8 {
