@@ -105,7 +105,8 @@ fn merge(
             batch.append(&mut sources[i].group);
         }
         if same.len() > 1 {
-            batch[from..].sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+            // One path's findings from several runs: ordered by the rest of the key.
+            batch[from..].sort_by(|a, b| a.sort_key_in_file().cmp(&b.sort_key_in_file()));
         }
         for &i in &same {
             if let Some(next) = sources[i].advance()? {

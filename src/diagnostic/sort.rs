@@ -57,7 +57,11 @@ pub fn sorted_order(findings: &[Finding]) -> Vec<usize> {
         while let Some((_, _, next)) = keyed.next_if(|(_, p, _)| *p == path) {
             order.extend(next);
         }
-        order[from..].sort_by(|&a, &b| findings[a].sort_key().cmp(&findings[b].sort_key()));
+        // One path's findings: ordered by the rest of the key.
+        order[from..].sort_by(|&a, &b| {
+            let key = |i: usize| findings[i].sort_key_in_file();
+            key(a).cmp(&key(b))
+        });
     }
     order
 }
