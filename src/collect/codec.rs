@@ -145,6 +145,7 @@ pub struct Decoder {
 }
 
 impl Decoder {
+    #[cfg(test)]
     /// Reads the next record's findings into `into`; `false` at the end of the input.
     pub fn read_group(
         &mut self,
@@ -155,9 +156,10 @@ impl Decoder {
             return Ok(false);
         }
         let record = std::mem::take(&mut self.record);
-        let decoded = self.decode(&record, into);
+        let mut filled = into.len();
+        let decoded = self.decode_over(&record, into, &mut filled);
         self.record = record;
-        decoded
+        decoded.map(|()| true)
     }
 
     /// Reads the next record's path and adds its counts to `counts`, decoding no finding;
@@ -183,6 +185,17 @@ impl Decoder {
         Ok(Some(cursor.str()?.as_bytes()))
     }
 
+    /// Reads the next record whole, undecoded (see [`record_head`], [`Decoder::decode_record`]);
+    /// `None` at the end of the input.
+    pub fn next_record(&mut self, input: &mut impl BufRead) -> io::Result<Option<&[u8]>> {
+        Ok(self.read_record(input)?.then_some(&self.record[..]))
+    }
+
+    /// The record [`Decoder::next_record`] read last.
+    pub fn record(&self) -> &[u8] {
+        &self.record
+    }
+
     /// Reads the next record whole into `self.record` (its size read, its counts kept);
     /// `false` at the end of the input.
     fn read_record(&mut self, input: &mut impl BufRead) -> io::Result<bool> {
@@ -199,84 +212,42 @@ impl Decoder {
         Ok(true)
     }
 
-    fn decode(&mut self, record: &[u8], into: &mut Vec<Finding>) -> io::Result<bool> {
+    /// Decodes one record from [`Decoder::next_record`] into `into` from `*filled` on: the
+    /// findings already there are overwritten, their strings' buffers reused (a batch of
+    /// findings handed back is refilled without allocating), and the rest pushed. `*filled`
+    /// moves past them.
+    pub fn decode_over(
+        &mut self,
+        record: &[u8],
+        into: &mut Vec<Finding>,
+        filled: &mut usize,
+    ) -> io::Result<()> {
         let mut input = Cursor { bytes: record };
         input.counts()?;
         let path: Arc<str> = Arc::from(input.str()?);
         let count = input.len()?;
-        into.reserve(count.min(1024));
+        into.reserve((*filled + count).saturating_sub(into.len()).min(1024));
         for _ in 0..count {
-            into.push(self.read_finding(&mut input, &path)?);
+            let rule = self.rule(input.str()?);
+            let slot = match into.get_mut(*filled) {
+                Some(slot) => {
+                    slot.path = path.clone();
+                    slot.rule = rule;
+                    slot
+                }
+                None => {
+                    into.push(Finding::blank(path.clone(), rule));
+                    let last = into.len() - 1;
+                    &mut into[last]
+                }
+            };
+            read_finding_into(&mut input, slot)?;
+            *filled += 1;
         }
         if !input.bytes.is_empty() {
             return Err(corrupt());
         }
-        Ok(true)
-    }
-
-    fn read_finding(&mut self, input: &mut Cursor<'_>, path: &Arc<str>) -> io::Result<Finding> {
-        let rule = self.rule(input.str()?);
-        let [severity, flags] = input.array::<2>()?;
-        let severity = match severity {
-            0 => Severity::Note,
-            1 => Severity::Warning,
-            2 => Severity::Error,
-            _ => return Err(corrupt()),
-        };
-        let message = input.string()?;
-        let help = if flags & 2 != 0 {
-            Some(input.string()?)
-        } else {
-            None
-        };
-        let pointer = input.string()?;
-        let (span, start, end) = input.place()?;
-        let value_hash = input.varint()?;
-        let related_count = input.len()?;
-        let mut related = Vec::with_capacity(related_count.min(16));
-        for _ in 0..related_count {
-            let [has_path] = input.array::<1>()?;
-            let path = if has_path == 1 {
-                Some(Arc::from(input.str()?))
-            } else {
-                None
-            };
-            let (span, start, end) = input.place()?;
-            let label = input.string()?;
-            related.push(Related {
-                path,
-                span,
-                start,
-                end,
-                label,
-            });
-        }
-        let fix = if flags & 4 != 0 {
-            Some(Box::new(input.fix()?))
-        } else {
-            None
-        };
-        let history = if flags & 8 != 0 {
-            Some(Box::new(input.provenance()?))
-        } else {
-            None
-        };
-        Ok(Finding {
-            path: path.clone(),
-            rule,
-            severity,
-            message,
-            help,
-            pointer,
-            span,
-            start,
-            end,
-            related,
-            value_hash,
-            secret: flags & 1 != 0,
-            fix,
-            history,
-        })
+        Ok(())
     }
 
     fn rule(&mut self, id: &str) -> RuleId {
@@ -287,6 +258,65 @@ impl Decoder {
         self.rules.push(rule);
         rule
     }
+}
+
+/// Reads the rest of a finding (after its rule) over `f`, reusing its strings' buffers.
+fn read_finding_into(input: &mut Cursor<'_>, f: &mut Finding) -> io::Result<()> {
+    let [severity, flags] = input.array::<2>()?;
+    f.severity = match severity {
+        0 => Severity::Note,
+        1 => Severity::Warning,
+        2 => Severity::Error,
+        _ => return Err(corrupt()),
+    };
+    f.secret = flags & 1 != 0;
+    input.string_into(&mut f.message)?;
+    if flags & 2 != 0 {
+        input.string_into(f.help.get_or_insert_with(String::new))?;
+    } else {
+        f.help = None;
+    }
+    input.string_into(&mut f.pointer)?;
+    (f.span, f.start, f.end) = input.place()?;
+    f.value_hash = input.varint()?;
+    let related_count = input.len()?;
+    f.related.clear();
+    for _ in 0..related_count {
+        let [has_path] = input.array::<1>()?;
+        let path = if has_path == 1 {
+            Some(Arc::from(input.str()?))
+        } else {
+            None
+        };
+        let (span, start, end) = input.place()?;
+        let label = input.string()?;
+        f.related.push(Related {
+            path,
+            span,
+            start,
+            end,
+            label,
+        });
+    }
+    f.fix = if flags & 4 != 0 {
+        Some(Box::new(input.fix()?))
+    } else {
+        None
+    };
+    f.history = if flags & 8 != 0 {
+        Some(Box::new(input.provenance()?))
+    } else {
+        None
+    };
+    Ok(())
+}
+
+/// A record's number of findings (from its counts) and its path, decoding no finding.
+pub fn record_head(record: &[u8]) -> io::Result<(usize, &str)> {
+    let mut cursor = Cursor { bytes: record };
+    let counted = cursor.counts()?;
+    let findings = counted[..3].iter().map(|&n| n as usize).sum();
+    Ok((findings, cursor.str()?))
 }
 
 /// A record's size.
@@ -350,6 +380,14 @@ impl<'r> Cursor<'r> {
 
     fn string(&mut self) -> io::Result<String> {
         self.str().map(str::to_owned)
+    }
+
+    /// A string written over `into`, its buffer reused.
+    fn string_into(&mut self, into: &mut String) -> io::Result<()> {
+        let text = self.str()?;
+        into.clear();
+        into.push_str(text);
+        Ok(())
     }
 
     fn place(&mut self) -> io::Result<(Span, Position, Position)> {

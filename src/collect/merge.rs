@@ -5,91 +5,231 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::fs::File;
 use std::io::{self, BufReader, Read};
-use std::sync::{mpsc, Arc};
+use std::sync::mpsc;
 
-use super::codec::Decoder;
-use super::{Counts, Run};
+use super::codec::{record_head, Decoder};
+use super::{Counts, EachRendered, Render, Run};
 use crate::diagnostic::Finding;
 
 /// At most this many runs are read side by side (8 MiB of read buffers); more are first merged
 /// into fewer, a group at a time.
 pub(super) const MAX_FAN_IN: usize = 1024;
 /// Findings handed to the reader at a time (more when one file has more).
-const BATCH: usize = 4096;
+const BATCH: usize = 1024;
 /// The read buffer of each run.
 const READ_BUFFER: usize = 8 * 1024;
 
 /// Calls `each` with every finding of `runs` in sorted order, in batches of whole files: the
 /// order sorting all of them at once gives (findings of one path in two runs are merged by
-/// their key, the earlier run's first on a tie, as a stable sort keeps them).
+/// their key, the earlier run's first on a tie, as a stable sort keeps them). With `render`,
+/// each batch comes with its text, rendered where it was decoded.
 ///
-/// The runs are read and decoded on a thread of their own, a batch ahead of `each`, which
-/// hands each batch back to be emptied there: decoding and freeing findings overlap with
-/// writing the report instead of coming between its batches. Four batches are alive at most:
-/// the one being read, one waiting, the one being written and one handed back, emptied when
-/// the next is sent. Without a thread (a thread limit), all is done on this one.
+/// Three stages overlap: one thread merges the runs' records by path, undecoded; [`DECODERS`]
+/// threads decode its batches (and render them), taking turns (batch `k` to decoder
+/// `k % DECODERS`); and this thread takes the decoded batches in the same turns, so in order,
+/// hands each to `each`, then back to its decoder to be refilled. Decoding was the merge's
+/// cost, on one thread while the report's threads waited. Each decoder holds at most a batch
+/// waiting, one being decoded, one decoded and one handed back. Without threads (a thread
+/// limit), all is done on this one.
 pub(super) fn each_batch(
     runs: &[Run],
-    each: &mut dyn FnMut(&[Finding]) -> io::Result<()>,
+    render: Option<&Render<'_>>,
+    each: &mut EachRendered<'_>,
 ) -> io::Result<()> {
     std::thread::scope(|scope| {
-        let (full_tx, full_rx) = mpsc::sync_channel::<Vec<Finding>>(1);
-        let (empty_tx, empty_rx) = mpsc::channel::<Vec<Finding>>();
-        let reader = std::thread::Builder::new()
+        let mut decoders = Vec::with_capacity(DECODERS);
+        for _ in 0..DECODERS {
+            let (raw_tx, raw_rx) = mpsc::sync_channel::<RawBatch>(1);
+            let (full_tx, full_rx) = mpsc::sync_channel::<io::Result<Decoded>>(1);
+            let (empty_tx, empty_rx) = mpsc::channel::<Decoded>();
+            let started = std::thread::Builder::new()
+                .name("forgelint-decode".into())
+                .spawn_scoped(scope, move || {
+                    decode_each(&raw_rx, render, &full_tx, &empty_rx)
+                });
+            if started.is_err() {
+                break;
+            }
+            decoders.push((raw_tx, full_rx, empty_tx));
+        }
+        if decoders.is_empty() {
+            return merge_and_decode(runs, render, each);
+        }
+        let raw_txs: Vec<_> = decoders.iter().map(|(tx, _, _)| tx.clone()).collect();
+        let merger = std::thread::Builder::new()
             .name("forgelint-merge".into())
             .spawn_scoped(scope, move || {
+                let mut turn = 0;
                 merge(runs, &mut |batch| {
-                    // Every batch handed back is emptied now (its findings freed here), one
-                    // kept for the next: no full batch waits to be emptied.
-                    let mut next = None;
-                    for mut used in empty_rx.try_iter() {
-                        used.clear();
-                        next.get_or_insert(used);
-                    }
-                    let next = next.unwrap_or_else(|| Vec::with_capacity(BATCH));
-                    full_tx
-                        .send(std::mem::replace(batch, next))
-                        .map_err(|_| io::Error::other("the report stopped reading findings"))
+                    let full = std::mem::replace(batch, batch.next());
+                    let sent = raw_txs[turn % raw_txs.len()].send(full);
+                    turn += 1;
+                    sent.map_err(|_| io::Error::other("the report stopped reading findings"))
                 })
             });
-        let Ok(reader) = reader else {
-            return merge(runs, &mut |batch| {
-                each(batch)?;
-                batch.clear();
-                Ok(())
-            });
+        let (receivers, returns): (Vec<_>, Vec<_>) = decoders
+            .into_iter()
+            .map(|(_, full_rx, empty_tx)| (full_rx, empty_tx))
+            .unzip();
+        let Ok(merger) = merger else {
+            // The decoders stop as their senders, dropped with the receivers, go.
+            drop((receivers, returns));
+            return merge_and_decode(runs, render, each);
         };
         let mut written = Ok(());
-        for batch in full_rx.iter() {
-            written = each(&batch);
+        // A decoder's channel closes once the merge has ended and it has sent all it had.
+        for (turn, decoded) in (0..).map(|k| (k, receivers[k % receivers.len()].recv())) {
+            let Ok(decoded) = decoded else { break };
+            written = decoded.and_then(|decoded| {
+                let done = each(&decoded.findings, render.map(|_| &decoded.text[..]));
+                // Refilled by its decoder; gone when the decoder has finished.
+                let _ = returns[turn % returns.len()].send(decoded);
+                done
+            });
             if written.is_err() {
                 break;
             }
-            // Emptied by the reader; gone when the reader has finished.
-            let _ = empty_tx.send(batch);
         }
-        // The reader, blocked on a full channel, stops when nobody will read.
-        drop(full_rx);
-        let read = reader
+        // The merge and the decoders, blocked on full channels, stop when nobody will read.
+        drop(receivers);
+        let read = merger
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
         written.and(read)
     })
 }
 
-/// The merge of [`each_batch`]: `emit` takes each full batch, leaving an empty one in its place.
-fn merge(
+/// Decoding threads beside the merge's: two keep up with the writing of a report on two
+/// cores when they render it too.
+const DECODERS: usize = 2;
+
+/// A batch decoded, and rendered when asked.
+#[derive(Default)]
+struct Decoded {
+    findings: Vec<Finding>,
+    text: Vec<u8>,
+}
+
+impl Decoded {
+    /// Decodes `batch` over this one (its buffers reused) and renders it with `render`.
+    fn refill(
+        &mut self,
+        batch: &RawBatch,
+        decoder: &mut Decoder,
+        render: Option<&Render<'_>>,
+    ) -> io::Result<()> {
+        batch.decode(decoder, &mut self.findings)?;
+        self.text.clear();
+        match render {
+            Some(render) => render(&self.findings, batch.before, &mut self.text),
+            None => Ok(()),
+        }
+    }
+}
+
+/// A decoder's loop: decodes (and renders) each batch from `raw` and sends it on `full`,
+/// refilling one of the batches handed back on `empty` (the others freed here).
+fn decode_each(
+    raw: &mpsc::Receiver<RawBatch>,
+    render: Option<&Render<'_>>,
+    full: &mpsc::SyncSender<io::Result<Decoded>>,
+    empty: &mpsc::Receiver<Decoded>,
+) {
+    let mut decoder = Decoder::default();
+    for batch in raw.iter() {
+        let mut decoded = empty.try_iter().reduce(|keep, _| keep).unwrap_or_default();
+        let done = decoded
+            .refill(&batch, &mut decoder, render)
+            .map(|()| decoded);
+        if full.send(done).is_err() {
+            return;
+        }
+    }
+}
+
+/// [`each_batch`] on this thread alone.
+fn merge_and_decode(
     runs: &[Run],
-    emit: &mut dyn FnMut(&mut Vec<Finding>) -> io::Result<()>,
+    render: Option<&Render<'_>>,
+    each: &mut EachRendered<'_>,
 ) -> io::Result<()> {
+    let mut decoder = Decoder::default();
+    let mut decoded = Decoded::default();
+    merge(runs, &mut |batch| {
+        decoded.refill(batch, &mut decoder, render)?;
+        *batch = batch.next();
+        each(&decoded.findings, render.map(|_| &decoded.text[..]))
+    })
+}
+
+/// Whole files' records, merged and undecoded.
+#[derive(Default)]
+struct RawBatch {
+    bytes: Vec<u8>,
+    /// Where each record ends in `bytes`.
+    record_ends: Vec<usize>,
+    /// Where each file's records end in `record_ends`: a file spilled in several runs has a
+    /// record in each.
+    file_ends: Vec<usize>,
+    /// The findings in all of them.
+    findings: usize,
+    /// The findings of the pass before this batch.
+    before: usize,
+}
+
+impl RawBatch {
+    /// The empty batch after this one, with room for as many bytes.
+    fn next(&self) -> RawBatch {
+        RawBatch {
+            bytes: Vec::with_capacity(self.bytes.capacity()),
+            before: self.before + self.findings,
+            ..RawBatch::default()
+        }
+    }
+
+    /// Adds one file's records, taken from `sources` in their order.
+    fn add_file(&mut self, sources: &[Source<'_>], from: &[usize]) {
+        for &i in from {
+            self.bytes.extend_from_slice(sources[i].decoder_record());
+            self.record_ends.push(self.bytes.len());
+            self.findings += sources[i].findings;
+        }
+        self.file_ends.push(self.record_ends.len());
+    }
+
+    /// Decodes the batch's findings over `into` (its findings' strings reused), in order: a
+    /// file's findings from several runs ordered by the rest of the key, the earlier run's
+    /// first on a tie.
+    fn decode(&self, decoder: &mut Decoder, into: &mut Vec<Finding>) -> io::Result<()> {
+        into.reserve(self.findings.saturating_sub(into.len()));
+        let (mut record, mut start, mut filled) = (0, 0, 0);
+        for &file_end in &self.file_ends {
+            let from = filled;
+            for &end in &self.record_ends[record..file_end] {
+                decoder.decode_over(&self.bytes[start..end], into, &mut filled)?;
+                start = end;
+            }
+            if file_end - record > 1 {
+                into[from..filled].sort_by(|a, b| a.sort_key_in_file().cmp(&b.sort_key_in_file()));
+            }
+            record = file_end;
+        }
+        into.truncate(filled);
+        Ok(())
+    }
+}
+
+/// The merge of [`each_batch`], of records by path: `emit` takes each full batch, leaving an
+/// empty one in its place.
+fn merge(runs: &[Run], emit: &mut dyn FnMut(&mut RawBatch) -> io::Result<()>) -> io::Result<()> {
     let mut sources: Vec<Source<'_>> = runs.iter().map(Source::new).collect();
-    let mut heads: BinaryHeap<Reverse<(Arc<str>, usize)>> = BinaryHeap::new();
+    let mut heads: BinaryHeap<Reverse<(Vec<u8>, usize)>> = BinaryHeap::new();
     for (i, source) in sources.iter_mut().enumerate() {
         if let Some(path) = source.advance()? {
             heads.push(Reverse((path, i)));
         }
     }
-    let mut batch: Vec<Finding> = Vec::with_capacity(BATCH);
+    let mut batch = RawBatch::default();
     let mut same: Vec<usize> = Vec::new();
     while let Some(Reverse((path, first))) = heads.pop() {
         same.clear();
@@ -100,24 +240,18 @@ fn merge(
             }
         }
         same.sort_unstable();
-        let from = batch.len();
+        batch.add_file(&sources, &same);
+        let mut reused = Some(path);
         for &i in &same {
-            batch.append(&mut sources[i].group);
-        }
-        if same.len() > 1 {
-            // One path's findings from several runs: ordered by the rest of the key.
-            batch[from..].sort_by(|a, b| a.sort_key_in_file().cmp(&b.sort_key_in_file()));
-        }
-        for &i in &same {
-            if let Some(next) = sources[i].advance()? {
+            if let Some(next) = sources[i].advance_reusing(reused.take())? {
                 heads.push(Reverse((next, i)));
             }
         }
-        if batch.len() >= BATCH {
+        if batch.findings >= BATCH {
             emit(&mut batch)?;
         }
     }
-    if !batch.is_empty() {
+    if !batch.file_ends.is_empty() {
         emit(&mut batch)?;
     }
     Ok(())
@@ -156,11 +290,12 @@ pub(super) fn count(runs: &[Run]) -> io::Result<Counts> {
     Ok(counts)
 }
 
-/// A run being read: its current record (one file's findings).
+/// A run being read: its current record (one file's findings), undecoded.
 struct Source<'r> {
     input: BufReader<RunReader<'r>>,
     decoder: Decoder,
-    group: Vec<Finding>,
+    /// The findings in the current record.
+    findings: usize,
 }
 
 impl<'r> Source<'r> {
@@ -168,23 +303,31 @@ impl<'r> Source<'r> {
         Source {
             input: BufReader::with_capacity(READ_BUFFER, RunReader::of(run)),
             decoder: Decoder::default(),
-            group: Vec::new(),
+            findings: 0,
         }
     }
 
     /// Reads the next record; its path, or `None` at the end.
-    fn advance(&mut self) -> io::Result<Option<Arc<str>>> {
-        self.group.clear();
-        if !self.decoder.read_group(&mut self.input, &mut self.group)? {
+    fn advance(&mut self) -> io::Result<Option<Vec<u8>>> {
+        self.advance_reusing(None)
+    }
+
+    /// [`Source::advance`], the path written into `buffer` if one is given.
+    fn advance_reusing(&mut self, buffer: Option<Vec<u8>>) -> io::Result<Option<Vec<u8>>> {
+        let Some(record) = self.decoder.next_record(&mut self.input)? else {
             return Ok(None);
-        }
-        match self.group.first() {
-            Some(f) => Ok(Some(f.path.clone())),
-            None => Err(io::Error::new(
-                io::ErrorKind::InvalidData,
-                "the temporary file of findings is damaged",
-            )),
-        }
+        };
+        let (findings, path) = record_head(record)?;
+        self.findings = findings;
+        let mut buffer = buffer.unwrap_or_default();
+        buffer.clear();
+        buffer.extend_from_slice(path.as_bytes());
+        Ok(Some(buffer))
+    }
+
+    /// The current record's bytes.
+    fn decoder_record(&self) -> &[u8] {
+        self.decoder.record()
     }
 }
 

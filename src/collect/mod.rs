@@ -44,7 +44,26 @@ pub trait Findings: Sync {
         &self,
         each: &mut dyn FnMut(&[Finding]) -> std::io::Result<()>,
     ) -> std::io::Result<()>;
+
+    /// [`Findings::each_batch`], each batch with its text where `render` made it on the thread
+    /// that read the batch (spilled findings: the merge's decoding threads, beside the merge
+    /// and the writing), or `None` for the caller to render it.
+    fn each_batch_rendered(
+        &self,
+        render: &Render<'_>,
+        each: &mut EachRendered<'_>,
+    ) -> std::io::Result<()> {
+        let _ = render;
+        self.each_batch(&mut |batch| each(batch, None))
+    }
 }
+
+/// Takes a batch of findings, with its text when it was rendered beside the merge.
+pub type EachRendered<'a> = dyn FnMut(&[Finding], Option<&[u8]>) -> std::io::Result<()> + 'a;
+
+/// Renders a batch of findings into a buffer: `render(batch, before, buffer)`, where `before`
+/// findings of the pass came before the batch.
+pub type Render<'a> = dyn Fn(&[Finding], usize, &mut Vec<u8>) -> std::io::Result<()> + Sync + 'a;
 
 impl Findings for Vec<Finding> {
     fn count(&self) -> usize {
@@ -327,7 +346,7 @@ impl Collected {
         let before = self.hidden.take();
         let mut earlier = before.as_ref().map(|b| b());
         let mut hidden = 0;
-        merge::each_batch(&self.runs, &mut |batch| {
+        merge::each_batch(&self.runs, None, &mut |batch, _| {
             for f in batch {
                 let gone = earlier.as_mut().is_some_and(|e| e(f));
                 hidden += usize::from(!gone && first(f));
@@ -371,16 +390,34 @@ impl Findings for Collected {
             return self.held.each_batch(each);
         }
         let Some(new_filter) = &self.hidden else {
-            return merge::each_batch(&self.runs, each);
+            return merge::each_batch(&self.runs, None, &mut |batch, _| each(batch));
         };
         let mut hide = new_filter();
-        merge::each_batch(&self.runs, &mut |batch| {
+        merge::each_batch(&self.runs, None, &mut |batch, _| {
             let shown: Vec<Finding> = batch.iter().filter(|f| !hide(f)).cloned().collect();
             if shown.is_empty() {
                 return Ok(());
             }
             each(&shown)
         })
+    }
+
+    fn each_batch_rendered(
+        &self,
+        render: &Render<'_>,
+        each: &mut EachRendered<'_>,
+    ) -> io::Result<()> {
+        if !self.merged_unfiltered() {
+            return self.each_batch(&mut |batch| each(batch, None));
+        }
+        merge::each_batch(&self.runs, Some(render), each)
+    }
+}
+
+impl Collected {
+    /// Spilled findings none of which is hidden: read through the merge, rendered beside it.
+    fn merged_unfiltered(&self) -> bool {
+        !self.runs.is_empty() && self.hidden.is_none()
     }
 }
 
@@ -402,7 +439,7 @@ fn narrow(mut runs: Vec<Run>, fan_in: usize) -> io::Result<Vec<Run>> {
                 [only] => only.clone(),
                 _ => target.append(|out| {
                     let mut count = 0;
-                    merge::each_batch(group, &mut |batch| {
+                    merge::each_batch(group, None, &mut |batch, _| {
                         count += write_sorted(out, batch)?;
                         Ok(())
                     })?;
@@ -471,156 +508,4 @@ pub fn drop_elsewhere(findings: Vec<Finding>) {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::diagnostic::{Position, Safety, Severity, Span};
-    use std::sync::Arc;
-
-    fn finding(path: &Arc<str>, at: u32, rule: &str) -> Finding {
-        let start = Position {
-            line: 1,
-            column: at + 1,
-        };
-        Finding {
-            // Shared: the findings of one file share their path.
-            path: path.clone(),
-            severity: Severity::Warning,
-            message: format!("m{at}"),
-            span: Span::new(at as usize, at as usize + 1),
-            start,
-            end: start,
-            value_hash: u64::from(at),
-            ..Finding::for_tests("", rule, 1)
-        }
-    }
-
-    /// Files' findings kept from several threads in any order, some paths twice: read back
-    /// from spilled runs, they are what sorting them all gives, in batches of whole files.
-    #[test]
-    fn spilled_runs_merge_into_the_sorted_whole() {
-        let paths: Vec<Arc<str>> = (0..300)
-            .map(|i| (i * 37) % 150)
-            .map(|n| Arc::from(format!("d{}/f{n:03}.json", n % 7)))
-            .collect();
-        let outcomes: Vec<Vec<Finding>> = paths
-            .iter()
-            .enumerate()
-            .map(|(i, p)| {
-                (0..(i % 5) as u32)
-                    .map(|k| {
-                        let mut f = finding(p, (k * 13 + i as u32) % 9, ["b", "a"][k as usize % 2]);
-                        f.severity = [Severity::Note, Severity::Warning, Severity::Error]
-                            [(i + k as usize) % 3];
-                        f.fix = (k % 2 == 1).then(|| {
-                            Box::new(crate::diagnostic::Fix {
-                                safety: [Safety::Safe, Safety::Unsafe][i % 2],
-                                edits: Vec::new(),
-                            })
-                        });
-                        f
-                    })
-                    .collect()
-            })
-            .collect();
-        let mut expected: Vec<Finding> = outcomes.iter().flatten().cloned().collect();
-        sort_findings(&mut expected);
-        let counts = Counts::of_sorted(&expected).unwrap();
-        assert_eq!(
-            (counts.severities, counts.fixes, counts.files),
-            ([200, 200, 200], [120, 120], 120)
-        );
-        for budget in [1, 2_000, 50_000, usize::MAX] {
-            let spool = Spool::with_budget(budget);
-            std::thread::scope(|scope| {
-                for part in outcomes.chunks(40) {
-                    let spool = &spool;
-                    scope.spawn(move || {
-                        for outcome in part {
-                            spool.keep(outcome.clone());
-                        }
-                    });
-                }
-            });
-            let mut collected = spool.finish().unwrap();
-            assert_eq!(collected.spilled(), budget < usize::MAX, "budget {budget}");
-            if budget == 1 {
-                // Hundreds of runs, read side by side three at most.
-                let runs = std::mem::take(&mut collected.runs);
-                assert!(runs.len() > 100, "{}", runs.len());
-                // One temporary file (one descriptor) holds them all.
-                assert!(runs.windows(2).all(|w| Arc::ptr_eq(&w[0].file, &w[1].file)));
-                collected.runs = narrow(runs, 3).unwrap();
-                assert!(collected.runs.len() <= 3);
-            }
-            assert_eq!(collected.count(), expected.len());
-            // Counted from the records' headers when spilled: a file in several runs once.
-            assert_eq!(collected.counts().unwrap(), counts, "budget {budget}");
-            for _pass in 0..2 {
-                let mut got = Vec::new();
-                let mut last_path: Option<Arc<str>> = None;
-                collected
-                    .each_batch(&mut |batch| {
-                        // No file is split between batches.
-                        if let (Some(last), Some(first)) = (&last_path, batch.first()) {
-                            assert_ne!(last, &first.path, "budget {budget}");
-                        }
-                        last_path = batch.last().map(|f| f.path.clone());
-                        got.extend_from_slice(batch);
-                        Ok(())
-                    })
-                    .unwrap();
-                assert_eq!(got, expected, "budget {budget}");
-            }
-        }
-    }
-
-    /// Two filters, one after the other, each counting what it hides (as `--new-from-rev` and
-    /// a baseline do): the second sees only what the first left, whether the findings were
-    /// held or spilled, and every pass after hides what both hid.
-    #[test]
-    fn a_second_filter_sees_what_the_first_left() {
-        let path: Arc<str> = Arc::from("a.json");
-        let all: Vec<Finding> = (0..40).map(|at| finding(&path, at, "r")).collect();
-        for budget in [1, usize::MAX] {
-            let spool = Spool::with_budget(budget);
-            for f in &all {
-                spool.keep(vec![f.clone()]);
-            }
-            let mut collected = spool.finish().unwrap();
-            // Even positions, then every third; a filter that counts (as a baseline's
-            // entries do) must not be shown what the first hid.
-            let even = |f: &Finding| f.span.start % 2 == 0;
-            let third = |f: &Finding| f.span.start % 3 == 0;
-            let first = collected
-                .hide(&mut |f| even(f), Box::new(move || Box::new(even)))
-                .unwrap();
-            let mut seen = 0;
-            let second = collected
-                .hide(
-                    &mut |f| {
-                        seen += 1;
-                        third(f)
-                    },
-                    Box::new(move || Box::new(third)),
-                )
-                .unwrap();
-            assert_eq!((first, second, seen), (20, 7, 20), "budget {budget}");
-            let expected: Vec<&Finding> = all.iter().filter(|f| !even(f) && !third(f)).collect();
-            assert_eq!(collected.count(), expected.len());
-            let shown: Vec<Finding> = expected.iter().map(|&f| f.clone()).collect();
-            let counts = Counts::of_sorted(&shown).unwrap();
-            assert_eq!((counts.severities[1], counts.files), (shown.len(), 1));
-            assert_eq!(collected.counts().unwrap(), counts, "budget {budget}");
-            for _pass in 0..2 {
-                let mut got = Vec::new();
-                collected
-                    .each_batch(&mut |batch| {
-                        got.extend(batch.iter().cloned());
-                        Ok(())
-                    })
-                    .unwrap();
-                assert_eq!(got.iter().collect::<Vec<_>>(), expected, "budget {budget}");
-            }
-        }
-    }
-}
+mod tests;

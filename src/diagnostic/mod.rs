@@ -103,6 +103,28 @@ impl Finding {
     }
 }
 
+impl Finding {
+    /// A note of `rule` on `path` with nothing else set: a slot that a decoder fills.
+    pub(crate) fn blank(path: Arc<str>, rule: RuleId) -> Finding {
+        Finding {
+            path,
+            rule,
+            severity: Severity::Note,
+            message: String::new(),
+            help: None,
+            pointer: String::new(),
+            span: Span::default(),
+            start: Position::default(),
+            end: Position::default(),
+            related: Vec::new(),
+            value_hash: 0,
+            secret: false,
+            fix: None,
+            history: None,
+        }
+    }
+}
+
 #[cfg(test)]
 impl Finding {
     /// A finding for tests: an error of `rule` on `path`, message "m", over the first byte of

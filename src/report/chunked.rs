@@ -66,19 +66,55 @@ where
         return out.write_all(b"[]");
     }
     out.write_all(b"[")?;
-    let mut first_batch = true;
-    findings.each_batch(&mut |batch| {
-        let first = std::mem::replace(&mut first_batch, false);
-        write_in_chunks(out, batch.len(), threads, |state: &mut S, buffer, i| {
-            if i > 0 || !first {
-                buffer.push(b',');
-            }
-            write_newline_indent(buffer, level + 1)?;
-            render(state, buffer, batch, i, level + 1)
-        })
-    })?;
+    let element = |state: &mut S, buffer: &mut Vec<u8>, batch: &[Finding], i, number| {
+        if number > 0 {
+            buffer.push(b',');
+        }
+        write_newline_indent(buffer, level + 1)?;
+        render(state, buffer, batch, i, level + 1)
+    };
+    write_each_finding(out, findings, threads, element, |_| {})?;
     write_newline_indent(out, level)?;
     out.write_all(b"]")
+}
+
+/// Writes `element(state, buffer, batch, i, number)` for finding `i` of each batch, `number`
+/// its place among all, in order, in chunks of a batch as [`write_in_chunks`] renders them (so
+/// the same bytes): on the threads that decoded the batches when the findings were spilled,
+/// else on `threads` threads. `seen` is shown each batch, in order, on this thread.
+pub fn write_each_finding<W, S, R>(
+    out: &mut W,
+    findings: &dyn Findings,
+    threads: usize,
+    element: R,
+    mut seen: impl FnMut(&[Finding]),
+) -> std::io::Result<()>
+where
+    W: Write + ?Sized,
+    S: Default,
+    R: Fn(&mut S, &mut Vec<u8>, &[Finding], usize, usize) -> std::io::Result<()> + Sync,
+{
+    let render_batch = |batch: &[Finding], before: usize, buffer: &mut Vec<u8>| {
+        for chunk in (0..batch.len()).step_by(CHUNK) {
+            let mut state = S::default();
+            for i in chunk..(chunk + CHUNK).min(batch.len()) {
+                element(&mut state, buffer, batch, i, before + i)?;
+            }
+        }
+        Ok(())
+    };
+    let mut before = 0;
+    findings.each_batch_rendered(&render_batch, &mut |batch, text| {
+        seen(batch);
+        match text {
+            Some(text) => out.write_all(text)?,
+            None => write_in_chunks(out, batch.len(), threads, |state: &mut S, buffer, i| {
+                element(state, buffer, batch, i, before + i)
+            })?,
+        }
+        before += batch.len();
+        Ok(())
+    })
 }
 
 /// Writes `render(state, buffer, i)` for every `i` in `0..len`, in order. With `threads > 1` and

@@ -3,6 +3,7 @@
 
 use std::io::Write;
 
+use super::Findings;
 use crate::diagnostic::Finding;
 use crate::escape::visible;
 
@@ -24,9 +25,21 @@ pub fn line(f: &Finding) -> String {
     line
 }
 
-/// The findings one per line; a long list is rendered on `threads` threads.
-pub fn write(out: &mut dyn Write, findings: &[Finding], threads: usize) -> std::io::Result<()> {
+/// `findings` one per line; a long list is rendered on `threads` threads.
+pub fn write_slice(
+    out: &mut dyn Write,
+    findings: &[Finding],
+    threads: usize,
+) -> std::io::Result<()> {
     super::chunked::write_in_chunks(out, findings.len(), threads, |_: &mut (), buf, i| {
         writeln!(buf, "{}", line(&findings[i]))
     })
+}
+
+/// Every finding one per line, rendered on several threads.
+pub fn write(out: &mut dyn Write, findings: &dyn Findings, threads: usize) -> std::io::Result<()> {
+    let line = |_: &mut (), buf: &mut Vec<u8>, batch: &[Finding], i: usize, _| {
+        writeln!(buf, "{}", line(&batch[i]))
+    };
+    super::chunked::write_each_finding(out, findings, threads, line, |_| {})
 }

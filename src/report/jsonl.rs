@@ -6,10 +6,11 @@ use std::io::Write;
 
 use serde::Serialize;
 
-use super::chunked::write_in_chunks;
+use super::chunked::write_each_finding;
 use super::json::{summary_out, write_finding, FindingShape, SummaryOut};
 use super::statistics::Counts;
 use super::{Findings, ReportInput};
+use crate::diagnostic::Finding;
 use crate::json::writer::write_json_compact;
 
 /// The last line.
@@ -25,30 +26,24 @@ pub fn write(out: &mut dyn Write, input: &ReportInput<'_>) -> std::io::Result<()
 }
 
 /// The lines of `findings`, then the last line from `input`'s summary.
-fn write_lines<F: Findings + ?Sized>(
+fn write_lines(
     out: &mut dyn Write,
-    findings: &F,
+    findings: &dyn Findings,
     input: &ReportInput<'_>,
 ) -> std::io::Result<()> {
     let mut out = std::io::BufWriter::with_capacity(64 * 1024, out);
     // Counts per rule (bounded by the rules), gathered in the same pass as the lines.
     let mut counts = input.statistics.then(Counts::default);
-    findings.each_batch(&mut |batch| {
+    let line = |shape: &mut Option<FindingShape>, buf: &mut Vec<u8>, batch: &[Finding], i, _| {
+        let shape = shape.get_or_insert_with(FindingShape::compact);
+        write_finding(buf, shape, &batch[i]);
+        buf.push(b'\n');
+        Ok(())
+    };
+    write_each_finding(&mut out, findings, input.threads, line, |batch| {
         if let Some(counts) = &mut counts {
             counts.add(batch);
         }
-        // A long batch is rendered on the worker threads, a chunk at a time, in order.
-        write_in_chunks(
-            &mut out,
-            batch.len(),
-            input.threads,
-            |shape: &mut Option<FindingShape>, buf, i| {
-                let shape = shape.get_or_insert_with(FindingShape::compact);
-                write_finding(buf, shape, &batch[i]);
-                buf.push(b'\n');
-                Ok(())
-            },
-        )
     })?;
     let last = Last {
         summary: summary_out(input.summary),

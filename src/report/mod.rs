@@ -382,9 +382,7 @@ pub fn write(
         Format::Jsonl => jsonl::write(out, input),
         Format::Junit => junit::write(out, input),
         Format::Gitlab => gitlab::write(out, input),
-        Format::Concise => {
-            findings.each_batch(&mut |batch| concise::write(out, batch, input.threads))
-        }
+        Format::Concise => concise::write(out, findings, input.threads),
         Format::Human => write_human(out, input, sources, opts),
     }
 }
@@ -426,6 +424,6 @@ fn write_human(
             )?;
         }
         shown += batch.len();
-        concise::write(out, rest, input.threads)
+        concise::write_slice(out, rest, input.threads)
     })
 }
