@@ -32,6 +32,9 @@ pub struct Scratch {
     /// The spec that names the experiment the worker's files were last in (an experiment's
     /// files come one after another).
     pub naming_spec: Recent<PathBuf, Option<String>, 1>,
+    /// Whether the walk lints an experiment directory itself, by the directory and the
+    /// project root of the spec that names it: specs name the same few experiments.
+    pub walk_lints: Recent<(PathBuf, Option<PathBuf>), bool, 8>,
 }
 
 /// The config files of the experiment folders a worker looked at last.

@@ -26,6 +26,7 @@ use crate::error::Error;
 use crate::fix::write::{file_key, FileKey, ReadState};
 use crate::project::{mentions_starforge, DirCache, DirMemo, RealProject};
 use crate::read::MAX_FILE_SIZE;
+use crate::recent::Recent;
 use crate::scratch::{LintScratch, Scratch};
 use crate::secrets::Detector;
 use crate::{escape, handoff};
@@ -354,6 +355,7 @@ impl<'s> LintRun<'_, 's> {
             reader,
             dirs,
             walk,
+            walk_lints,
             ..
         } = scratch;
         let lint = RefCell::new(lint);
@@ -369,7 +371,9 @@ impl<'s> LintRun<'_, 's> {
             let outcome = self.fixed(target, &display, bytes, linted.findings, &|text| {
                 lint_spec(text.as_bytes(), false).findings
             });
-            let experiment = linted.experiment.filter(|e| self.takes(e, walk));
+            let experiment = linted
+                .experiment
+                .filter(|e| self.takes(e, walk, walk_lints));
             // The spec as read, for the rules of its experiment's files that read it.
             let spec_text = experiment
                 .as_ref()
@@ -400,9 +404,24 @@ impl<'s> LintRun<'_, 's> {
 
     /// Whether the run lints the files of `found`, the experiment a spec names, with the spec:
     /// not when the walk lints that experiment itself, nor when another spec claimed it first.
-    fn takes(&self, found: &ExperimentToLint, memo: &mut WalkMemo) -> bool {
-        let dir = &found.dir.dir;
-        !self.walk_lints(dir, found.dir.starforge_root.as_deref(), memo) && self.claim(dir)
+    fn takes(
+        &self,
+        found: &ExperimentToLint,
+        memo: &mut WalkMemo,
+        known: &mut Recent<(PathBuf, Option<PathBuf>), bool, 8>,
+    ) -> bool {
+        let (dir, root) = (&found.dir.dir, found.dir.starforge_root.as_deref());
+        // Compared as bytes: both come from the spec's own lookup, and a miss only asks again.
+        let same = |(d, r): &(PathBuf, Option<PathBuf>)| {
+            d.as_os_str() == dir.as_os_str()
+                && r.as_deref().map(Path::as_os_str) == root.map(Path::as_os_str)
+        };
+        let walked = known.get(same).unwrap_or_else(|| {
+            let walked = self.walk_lints(dir, root, memo);
+            known.put((dir.to_path_buf(), root.map(Path::to_path_buf)), walked);
+            walked
+        });
+        !walked && self.claim(dir)
     }
 
     /// `--fix` and `--diff` on a spec whose findings are `findings`: its fixes applied, in
