@@ -81,7 +81,7 @@ pub(super) fn each_batch(
         for (turn, decoded) in (0..).map(|k| (k, receivers[k % receivers.len()].recv())) {
             let Ok(decoded) = decoded else { break };
             written = decoded.and_then(|decoded| {
-                let done = each(&decoded.findings, render.map(|_| &decoded.text[..]));
+                let done = each(&decoded.findings, decoded.text());
                 // Refilled by its decoder; gone when the decoder has finished.
                 let _ = returns[turn % returns.len()].send(decoded);
                 done
@@ -108,6 +108,7 @@ const DECODERS: usize = 2;
 struct Decoded {
     findings: Vec<Finding>,
     text: Vec<u8>,
+    rendered: bool,
 }
 
 impl Decoded {
@@ -120,12 +121,27 @@ impl Decoded {
     ) -> io::Result<()> {
         batch.decode(decoder, &mut self.findings)?;
         self.text.clear();
+        self.rendered = false;
         match render {
-            Some(render) => render(&self.findings, batch.before, &mut self.text),
-            None => Ok(()),
+            // A file with more findings than that is rendered by the writer in chunks: its
+            // whole text is not held.
+            Some(render) if self.findings.len() <= RENDERED_AT_MOST => {
+                render(&self.findings, batch.before, &mut self.text)?;
+                self.rendered = true;
+                Ok(())
+            }
+            _ => Ok(()),
         }
     }
+
+    /// The batch's text, when it was rendered.
+    fn text(&self) -> Option<&[u8]> {
+        self.rendered.then_some(&self.text[..])
+    }
 }
+
+/// The most findings a decoder renders in one batch.
+const RENDERED_AT_MOST: usize = 4 * BATCH;
 
 /// A decoder's loop: decodes (and renders) each batch from `raw` and sends it on `full`,
 /// refilling one of the batches handed back on `empty` (the others freed here).
@@ -158,7 +174,7 @@ fn merge_and_decode(
     merge(runs, &mut |batch| {
         decoded.refill(batch, &mut decoder, render)?;
         *batch = batch.next();
-        each(&decoded.findings, render.map(|_| &decoded.text[..]))
+        each(&decoded.findings, decoded.text())
     })
 }
 
