@@ -145,8 +145,8 @@ pub struct Decoder {
 }
 
 impl Decoder {
-    #[cfg(test)]
     /// Reads the next record's findings into `into`; `false` at the end of the input.
+    #[cfg(test)]
     pub fn read_group(
         &mut self,
         input: &mut impl BufRead,
@@ -185,7 +185,7 @@ impl Decoder {
         Ok(Some(cursor.str()?.as_bytes()))
     }
 
-    /// Reads the next record whole, undecoded (see [`record_head`], [`Decoder::decode_record`]);
+    /// Reads the next record whole, undecoded (see [`record_head`], [`Decoder::decode_over`]);
     /// `None` at the end of the input.
     pub fn next_record(&mut self, input: &mut impl BufRead) -> io::Result<Option<&[u8]>> {
         Ok(self.read_record(input)?.then_some(&self.record[..]))
