@@ -295,24 +295,7 @@ pub fn apply_patch(base: &str, patch: &str) -> Result<String, String> {
     serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())
 }
 
-/// Where a built-in rule file's cases begin: its first `[[valid]]` or `[[invalid]]` line. A
-/// built-in file has nothing else after it (a test holds them to that), so the text before it
-/// is the whole rule without its cases, with the same offsets.
-pub fn cases_start(text: &str) -> usize {
-    let is_case = |at: usize| {
-        let line = &text.as_bytes()[at..];
-        line.starts_with(b"[[valid]]") || line.starts_with(b"[[invalid]]")
-    };
-    if is_case(0) {
-        return 0;
-    }
-    // Only lines that open an array of tables are looked at (a substring search, not a line
-    // split: this runs over every built-in rule at each start).
-    memchr::memmem::find_iter(text.as_bytes(), b"\n[[")
-        .map(|at| at + 1)
-        .find(|&at| is_case(at))
-        .unwrap_or(text.len())
-}
+pub use super::prebuilt::cases_start;
 
 /// A built-in rule's cases, compiled from its text from [`cases_start`] on (a built-in file has
 /// nothing else there).

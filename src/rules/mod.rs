@@ -15,6 +15,7 @@ mod hits;
 mod mask;
 pub mod pattern;
 pub mod plan;
+mod prebuilt;
 mod predicate;
 pub(crate) use predicate::string_passes;
 pub mod schema;
@@ -448,6 +449,9 @@ impl Rule {
 /// The built-in rules, embedded in the binary.
 pub const BUILTIN: &[(&str, &str)] = &include!(concat!(env!("OUT_DIR"), "/builtin_rules.rs"));
 
+/// The TOML tree of each of [`BUILTIN`], in its order, parsed at build time (see [`prebuilt`]).
+pub(crate) const BUILTIN_TREES: &[&[u8]] = &include!(concat!(env!("OUT_DIR"), "/builtin_trees.rs"));
+
 /// The reference spec that rule-file cases patch.
 pub const REFERENCE_SPEC: &str = include_str!("../../rules/reference/jobspec.json");
 /// The catalog of the reference context of rule-file cases.
@@ -463,11 +467,11 @@ impl RuleSet {
     /// The built-in rules only.
     pub fn builtin() -> Result<RuleSet, Error> {
         let mut set = RuleSet::default();
-        for (name, text) in BUILTIN {
-            set.add(compile_rule(
+        for (&(name, text), tree) in BUILTIN.iter().zip(BUILTIN_TREES) {
+            set.add(compile::compile_builtin(
                 &format!("rules/{name}"),
-                Arc::from(*text),
-                true,
+                text,
+                tree,
             )?)?;
         }
         set.sort();

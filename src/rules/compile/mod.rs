@@ -4,6 +4,7 @@ use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::Arc;
 
+use serde::Deserialize;
 use toml::Spanned;
 
 use super::cases::{cases_start, compile_cases};
@@ -310,6 +311,34 @@ pub(super) fn compile(
     compile_checked(name, text, builtin, with_cases, !builtin)
 }
 
+/// A built-in rule, from its text and the TOML tree `build.rs` parsed of it
+/// ([`super::prebuilt`]), without its cases.
+pub(super) fn compile_builtin(
+    name: &str,
+    text: &'static str,
+    tree: &'static [u8],
+) -> std::result::Result<Rule, Box<FileError>> {
+    let text = Arc::<str>::from(text);
+    // A tree that does not read as a rule is reported as its text would be.
+    let raw = match super::prebuilt::decode(tree)
+        .and_then(|root| RawRule::deserialize(toml::de::Deserializer::from(root)).ok())
+    {
+        Some(raw) => raw,
+        None => parse(name, &text, false)?,
+    };
+    compile_raw(name, text, raw, true, false, false)
+}
+
+/// The rule file `text`, parsed; without its cases unless `with_cases`.
+fn parse(name: &str, text: &Arc<str>, with_cases: bool) -> Result<RawRule> {
+    let parsed = if with_cases {
+        &text[..]
+    } else {
+        &text[..cases_start(text)]
+    };
+    toml::from_str(parsed).map_err(|e| Box::new(FileError::from_toml(name, text, &e)))
+}
+
 /// [`compile`], with or without the checks of selectors against the forge/v2 shape.
 fn compile_checked(
     name: &str,
@@ -318,13 +347,19 @@ fn compile_checked(
     with_cases: bool,
     check_shape: bool,
 ) -> std::result::Result<Rule, Box<FileError>> {
-    let parsed = if with_cases {
-        &text[..]
-    } else {
-        &text[..cases_start(&text)]
-    };
-    let raw: RawRule =
-        toml::from_str(parsed).map_err(|e| Box::new(FileError::from_toml(name, &text, &e)))?;
+    let raw = parse(name, &text, with_cases)?;
+    compile_raw(name, text, raw, builtin, with_cases, check_shape)
+}
+
+/// A parsed rule file, compiled.
+fn compile_raw(
+    name: &str,
+    text: Arc<str>,
+    raw: RawRule,
+    builtin: bool,
+    with_cases: bool,
+    check_shape: bool,
+) -> std::result::Result<Rule, Box<FileError>> {
     let mut c = Compiler {
         name,
         text: &text,
@@ -507,12 +542,75 @@ impl Compiler<'_> {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+    use crate::rules::prebuilt::{decode, encoder::encode};
+    use crate::rules::{BUILTIN, BUILTIN_TREES};
+
+    /// Each built-in rule's tree, made at build time, is the tree of its text as it is now, and
+    /// reads as the rule its text reads as: every value and every span.
+    #[test]
+    fn builtin_trees_read_as_their_text() {
+        assert_eq!(BUILTIN.len(), BUILTIN_TREES.len());
+        for (&(name, text), &tree) in BUILTIN.iter().zip(BUILTIN_TREES) {
+            assert_eq!(encode(text).as_deref(), Some(tree), "{name}");
+            let root = decode(tree).unwrap_or_else(|| panic!("{name}: the tree reads"));
+            let from_tree = RawRule::deserialize(toml::de::Deserializer::from(root))
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            let from_text: RawRule = toml::from_str(&text[..cases_start(text)]).unwrap();
+            assert_eq!(format!("{from_tree:?}"), format!("{from_text:?}"), "{name}");
+        }
+    }
+
+    /// Numbers, dates, nested arrays and tables, escapes and multi-line strings read back
+    /// with their spans; a tree cut short, or with bytes after it, does not read.
+    #[test]
+    fn trees_read_back_and_cut_trees_do_not() {
+        let text = "a = 0x1F\nb = -2.5e3\nc = 1979-05-27T07:32:00Z\nd = [[1, 'x'], { e = true }]\n\
+                    f = \"\\u00e9\\t\"\ng = \"\"\"\nline\n\"\"\"\n[h.i]\nj = inf\n[[k]]\nl = 1_000\n";
+        let tree = encode(text).expect("TOML");
+        let from_tree =
+            toml::Value::deserialize(toml::de::Deserializer::from(decode(&tree).unwrap()));
+        let from_text: toml::Value = toml::from_str(text).unwrap();
+        assert_eq!(from_tree.unwrap(), from_text);
+        type Spans = std::collections::BTreeMap<String, toml::Spanned<toml::Value>>;
+        let spans = |root| Spans::deserialize(toml::de::Deserializer::from(root)).unwrap();
+        let (a, b) = (
+            spans(decode(&tree).unwrap()),
+            toml::from_str::<Spans>(text).unwrap(),
+        );
+        for (key, value) in &b {
+            assert_eq!(a[key].span(), value.span(), "{key}");
+        }
+        for cut in 0..tree.len() {
+            assert!(decode(&tree[..cut]).is_none(), "cut at {cut}");
+        }
+        let mut longer = tree.clone();
+        longer.push(0);
+        assert!(decode(&longer).is_none());
+        assert_eq!(encode("a = "), None);
+    }
+
+    /// A built-in rule whose tree does not read is compiled from its text: the same rule, or
+    /// the text's own error.
+    #[test]
+    fn a_tree_that_does_not_read_falls_back_to_the_text() {
+        let (name, text) = BUILTIN[0];
+        let from_tree = compile_builtin(name, text, BUILTIN_TREES[0]).unwrap();
+        let from_text = compile_builtin(name, text, &[1, 2, 3]).unwrap();
+        assert_eq!(from_tree.id, from_text.id);
+        assert_eq!(from_tree.origin.id_span, from_text.origin.id_span);
+        assert_eq!(from_tree.checks.len(), from_text.checks.len());
+        let broken = compile_builtin("rules/broken.toml", "id = ", &[]).unwrap_err();
+        assert_eq!(broken.source.name(), "rules/broken.toml");
+        assert_eq!(broken.span, Some(5..5), "{}", broken.message);
+    }
+
     /// The built-in rules' selectors fit the forge/v2 shape, and their functions' regexes
     /// parse: a run skips those checks for them.
     #[test]
     fn builtin_selectors_fit_the_shape() {
-        for (name, text) in crate::rules::BUILTIN {
-            if let Err(e) = super::compile_checked(name, (*text).into(), true, false, true) {
+        for (name, text) in BUILTIN {
+            if let Err(e) = compile_checked(name, (*text).into(), true, false, true) {
                 panic!("{name}: {e:?}");
             }
         }
