@@ -34,7 +34,7 @@ use super::{notebook, scan, Language, Region, RegionKind};
 #[derive(Debug, Default)]
 pub struct HostPathCheck {
     /// Paths that are never data: a tool's own state (`~/.cache`), another machine's home.
-    pub ignore: Option<GlobSet>,
+    pub ignore: Option<Lazy<GlobSet>>,
     /// A literal passed to a call whose callee matches (`sandbox.write_text`) is a path on
     /// another machine.
     pub remote_calls: Option<Lazy<RegexSet>>,

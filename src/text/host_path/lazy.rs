@@ -1,23 +1,39 @@
-//! Regexes of the rule file compiled on first use. `host-path`'s options are case-insensitive
-//! and Unicode-aware (`(?i)…\w`), whose automata take most of a one-file run's start-up to
-//! build (about half of the instructions of a run on one staged spec) while most runs never
-//! reach a value they are asked about. The syntax is checked when the rule compiles, so a bad
-//! pattern is still the rule file's error at once.
+//! Regexes and globs of the rule file compiled on first use. `host-path`'s options are
+//! case-insensitive and Unicode-aware (`(?i)…\w`), whose automata take most of a one-file run's
+//! start-up to build (about half of the instructions of a run on one staged spec), and its
+//! `ignore` globs are a regex set too, while most runs never reach a value they are asked
+//! about. The syntax is checked when the rule compiles, so a bad pattern is still the rule
+//! file's error at once.
 
 use std::fmt;
 use std::sync::OnceLock;
 
+use globset::GlobSet;
 use regex::{Regex, RegexSet};
 
 /// What a [`Lazy`] compiles to.
 pub trait Compiled: Sized {
-    fn compile(patterns: &[String]) -> Result<Self, regex::Error>;
+    /// Whether `pattern` is well formed, without compiling it.
+    fn check(pattern: &str) -> Result<(), String>;
+    /// The patterns compiled; an error when one is past the engine's size limit.
+    fn compile(patterns: &[String]) -> Option<Self>;
     fn matches(&self, text: &str) -> bool;
 }
 
+fn check_regex(pattern: &str) -> Result<(), String> {
+    regex_syntax::Parser::new()
+        .parse(pattern)
+        .map(drop)
+        .map_err(|e| e.to_string())
+}
+
 impl Compiled for Regex {
-    fn compile(patterns: &[String]) -> Result<Self, regex::Error> {
-        Regex::new(patterns.first().map_or("", String::as_str))
+    fn check(pattern: &str) -> Result<(), String> {
+        check_regex(pattern)
+    }
+
+    fn compile(patterns: &[String]) -> Option<Self> {
+        Regex::new(patterns.first().map_or("", String::as_str)).ok()
     }
 
     fn matches(&self, text: &str) -> bool {
@@ -26,8 +42,37 @@ impl Compiled for Regex {
 }
 
 impl Compiled for RegexSet {
-    fn compile(patterns: &[String]) -> Result<Self, regex::Error> {
-        RegexSet::new(patterns)
+    fn check(pattern: &str) -> Result<(), String> {
+        check_regex(pattern)
+    }
+
+    fn compile(patterns: &[String]) -> Option<Self> {
+        RegexSet::new(patterns).ok()
+    }
+
+    fn matches(&self, text: &str) -> bool {
+        self.is_match(text)
+    }
+}
+
+/// Globs whose `*` stops at `/`.
+fn glob(pattern: &str) -> Result<globset::Glob, globset::Error> {
+    globset::GlobBuilder::new(pattern)
+        .literal_separator(true)
+        .build()
+}
+
+impl Compiled for GlobSet {
+    fn check(pattern: &str) -> Result<(), String> {
+        glob(pattern).map(drop).map_err(|e| e.to_string())
+    }
+
+    fn compile(patterns: &[String]) -> Option<Self> {
+        let mut set = globset::GlobSetBuilder::new();
+        for pattern in patterns {
+            set.add(glob(pattern).ok()?);
+        }
+        set.build().ok()
     }
 
     fn matches(&self, text: &str) -> bool {
@@ -43,7 +88,7 @@ pub enum Syntax {
     Trusted,
 }
 
-/// A regex (or a set of them) compiled when first matched.
+/// A regex, a set of them or a set of globs, compiled when first matched.
 pub struct Lazy<T> {
     patterns: Vec<String>,
     compiled: OnceLock<Option<T>>,
@@ -53,9 +98,7 @@ impl<T: Compiled> Lazy<T> {
     /// `patterns`, their syntax checked now unless trusted: the error says which is bad.
     pub fn new(patterns: Vec<String>, syntax: Syntax) -> Result<Lazy<T>, String> {
         for pattern in patterns.iter().filter(|_| syntax == Syntax::Check) {
-            regex_syntax::Parser::new()
-                .parse(pattern)
-                .map_err(|e| format!("{pattern:?}: {e}"))?;
+            T::check(pattern).map_err(|e| format!("{pattern:?}: {e}"))?;
         }
         Ok(Lazy {
             patterns,
@@ -67,7 +110,7 @@ impl<T: Compiled> Lazy<T> {
     /// compiling tells) matches nothing.
     pub fn is_match(&self, text: &str) -> bool {
         self.compiled
-            .get_or_init(|| T::compile(&self.patterns).ok())
+            .get_or_init(|| T::compile(&self.patterns))
             .as_ref()
             .is_some_and(|c| c.matches(text))
     }

@@ -73,25 +73,15 @@ pub fn compile(options: &toml::Table, syntax: Syntax) -> Result<HostPathCheck, S
             .map(Some)
             .map_err(|e| format!("`{key}` has a bad regex {e}"))
     };
-    let ignore = strings("ignore")?;
+    // The path itself, and everything under it.
+    let ignore = strings("ignore")?
+        .iter()
+        .flat_map(|p| [p.clone(), format!("{}/**", p.trim_end_matches('/'))])
+        .collect::<Vec<_>>();
     let ignore = if ignore.is_empty() {
         None
     } else {
-        let mut set = globset::GlobSetBuilder::new();
-        for pattern in &ignore {
-            // The path itself, and everything under it.
-            for glob in [
-                pattern.clone(),
-                format!("{}/**", pattern.trim_end_matches('/')),
-            ] {
-                let glob = globset::GlobBuilder::new(&glob)
-                    .literal_separator(true)
-                    .build()
-                    .map_err(|e| format!("`ignore` has a bad glob {pattern:?}: {e}"))?;
-                set.add(glob);
-            }
-        }
-        Some(set.build().map_err(|e| format!("`ignore`: {e}"))?)
+        Some(Lazy::new(ignore, syntax).map_err(|e| format!("`ignore` has a bad glob {e}"))?)
     };
     let prose_words = match options.get("prose-words") {
         None => 0,

@@ -13,17 +13,16 @@ fn regex(p: &str) -> Option<Lazy<Regex>> {
 
 /// The check as `rules/exp-host-path.toml` configures it, in short.
 fn check() -> HostPathCheck {
-    let mut ignore = globset::GlobSetBuilder::new();
-    for g in ["~/.*", "~/.*/**", "/home/user", "/home/user/**"] {
-        ignore.add(
-            globset::GlobBuilder::new(g)
-                .literal_separator(true)
-                .build()
-                .unwrap(),
-        );
-    }
     HostPathCheck {
-        ignore: Some(ignore.build().unwrap()),
+        ignore: Some(
+            Lazy::new(
+                ["~/.*", "~/.*/**", "/home/user", "/home/user/**"]
+                    .map(String::from)
+                    .to_vec(),
+                Syntax::Check,
+            )
+            .unwrap(),
+        ),
         remote_calls: Some(
             Lazy::new(
                 vec![r"(?i)(?:^|\.)(?:sandbox|container)\w*\.".into()],
