@@ -31,6 +31,26 @@ pub struct DirMemo {
     /// byte strings costs less than hashing two (SipHash stays for the map, whose keys come
     /// from the files).
     recent: Recent<(std::ffi::OsString, String), bool, RECENT_DIRS>,
+    /// The experiment folders found lately, by the folder of the spec that named them and the
+    /// name: a folder of specs names the same few experiments.
+    experiments: Recent<ExperimentKey, Option<Found>, RECENT_DIRS>,
+}
+
+/// What finding a spec's experiment folder depends on: the spec's folder as given, its config
+/// file's folder, and the name (the working directory is the run's).
+#[derive(Debug)]
+struct ExperimentKey {
+    spec_dir: std::ffi::OsString,
+    config_root: Option<Arc<Path>>,
+    exp: String,
+}
+
+/// An experiment folder found: [`ExperimentDir`] without what the spec's own name decides.
+#[derive(Debug, Clone)]
+struct Found {
+    dir: Arc<Path>,
+    project_root: Arc<Path>,
+    root: Arc<Path>,
 }
 
 /// How many answers [`DirMemo::recent`] keeps.
@@ -151,11 +171,12 @@ impl ProjectFs for RealProject<'_> {
 }
 
 /// The experiment directory a spec names (`spec.source.exp`), found under its project root.
+#[derive(Debug, Clone)]
 pub struct ExperimentDir {
     /// The folder, absolute.
-    pub dir: PathBuf,
+    pub dir: Arc<Path>,
     /// The spec's project root, absolute: where the job runs.
-    pub project_root: PathBuf,
+    pub project_root: Arc<Path>,
     /// The spec's project root, when the spec may be in its `.starforge` folder.
     pub starforge_root: Option<Arc<Path>>,
 }
@@ -174,15 +195,54 @@ impl RealProject<'_> {
     /// its project root.
     pub fn experiment_dir(&self, doc: &Document<'_>) -> Option<ExperimentDir> {
         let exp = experiment_named(doc)?;
+        let spec_dir = self.spec.parent().unwrap_or(Path::new("")).as_os_str();
+        let is_key = |k: &ExperimentKey| {
+            crate::json::same_key(k.exp.as_bytes(), exp.as_bytes())
+                && crate::json::same_key(k.spec_dir.as_encoded_bytes(), spec_dir.as_encoded_bytes())
+                && match (&k.config_root, self.config_root) {
+                    (Some(a), Some(b)) => Arc::ptr_eq(a, b) || a == b,
+                    (a, b) => a.is_none() && b.is_none(),
+                }
+        };
+        let remembered = self
+            .memo
+            .try_borrow_mut()
+            .ok()
+            .and_then(|mut memo| memo.experiments.get(is_key));
+        let found = match remembered {
+            Some(found) => found,
+            None => {
+                let found = self.find_experiment(exp);
+                if let Ok(mut memo) = self.memo.try_borrow_mut() {
+                    let key = ExperimentKey {
+                        spec_dir: spec_dir.to_os_string(),
+                        config_root: self.config_root.cloned(),
+                        exp: exp.to_string(),
+                    };
+                    memo.experiments.put(key, found.clone());
+                }
+                found
+            }
+        }?;
+        // The spec's own path (not only its folder) may mention `.starforge`.
+        Some(ExperimentDir {
+            dir: found.dir,
+            project_root: found.project_root,
+            starforge_root: mentions_starforge(self.spec).then_some(found.root),
+        })
+    }
+
+    /// The experiment folder `exp` under the spec's project root, when it is one.
+    fn find_experiment(&self, exp: &str) -> Option<Found> {
         let root = project_root(self.spec, self.config_root, self.cwd, self.cache);
         // Asked once already by source-exp-missing: the answer is cached.
         if !self.cache.is_dir(&root, exp, self.memo) {
             return None;
         }
-        Some(ExperimentDir {
-            dir: crate::paths::normalize(&root.join(exp), self.cwd),
-            project_root: crate::paths::normalize(&root, self.cwd),
-            starforge_root: mentions_starforge(self.spec).then_some(root),
+        Some(Found {
+            dir: Arc::from(crate::paths::normalize(&root.join(exp), self.cwd)),
+            project_root: Arc::from(crate::paths::normalize(&root, self.cwd)),
+            root,
         })
     }
 }
@@ -310,6 +370,57 @@ mod tests {
         assert!(!mentions_starforge(Path::new(
             "archive/009/run-009830.jobspec.json"
         )));
+    }
+
+    /// A worker's remembered experiment folders are the ones it would find again: across
+    /// spec folders, config roots, names, a `.starforge` folder, and a spec whose own file
+    /// name mentions `.starforge`.
+    #[test]
+    fn remembered_experiment_folders_are_found_again() {
+        let base = std::env::temp_dir().join(format!("forgelint-exps-{}", std::process::id()));
+        for dir in ["p/exp-a", "p/exp-b", "p/.starforge", "q/exp-a", "p/runs"] {
+            std::fs::create_dir_all(base.join(dir)).unwrap();
+        }
+        let (p, q): (Arc<Path>, Arc<Path>) = (Arc::from(base.join("p")), Arc::from(base.join("q")));
+        let specs = [
+            "p/runs/a.json",
+            "p/runs/.starforge.json",
+            "p/.starforge/jobspec.json",
+            "q/b.json",
+            "p/runs/c.json",
+        ];
+        let exps = ["exp-a", "exp-b", "exp-c", "../p"];
+        let cache = DirCache::default();
+        let memo = RefCell::default();
+        let shown = |d: Option<ExperimentDir>| {
+            d.map(|d| format!("{:?} {:?} {:?}", d.dir, d.project_root, d.starforge_root))
+        };
+        let mut found = 0;
+        for round in 0..3 {
+            for spec in specs {
+                for config_root in [None, Some(&p), Some(&q)] {
+                    for exp in exps {
+                        let text = format!(r#"{{"spec": {{"source": {{"exp": "{exp}"}}}}}}"#);
+                        let doc = crate::json::parse(&text).unwrap();
+                        let project = |memo| RealProject {
+                            spec: Path::new(spec),
+                            memo,
+                            config_root,
+                            cwd: &base,
+                            cwd_mentions_starforge: false,
+                            cache: &cache,
+                        };
+                        let fresh = RefCell::default();
+                        let again = shown(project(&memo).experiment_dir(&doc));
+                        let first = shown(project(&fresh).experiment_dir(&doc));
+                        assert_eq!(again, first, "{spec} {config_root:?} {exp} round {round}");
+                        found += usize::from(first.is_some());
+                    }
+                }
+            }
+        }
+        assert!(found > 20, "some experiments are found: {found}");
+        std::fs::remove_dir_all(&base).ok();
     }
 
     /// The per-worker answers (recent list and map) stay right across roots, relative paths
