@@ -17,7 +17,7 @@ mod span;
 pub use fix::{Applicability, Edit, Fix, Safety};
 pub use hash::{fnv1a, value_hash, Fnv};
 pub use history::{Provenance, Stamp};
-pub use position::{LineIndex, Position};
+pub use position::{LineCount, LineIndex, Position};
 pub use rule_id::RuleId;
 pub use severity::Severity;
 pub use sort::{sort_findings, sorted_order};
@@ -149,15 +149,21 @@ impl Finding {
     }
 }
 
-/// Computes positions lazily: most files have no finding, so most never build a line index.
+/// Computes positions lazily: most files have no finding, so most never build a line index,
+/// and a file with a few has their positions counted ([`LineCount`]).
 pub struct Locator<'a> {
     text: &'a str,
     index: Option<LineIndex>,
+    counted: LineCount,
 }
 
 impl<'a> Locator<'a> {
     pub fn new(text: &'a str) -> Locator<'a> {
-        Locator { text, index: None }
+        Locator {
+            text,
+            index: None,
+            counted: LineCount::default(),
+        }
     }
 
     /// Clamps `span` into the text on char boundaries (a finding must always render).
@@ -176,6 +182,11 @@ impl<'a> Locator<'a> {
 
     pub fn positions(&mut self, span: Span) -> (Span, Position, Position) {
         let span = self.clamp(span);
+        if self.index.is_none() && self.counted.takes(self.text, 2) {
+            let start = self.counted.position(self.text, span.start as usize);
+            let end = self.counted.position(self.text, span.end as usize);
+            return (span, start, end);
+        }
         let index = self.index.get_or_insert_with(|| LineIndex::new(self.text));
         let start = index.position(self.text, span.start as usize);
         let end = index.position(self.text, span.end as usize);
