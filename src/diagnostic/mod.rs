@@ -166,6 +166,16 @@ impl<'a> Locator<'a> {
         }
     }
 
+    /// A locator for `spans` spans: with more than are counted, the index is built at once
+    /// (counting some first would only add to it).
+    pub fn for_spans(text: &'a str, spans: usize) -> Locator<'a> {
+        let mut locator = Locator::new(text);
+        if !locator.counted.takes(text, 2 * spans) {
+            locator.index = Some(LineIndex::new(text));
+        }
+        locator
+    }
+
     /// Clamps `span` into the text on char boundaries (a finding must always render).
     pub fn clamp(&self, span: Span) -> Span {
         let len = self.text.len();

@@ -291,8 +291,8 @@ mod tests {
     fn a_locator_counts_then_indexes() {
         let small: String = (0..300).map(|i| format!("line {i} é\n")).collect();
         let large = small.repeat(300);
-        for text in [&small, &large] {
-            let mut locator = crate::diagnostic::Locator::new(text);
+        for (text, spans) in [(&small, 1), (&large, 1), (&small, 40)] {
+            let mut locator = crate::diagnostic::Locator::for_spans(text, spans);
             let mut index = LineIndex::new(text);
             for i in (0..40).rev() {
                 let at = (i * 977) % text.len();

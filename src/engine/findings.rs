@@ -126,8 +126,8 @@ pub fn locate(
     fixer: Option<&Fixer<'_>>,
 ) -> Vec<Finding> {
     let (kept, dropped) = kept.finish();
-    // Located in position order: the line index is built once, on the first finding.
-    let mut locator = Locator::new(text);
+    let spans = kept.iter().map(|(_, hit)| 1 + hit.related.len()).sum();
+    let mut locator = Locator::for_spans(text, spans);
     let mut findings: Vec<Finding> = kept
         .into_iter()
         .map(|(active, hit)| {
