@@ -226,7 +226,7 @@ impl RawBatch {
                 start = end;
             }
             if file_end - record > 1 {
-                into[from..filled].sort_by(|a, b| a.sort_key_in_file().cmp(&b.sort_key_in_file()));
+                into[from..filled].sort_by(Finding::cmp_in_file);
             }
             record = file_end;
         }

@@ -4,13 +4,16 @@
 //! (see [`Collected`]): memory is bounded by the budget, not by the findings.
 
 mod codec;
+mod encoded;
 mod merge;
 
 use std::fs::File;
 use std::io::{self, BufWriter, Seek, SeekFrom, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use crate::diagnostic::{sort_findings, sorted_order, Finding};
+use encoded::Encoded;
 use merge::MAX_FAN_IN;
 
 /// Findings held in memory before they are spilled, by their estimated size in bytes.
@@ -141,11 +144,15 @@ pub struct Spool {
     /// The first error writing a run: the run's findings would be lost, so the run fails.
     failed: Mutex<Option<io::Error>>,
     budget: usize,
+    /// A run has been spilled: the findings are many, and are kept encoded from then on.
+    spilling: AtomicBool,
 }
 
 #[derive(Default)]
 struct Held {
     findings: Vec<Finding>,
+    /// Findings kept since the first spill, encoded by the workers that made them.
+    encoded: Encoded,
     bytes: usize,
     /// The number of runs taken so far: the next run's place.
     runs: usize,
@@ -218,12 +225,21 @@ impl Spool {
             spill_file: Mutex::default(),
             failed: Mutex::default(),
             budget,
+            spilling: AtomicBool::new(false),
         }
     }
 
     /// Keeps one file's findings (or a few files', each file's together).
-    pub fn keep(&self, findings: Vec<Finding>) {
+    pub fn keep(&self, mut findings: Vec<Finding>) {
         if findings.is_empty() {
+            return;
+        }
+        if self.spilling.load(Ordering::Relaxed) {
+            // Encoded here, on the worker that made them, and freed here.
+            match Encoded::encode(&mut findings) {
+                Ok(encoded) => self.keep_encoded(encoded),
+                Err(e) => self.fail(e),
+            }
             return;
         }
         let bytes: usize = findings.iter().map(footprint).sum();
@@ -235,37 +251,69 @@ impl Spool {
             } else {
                 held.findings.extend(findings);
             }
-            if held.bytes < self.budget {
-                return;
-            }
-            held.bytes = 0;
-            held.runs += 1;
-            (held.runs - 1, std::mem::take(&mut held.findings))
+            self.take_if_full(&mut held)
         };
-        // Sorted outside the lock: the other workers go on meanwhile. Sorted as positions and
-        // encoded in their order: no finding is moved.
-        let (place, findings) = full;
-        let order = sorted_order(&findings);
+        if let Some(full) = full {
+            self.spill(full);
+        }
+    }
+
+    fn keep_encoded(&self, encoded: Encoded) {
+        let full = {
+            let mut held = self.held.lock().unwrap_or_else(|e| e.into_inner());
+            held.bytes += encoded.bytes();
+            held.encoded.append(encoded);
+            self.take_if_full(&mut held)
+        };
+        if let Some(full) = full {
+            self.spill(full);
+        }
+    }
+
+    /// What is held, with its place among the runs, when it has passed the budget.
+    fn take_if_full(&self, held: &mut Held) -> Option<Full> {
+        if held.bytes < self.budget {
+            return None;
+        }
+        self.spilling.store(true, Ordering::Relaxed);
+        held.bytes = 0;
+        held.runs += 1;
+        Some(Full {
+            place: held.runs - 1,
+            findings: std::mem::take(&mut held.findings),
+            encoded: std::mem::take(&mut held.encoded),
+        })
+    }
+
+    /// Writes what was held as one sorted run, outside the lock on what is held: the other
+    /// workers go on meanwhile.
+    fn spill(&self, full: Full) {
+        let Full {
+            place,
+            findings,
+            encoded,
+        } = full;
         let spilled = self
             .spill_file
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .append(|out| write_sorted(out, order.iter().map(|&i| &findings[i])));
-        drop(order);
+            .append(|out| write_held(out, findings, encoded));
         match spilled {
             Ok(run) => self
                 .runs
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
                 .push((place, run)),
-            Err(e) => {
-                self.failed
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .get_or_insert(e);
-            }
+            Err(e) => self.fail(e),
         }
-        drop_elsewhere(findings);
+    }
+
+    /// Remembers the first error keeping findings: the run fails with it.
+    fn fail(&self, e: io::Error) {
+        self.failed
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get_or_insert(e);
     }
 
     /// Every finding kept, sorted: in memory when nothing was spilled, else in sorted runs
@@ -276,8 +324,10 @@ impl Spool {
         }
         let mut held = self.held.into_inner().unwrap_or_else(|e| e.into_inner());
         let mut runs = self.runs.into_inner().unwrap_or_else(|e| e.into_inner());
-        let count = held.findings.len() + runs.iter().map(|(_, r)| r.count).sum::<usize>();
-        if runs.is_empty() {
+        let count = held.findings.len()
+            + held.encoded.findings()
+            + runs.iter().map(|(_, r)| r.count).sum::<usize>();
+        if runs.is_empty() && held.encoded.is_empty() {
             sort_findings(&mut held.findings);
             return Ok(Collected {
                 held: held.findings,
@@ -290,12 +340,8 @@ impl Spool {
             .spill_file
             .into_inner()
             .unwrap_or_else(|e| e.into_inner());
-        let order = sorted_order(&held.findings);
-        runs.push((
-            held.runs,
-            spill_file.append(|out| write_sorted(out, order.iter().map(|&i| &held.findings[i])))?,
-        ));
-        drop_elsewhere(held.findings);
+        let last = spill_file.append(|out| write_held(out, held.findings, held.encoded))?;
+        runs.push((held.runs, last));
         runs.sort_by_key(|(place, _)| *place);
         Ok(Collected {
             held: Vec::new(),
@@ -304,6 +350,30 @@ impl Spool {
             hidden: None,
         })
     }
+}
+
+/// What a spool held when it passed its budget, and the run's place in the order of arrival.
+struct Full {
+    place: usize,
+    findings: Vec<Finding>,
+    encoded: Encoded,
+}
+
+/// Writes held findings as one sorted run; returns how many. Findings kept as they were made
+/// are sorted and encoded here; findings kept encoded are only ordered.
+fn write_held(out: &mut impl Write, findings: Vec<Finding>, encoded: Encoded) -> io::Result<usize> {
+    if encoded.is_empty() {
+        let order = sorted_order(&findings);
+        let count = write_sorted(out, order.iter().map(|&i| &findings[i]));
+        drop(order);
+        drop_elsewhere(findings);
+        return count;
+    }
+    let mut findings = findings;
+    let mut all = Encoded::encode(&mut findings)?;
+    drop_elsewhere(findings);
+    all.append(encoded);
+    all.write_sorted(out)
 }
 
 /// The findings of a run, sorted: held in memory, or merged from the runs spilled to disk

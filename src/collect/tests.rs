@@ -241,3 +241,52 @@ fn refilled_batches_carry_nothing_over() {
         );
     }
 }
+
+/// Once a run has spilled, findings are kept encoded: a file kept twice, its findings out of
+/// order and some with equal keys (told apart by their pointers), reads back as a stable sort
+/// of everything kept gives it.
+#[test]
+fn findings_kept_encoded_read_back_sorted_and_stable() {
+    let a: Arc<str> = Arc::from("a.json");
+    let b: Arc<str> = Arc::from("b.json");
+    let tagged = |path: &Arc<str>, at: u32, tag: &str| Finding {
+        pointer: tag.into(),
+        ..finding(path, at, "r")
+    };
+    let keeps = vec![
+        vec![tagged(&b, 5, "first"), tagged(&b, 1, "first")],
+        // Past this budget: everything after is kept encoded.
+        vec![tagged(&a, 3, "x"); 40],
+        vec![
+            tagged(&b, 5, "second"),
+            tagged(&b, 0, "second"),
+            tagged(&b, 5, "third"),
+        ],
+        vec![
+            tagged(&a, 2, "late"),
+            tagged(&b, 5, "late"),
+            tagged(&b, 1, "late"),
+        ],
+        vec![tagged(&a, 3, "last")],
+    ];
+    let mut expected: Vec<Finding> = keeps.iter().flatten().cloned().collect();
+    expected.sort_by(|x, y| x.sort_key().cmp(&y.sort_key()));
+    let spool = Spool::with_budget(4_000);
+    for keep in &keeps {
+        spool.keep(keep.clone());
+    }
+    assert!(spool.spilling.load(Ordering::Relaxed));
+    assert!(!spool.held.lock().unwrap().encoded.is_empty());
+    let collected = spool.finish().unwrap();
+    assert!(collected.spilled());
+    let mut got = Vec::new();
+    collected
+        .each_batch(&mut |batch| {
+            got.extend_from_slice(batch);
+            Ok(())
+        })
+        .unwrap();
+    let tags = |fs: &[Finding]| fs.iter().map(|f| f.pointer.clone()).collect::<Vec<_>>();
+    assert_eq!(tags(&got), tags(&expected));
+    assert_eq!(got, expected);
+}

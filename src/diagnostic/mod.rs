@@ -20,7 +20,7 @@ pub use history::{Provenance, Stamp};
 pub use position::{LineCount, LineIndex, Position};
 pub use rule_id::RuleId;
 pub use severity::Severity;
-pub use sort::{sort_findings, sorted_order};
+pub use sort::{path_order, sort_findings, sort_in_file, sorted_order};
 pub use span::Span;
 
 /// The id of the finding for a file that is not JSON (or cannot be read). Reports treat it
@@ -92,6 +92,24 @@ impl Finding {
             &self.rule,
             &self.message,
         )
+    }
+
+    /// Orders two findings of one file as [`Finding::sort_key_in_file`] does, comparing text
+    /// only where the numbers tie: most findings have no history and differ by position.
+    pub fn cmp_in_file(&self, other: &Finding) -> std::cmp::Ordering {
+        let by_version = match (&self.history, &other.history) {
+            (None, None) => std::cmp::Ordering::Equal,
+            _ => {
+                let (removed, version, ..) = self.sort_key_in_file();
+                let (other_removed, other_version, ..) = other.sort_key_in_file();
+                (removed, version).cmp(&(other_removed, other_version))
+            }
+        };
+        by_version
+            .then(self.span.start.cmp(&other.span.start))
+            .then(self.span.end.cmp(&other.span.end))
+            .then_with(|| self.rule.cmp(&other.rule))
+            .then_with(|| self.message.cmp(&other.message))
     }
 
     /// The text the finding's span is in: its file, and in a history audit that file's version.

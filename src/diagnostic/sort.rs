@@ -13,13 +13,22 @@ pub fn sort_findings(findings: &mut [Finding]) {
     permute(findings, order);
 }
 
+/// Sorts one file's findings by [`Finding::cmp_in_file`], stably, where they are made: the
+/// run's sort then finds each file's findings in order and only orders the files.
+pub fn sort_in_file(findings: &mut [Finding]) {
+    if findings.is_sorted_by(|a, b| a.cmp_in_file(b).is_le()) {
+        return;
+    }
+    let mut order: Vec<usize> = (0..findings.len()).collect();
+    order.sort_by(|&a, &b| findings[a].cmp_in_file(&findings[b]));
+    permute(findings, order);
+}
+
 /// The positions of `findings` in the order a stable sort by [`Finding::sort_key`] gives them,
 /// without moving a finding (a spill encodes them in this order as they lie).
 ///
 /// A file's findings arrive together and share one path, so the runs of one path are sorted by
-/// path, and then each path's findings by the rest of the key. Paths are compared by the 16
-/// bytes after the prefix all of them share (a number, no memory to fetch), and in full only
-/// when those are equal.
+/// path ([`path_order`]), and then each path's findings by the rest of the key.
 pub fn sorted_order(findings: &[Finding]) -> Vec<usize> {
     let mut runs: Vec<std::ops::Range<usize>> = Vec::new();
     for (i, f) in findings.iter().enumerate() {
@@ -28,42 +37,49 @@ pub fn sorted_order(findings: &[Finding]) -> Vec<usize> {
             _ => runs.push(i..i + 1),
         }
     }
-    let path_of = |run: &std::ops::Range<usize>| -> &str { &findings[run.start].path };
-    let skip = runs.split_first().map_or(0, |(first, rest)| {
-        let first = path_of(first).as_bytes();
-        rest.iter().fold(first.len(), |len, run| {
-            common_prefix_len(&first[..len], path_of(run).as_bytes())
-        })
-    });
-    let mut keyed: Vec<(u128, &str, std::ops::Range<usize>)> = runs
-        .into_iter()
-        .map(|run| {
-            let path = path_of(&run);
-            (path_key(&path.as_bytes()[skip..]), path, run)
-        })
-        .collect();
-    // The run's start breaks ties: runs of one path in two `Arc`s keep their order, and so do
-    // their findings below.
-    keyed.par_sort_unstable_by(|a, b| {
-        a.0.cmp(&b.0)
-            .then_with(|| a.1.cmp(b.1))
-            .then(a.2.start.cmp(&b.2.start))
-    });
+    let paths: Vec<&str> = runs.iter().map(|run| &*findings[run.start].path).collect();
+    let by_path = path_order(&paths);
     let mut order: Vec<usize> = Vec::with_capacity(findings.len());
-    let mut keyed = keyed.into_iter().peekable();
-    while let Some((_, path, run)) = keyed.next() {
+    let mut next = 0;
+    while next < by_path.len() {
+        let path = paths[by_path[next]];
         let from = order.len();
-        order.extend(run);
-        while let Some((_, _, next)) = keyed.next_if(|(_, p, _)| *p == path) {
-            order.extend(next);
+        while next < by_path.len() && paths[by_path[next]] == path {
+            order.extend(runs[by_path[next]].clone());
+            next += 1;
         }
-        // One path's findings: ordered by the rest of the key.
-        order[from..].sort_by(|&a, &b| {
-            let key = |i: usize| findings[i].sort_key_in_file();
-            key(a).cmp(&key(b))
-        });
+        // One path's findings: ordered by the rest of the key, which a file's findings as
+        // the engine makes them already are.
+        let in_file = |&a: &usize, &b: &usize| findings[a].cmp_in_file(&findings[b]);
+        if !order[from..].is_sorted_by(|a, b| in_file(a, b).is_le()) {
+            order[from..].sort_by(in_file);
+        }
     }
     order
+}
+
+/// The positions of `paths` in the order a stable sort of them gives. Paths are compared by
+/// the 16 bytes after the prefix all of them share (a number, no memory to fetch), and in
+/// full only when those are equal.
+pub fn path_order(paths: &[&str]) -> Vec<usize> {
+    let skip = paths.split_first().map_or(0, |(first, rest)| {
+        let first = first.as_bytes();
+        rest.iter().fold(first.len(), |len, path| {
+            common_prefix_len(&first[..len], path.as_bytes())
+        })
+    });
+    let mut keyed: Vec<(u128, usize)> = paths
+        .iter()
+        .enumerate()
+        .map(|(i, path)| (path_key(&path.as_bytes()[skip..]), i))
+        .collect();
+    // The position breaks ties: equal paths keep their order.
+    keyed.par_sort_unstable_by(|a, b| {
+        a.0.cmp(&b.0)
+            .then_with(|| paths[a.1].cmp(paths[b.1]))
+            .then(a.1.cmp(&b.1))
+    });
+    keyed.into_iter().map(|(_, i)| i).collect()
 }
 
 /// Rearranges `items` in place so that position `i` holds what was at `order[i]` (`order` is a

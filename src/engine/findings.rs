@@ -178,6 +178,7 @@ pub fn locate(
             ));
         }
     }
+    crate::diagnostic::sort_in_file(&mut findings);
     findings
 }
 

@@ -1,0 +1,136 @@
+//! Findings held encoded, as the records a spilled run is made of. Once a run has spilled, a
+//! worker encodes its findings where it made them, while they are in its cache, and frees
+//! them there: the spool then holds compact bytes, and a spill only orders records by path
+//! and writes them, instead of reading back cold findings to sort and encode them.
+
+use std::io::{self, Write};
+use std::ops::Range;
+use std::sync::Arc;
+
+use super::codec::{self, Decoder};
+use crate::diagnostic::{path_order, sort_in_file, Finding};
+
+/// Records of files' findings, each file's sorted, in the order they came.
+#[derive(Default)]
+pub(super) struct Encoded {
+    chunks: Vec<Vec<u8>>,
+    records: Vec<Record>,
+    /// Bytes held, the records' index included.
+    bytes: usize,
+}
+
+/// One file's findings: a stretch of a chunk.
+struct Record {
+    path: Arc<str>,
+    chunk: usize,
+    range: Range<usize>,
+    findings: usize,
+}
+
+impl Encoded {
+    /// Encodes `findings`, one record for each stretch of one file's findings, sorted first
+    /// where they are not ([`sort_in_file`]: the engine makes them sorted).
+    pub fn encode(findings: &mut [Finding]) -> io::Result<Encoded> {
+        let mut chunk = Vec::new();
+        let mut records = Vec::new();
+        let same_file =
+            |a: &Finding, b: &Finding| Arc::ptr_eq(&a.path, &b.path) || a.path == b.path;
+        for file in findings.chunk_by_mut(same_file) {
+            sort_in_file(file);
+            let start = chunk.len();
+            codec::write_group(&mut chunk, file.iter())?;
+            records.push(Record {
+                path: file[0].path.clone(),
+                chunk: 0,
+                range: start..chunk.len(),
+                findings: file.len(),
+            });
+        }
+        let bytes = chunk.capacity() + records.len() * std::mem::size_of::<Record>();
+        Ok(Encoded {
+            chunks: vec![chunk],
+            records,
+            bytes,
+        })
+    }
+
+    pub fn bytes(&self) -> usize {
+        self.bytes
+    }
+
+    /// How many findings.
+    pub fn findings(&self) -> usize {
+        self.records.iter().map(|r| r.findings).sum()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.records.is_empty()
+    }
+
+    /// Takes `other`'s records after these.
+    pub fn append(&mut self, other: Encoded) {
+        let first = self.chunks.len();
+        self.chunks.extend(other.chunks);
+        self.records
+            .extend(other.records.into_iter().map(|r| Record {
+                chunk: r.chunk + first,
+                ..r
+            }));
+        self.bytes += other.bytes;
+    }
+
+    /// Writes the records as one sorted run: by path, stably; a file's records from several
+    /// keeps are merged into one (the earlier's findings first on a tie). Returns how many
+    /// findings.
+    pub fn write_sorted(&self, out: &mut impl Write) -> io::Result<usize> {
+        let paths: Vec<&str> = self.records.iter().map(|r| &*r.path).collect();
+        let order = path_order(&paths);
+        let mut pending: Vec<u8> = Vec::with_capacity(super::WRITE_AT);
+        let mut count = 0;
+        let mut next = 0;
+        while next < order.len() {
+            let path = paths[order[next]];
+            let mut end = next + 1;
+            while end < order.len() && paths[order[end]] == path {
+                end += 1;
+            }
+            let same = &order[next..end];
+            if let [only] = same {
+                pending.extend_from_slice(self.record_bytes(*only));
+            } else {
+                self.merge_records(same, &mut pending)?;
+            }
+            count += same
+                .iter()
+                .map(|&i| self.records[i].findings)
+                .sum::<usize>();
+            if pending.len() >= super::WRITE_AT {
+                out.write_all(&pending)?;
+                pending.clear();
+            }
+            next = end;
+        }
+        out.write_all(&pending)?;
+        Ok(count)
+    }
+
+    fn record_bytes(&self, i: usize) -> &[u8] {
+        let record = &self.records[i];
+        &self.chunks[record.chunk][record.range.clone()]
+    }
+
+    /// One file's records `same` (in order of arrival) as one record: decoded, their findings
+    /// sorted stably, encoded again. Rare: a file's findings are kept at once.
+    fn merge_records(&self, same: &[usize], out: &mut Vec<u8>) -> io::Result<()> {
+        let mut decoder = Decoder::default();
+        let mut findings = Vec::new();
+        let mut filled = 0;
+        for &i in same {
+            let record = self.record_bytes(i);
+            // A record as the codec reads it starts after its size.
+            decoder.decode_over(&record[4..], &mut findings, &mut filled)?;
+        }
+        findings.sort_by(Finding::cmp_in_file);
+        codec::write_group(out, findings.iter())
+    }
+}
