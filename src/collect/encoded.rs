@@ -46,7 +46,9 @@ impl Encoded {
                 findings: file.len(),
             });
         }
-        let bytes = chunk.capacity() + records.len() * std::mem::size_of::<Record>();
+        // A record holds its path alive once the findings are gone.
+        let paths: usize = records.iter().map(|r| r.path.len() + 16).sum();
+        let bytes = chunk.capacity() + records.len() * std::mem::size_of::<Record>() + paths;
         Ok(Encoded {
             chunks: vec![chunk],
             records,
