@@ -144,7 +144,8 @@ pub struct Spool {
     /// The first error writing a run: the run's findings would be lost, so the run fails.
     failed: Mutex<Option<io::Error>>,
     budget: usize,
-    /// A run has been spilled: the findings are many, and are kept encoded from then on.
+    /// A run has been spilled: the findings are many, and are kept encoded from then on. A
+    /// hint only (a spill writes held findings of both kinds), so relaxed loads suffice.
     spilling: AtomicBool,
 }
 
