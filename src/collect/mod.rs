@@ -12,7 +12,7 @@ use std::io::{self, BufWriter, Seek, SeekFrom, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use crate::diagnostic::{sort_findings, sorted_order, Finding};
+use crate::diagnostic::{sort_findings, Finding};
 use encoded::Encoded;
 use merge::MAX_FAN_IN;
 
@@ -361,16 +361,12 @@ struct Full {
 }
 
 /// Writes held findings as one sorted run; returns how many. Findings kept as they were made
-/// are sorted and encoded here; findings kept encoded are only ordered.
-fn write_held(out: &mut impl Write, findings: Vec<Finding>, encoded: Encoded) -> io::Result<usize> {
-    if encoded.is_empty() {
-        let order = sorted_order(&findings);
-        let count = write_sorted(out, order.iter().map(|&i| &findings[i]));
-        drop(order);
-        drop_elsewhere(findings);
-        return count;
-    }
-    let mut findings = findings;
+/// are encoded here, each file's as one record; then the records are ordered by path.
+fn write_held(
+    out: &mut impl Write,
+    mut findings: Vec<Finding>,
+    encoded: Encoded,
+) -> io::Result<usize> {
     let mut all = Encoded::encode(&mut findings)?;
     drop_elsewhere(findings);
     all.append(encoded);

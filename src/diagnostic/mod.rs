@@ -20,7 +20,7 @@ pub use history::{Provenance, Stamp};
 pub use position::{LineCount, LineIndex, Position};
 pub use rule_id::RuleId;
 pub use severity::Severity;
-pub use sort::{path_order, sort_findings, sort_in_file, sorted_order};
+pub use sort::{path_order, sort_findings, sort_in_file};
 pub use span::Span;
 
 /// The id of the finding for a file that is not JSON (or cannot be read). Reports treat it
