@@ -34,6 +34,11 @@ pub struct DirMemo {
     /// The experiment folders found lately, by the folder of the spec that named them and the
     /// name: a folder of specs names the same few experiments.
     experiments: Recent<ExperimentKey, Option<Found>, RECENT_DIRS>,
+    /// The project roots found lately, by the folder of the spec as given and its config
+    /// file's folder (the root depends on nothing else): a folder's specs come together, and
+    /// each asks. The worker's own `Arc`s, so cloning one touches no counter another worker
+    /// does.
+    roots: Recent<(std::ffi::OsString, Option<Arc<Path>>), Arc<Path>, RECENT_DIRS>,
 }
 
 /// What finding a spec's experiment folder depends on: the spec's folder as given, its config
@@ -165,8 +170,7 @@ impl ProjectFs for RealProject<'_> {
                 return self.cache.is_dir(root, relative, self.memo);
             }
         }
-        let root = project_root(self.spec, self.config_root, self.cwd, self.cache);
-        self.cache.is_dir(&root, relative, self.memo)
+        self.cache.is_dir(&self.root(), relative, self.memo)
     }
 }
 
@@ -232,9 +236,38 @@ impl RealProject<'_> {
         })
     }
 
+    /// The spec's [`project_root`], from the worker's memo when a spec of the same folder
+    /// asked lately.
+    fn root(&self) -> Arc<Path> {
+        let Ok(mut memo) = self.memo.try_borrow_mut() else {
+            return project_root(self.spec, self.config_root, self.cwd, self.cache);
+        };
+        let folder = self.spec.parent().unwrap_or(Path::new("")).as_os_str();
+        let same_config = |c: &Option<Arc<Path>>| match (c, self.config_root) {
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b) || a == b,
+            (None, None) => true,
+            _ => false,
+        };
+        let recent = memo.roots.get(|(f, c)| {
+            crate::json::same_key(f.as_encoded_bytes(), folder.as_encoded_bytes()) && same_config(c)
+        });
+        if let Some(root) = recent {
+            return root;
+        }
+        let root: Arc<Path> = Arc::from(&*project_root(
+            self.spec,
+            self.config_root,
+            self.cwd,
+            self.cache,
+        ));
+        let key = (folder.to_os_string(), self.config_root.cloned());
+        memo.roots.put(key, root.clone());
+        root
+    }
+
     /// The experiment folder `exp` under the spec's project root, when it is one.
     fn find_experiment(&self, exp: &str) -> Option<Found> {
-        let root = project_root(self.spec, self.config_root, self.cwd, self.cache);
+        let root = self.root();
         // Asked once already by source-exp-missing: the answer is cached.
         if !self.cache.is_dir(&root, exp, self.memo) {
             return None;

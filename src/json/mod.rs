@@ -108,14 +108,18 @@ impl Document<'_> {
                 }
             }
         } else {
-            let mut seen: std::collections::HashMap<&str, Span> =
-                std::collections::HashMap::with_capacity(members.len());
-            for m in members {
-                if let Some(prev) = seen.get(m.key.as_ref()) {
-                    found.push((*prev, m.key_span, m.key.to_string()));
-                } else {
-                    seen.insert(&m.key, m.key_span);
-                }
+            // Sorted by key, each key's members together in their order: a stable sort is
+            // O(n log n) whatever the keys, and hashes nothing (SipHash was most of this).
+            let mut order: Vec<usize> = (0..members.len()).collect();
+            order.sort_by(|&a, &b| members[a].key.cmp(&members[b].key));
+            let mut repeats: Vec<(usize, usize)> = Vec::new();
+            for same in order.chunk_by(|&a, &b| members[a].key == members[b].key) {
+                repeats.extend(same[1..].iter().map(|&later| (later, same[0])));
+            }
+            repeats.sort_unstable();
+            for (later, first) in repeats {
+                let m = &members[later];
+                found.push((members[first].key_span, m.key_span, m.key.to_string()));
             }
         }
         for (first, second, key) in found {

@@ -1005,6 +1005,35 @@ mod tests {
         }
     }
 
+    /// Narrow and wide objects report the same duplicates as a scan of every earlier key: each
+    /// repeat in order, pointing at the key's first occurrence.
+    #[test]
+    fn duplicates_point_at_the_first_occurrence() {
+        for width in [6, 16, 17, 60] {
+            let keys: Vec<String> = (0..width).map(|i| format!("k{}", (i * 7) % 5)).collect();
+            let members: Vec<String> = keys.iter().map(|k| format!("\"{k}\": 0")).collect();
+            let text = format!("{{{}}}", members.join(", "));
+            let doc = parse(&text).unwrap();
+            let found: Vec<(&str, u32, u32)> = doc
+                .duplicates
+                .iter()
+                .map(|d| (d.key.as_str(), d.first.start, d.second.start))
+                .collect();
+            let starts: Vec<u32> = text
+                .match_indices('"')
+                .step_by(2)
+                .map(|(at, _)| at as u32)
+                .collect();
+            let mut expected = Vec::new();
+            for (i, key) in keys.iter().enumerate() {
+                if let Some(first) = keys[..i].iter().position(|k| k == key) {
+                    expected.push((key.as_str(), starts[first], starts[i]));
+                }
+            }
+            assert_eq!(found, expected, "{width}");
+        }
+    }
+
     #[test]
     fn spans_point_at_keys_and_values() {
         let text = r#"{"a": [1, "x\n"], "b": {"c": null}}"#;
