@@ -845,6 +845,17 @@ fn spilled_findings_are_reported_as_held_ones() {
     }
     let json = tree.run_with(&["--no-config", "--format", "json", "."], &spill);
     assert_eq!(json.json()["summary"]["warnings"], 34, "{}", json.stdout);
+    // The unparsable file is a notification, found among spilled findings too.
+    let sarif = tree.run_with(&["--no-config", "--format", "sarif", "."], &spill);
+    let doc = sarif.json();
+    let notes = doc["runs"][0]["invocations"][0]["toolExecutionNotifications"]
+        .as_array()
+        .unwrap();
+    let errors: Vec<&serde_json::Value> = notes.iter().filter(|n| n["level"] == "error").collect();
+    assert_eq!(errors.len(), 1, "{notes:?}");
+    assert!(errors[0]["message"]["text"]
+        .as_str()
+        .is_some_and(|t| t.starts_with("sub/broken.jobspec.json: ")));
 
     // A baseline written from spilled findings is the one written from held ones; applied to
     // a tree with more findings, it hides the same ones.

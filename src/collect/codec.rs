@@ -456,7 +456,7 @@ impl<'r> Cursor<'r> {
     }
 }
 
-fn corrupt() -> io::Error {
+pub(super) fn corrupt() -> io::Error {
     io::Error::new(
         io::ErrorKind::InvalidData,
         "the temporary file of findings is damaged",

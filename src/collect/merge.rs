@@ -273,37 +273,52 @@ fn merge(runs: &[Run], emit: &mut dyn FnMut(&mut RawBatch) -> io::Result<()>) ->
     Ok(())
 }
 
-/// The [`Counts`] of every finding of `runs`, read from the records' headers: the same
-/// paths come out of the heap together, as in [`merge`], and are one file.
-pub(super) fn count(runs: &[Run]) -> io::Result<Counts> {
-    let mut counts = Counts::default();
-    let mut sources: Vec<(BufReader<RunReader<'_>>, Decoder)> = runs
+/// Calls `each` with every file's path and [`Counts`] (`files` is 1) in path order, read from
+/// the records' heads, decoding no finding: the same paths come out of the heap together, as
+/// in [`merge`], and are one file.
+pub(super) fn each_file(
+    runs: &[Run],
+    each: &mut dyn FnMut(&str, Counts) -> io::Result<()>,
+) -> io::Result<()> {
+    // Each run's reader, and the counts of its head record.
+    let mut sources: Vec<(BufReader<RunReader<'_>>, Decoder, Counts)> = runs
         .iter()
         .map(|run| {
-            (
-                BufReader::with_capacity(READ_BUFFER, RunReader::of(run)),
-                Decoder::default(),
-            )
+            let input = BufReader::with_capacity(READ_BUFFER, RunReader::of(run));
+            (input, Decoder::default(), Counts::default())
         })
         .collect();
+    let next_head = |(input, decoder, counts): &mut (_, Decoder, Counts), i: usize| {
+        *counts = Counts::default();
+        let path = decoder.read_counts(input, counts)?;
+        io::Result::Ok(path.map(|path| Reverse((path.to_vec(), i))))
+    };
     let mut heads: BinaryHeap<Reverse<(Vec<u8>, usize)>> = BinaryHeap::new();
-    for (i, (input, decoder)) in sources.iter_mut().enumerate() {
-        if let Some(path) = decoder.read_counts(input, &mut counts)? {
-            heads.push(Reverse((path.to_vec(), i)));
-        }
+    for (i, source) in sources.iter_mut().enumerate() {
+        heads.extend(next_head(source, i)?);
     }
-    let mut last: Vec<u8> = Vec::new();
+    let mut file: Option<(Vec<u8>, Counts)> = None;
     while let Some(Reverse((path, i))) = heads.pop() {
-        if counts.files == 0 || path != last {
-            counts.files += 1;
+        let counts = sources[i].2;
+        match &mut file {
+            Some((last, total)) if *last == path => total.add_all(&counts),
+            _ => {
+                if let Some((last, total)) = file.replace((path, counts)) {
+                    each(path_text(&last)?, Counts { files: 1, ..total })?;
+                }
+            }
         }
-        let (input, decoder) = &mut sources[i];
-        if let Some(next) = decoder.read_counts(input, &mut counts)? {
-            heads.push(Reverse((next.to_vec(), i)));
-        }
-        last = path;
+        heads.extend(next_head(&mut sources[i], i)?);
     }
-    Ok(counts)
+    match file {
+        Some((last, total)) => each(path_text(&last)?, Counts { files: 1, ..total }),
+        None => Ok(()),
+    }
+}
+
+/// A record's path, which was written from a `str`.
+fn path_text(path: &[u8]) -> io::Result<&str> {
+    std::str::from_utf8(path).map_err(|_| super::codec::corrupt())
 }
 
 /// A run being read: its current record (one file's findings), undecoded.

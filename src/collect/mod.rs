@@ -12,7 +12,7 @@ use std::io::{self, BufWriter, Seek, SeekFrom, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use crate::diagnostic::{sort_findings, Finding};
+use crate::diagnostic::{sort_findings, Finding, RuleId};
 use encoded::Encoded;
 use merge::MAX_FAN_IN;
 
@@ -59,6 +59,49 @@ pub trait Findings: Sync {
         let _ = render;
         self.each_batch(&mut |batch| each(batch, None))
     }
+
+    /// Calls `each` with every file's path and number of findings, in order: one pass, which
+    /// decodes no finding where they were spilled (see [`Collected`]).
+    fn each_file(&self, each: &mut EachFile<'_>) -> io::Result<()> {
+        files_of_batches(self, each)
+    }
+
+    /// Whether some finding may be of `rule`: `false` only when none is, so that a pass
+    /// looking for that rule's findings alone can be skipped.
+    fn may_hold(&self, rule: &str) -> bool {
+        let _ = rule;
+        true
+    }
+}
+
+/// Takes a file's path and its number of findings.
+pub type EachFile<'a> = dyn FnMut(&str, usize) -> io::Result<()> + 'a;
+
+/// [`Findings::each_file`] from a pass over the findings: a file's findings may cross from
+/// one batch to the next.
+fn files_of_batches(
+    findings: &(impl Findings + ?Sized),
+    each: &mut EachFile<'_>,
+) -> io::Result<()> {
+    // The file in progress, by its own name (a batch is not held on to), and its count.
+    let mut current: Option<(Arc<str>, usize)> = None;
+    findings.each_batch(&mut |batch| {
+        for run in batch.chunk_by(|a, b| a.path == b.path) {
+            match &mut current {
+                Some((path, n)) if **path == *run[0].path => *n += run.len(),
+                _ => {
+                    if let Some((path, n)) = current.replace((run[0].path.clone(), run.len())) {
+                        each(&path, n)?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    })?;
+    match current {
+        Some((path, n)) => each(&path, n),
+        None => Ok(()),
+    }
 }
 
 /// Takes a batch of findings, with its text when it was rendered beside the merge.
@@ -73,6 +116,10 @@ impl Findings for Vec<Finding> {
         self.len()
     }
 
+    fn may_hold(&self, rule: &str) -> bool {
+        self.as_slice().may_hold(rule)
+    }
+
     fn each_batch(
         &self,
         each: &mut dyn FnMut(&[Finding]) -> std::io::Result<()>,
@@ -84,6 +131,10 @@ impl Findings for Vec<Finding> {
 impl Findings for [Finding] {
     fn count(&self) -> usize {
         self.len()
+    }
+
+    fn may_hold(&self, rule: &str) -> bool {
+        self.iter().any(|f| *f.rule == *rule)
     }
 
     fn each_batch(
@@ -115,6 +166,17 @@ impl Counts {
         if let Some(fix) = &f.fix {
             self.fixes[fix.safety as usize] += 1;
         }
+    }
+
+    /// Adds `other`'s counts to these.
+    fn add_all(&mut self, other: &Counts) {
+        for (total, n) in self.severities.iter_mut().zip(other.severities) {
+            *total += n;
+        }
+        for (total, n) in self.fixes.iter_mut().zip(other.fixes) {
+            *total += n;
+        }
+        self.files += other.files;
     }
 
     /// Counts `sorted`, findings in order: each change of path is one more file.
@@ -157,6 +219,32 @@ struct Held {
     bytes: usize,
     /// The number of runs taken so far: the next run's place.
     runs: usize,
+    /// The rules of every finding kept, each once.
+    rules: Vec<RuleId>,
+}
+
+impl Held {
+    fn add_rules(&mut self, rules: &[RuleId]) {
+        for rule in rules {
+            if !self.rules.contains(rule) {
+                self.rules.push(*rule);
+            }
+        }
+    }
+}
+
+/// The rules of `findings`, each once. A file's findings of one rule mostly come together, and
+/// the rules are a few dozen.
+fn rules_of(findings: &[Finding]) -> Vec<RuleId> {
+    let mut rules: Vec<RuleId> = Vec::new();
+    let mut last: Option<RuleId> = None;
+    for f in findings {
+        if last != Some(f.rule) && !rules.contains(&f.rule) {
+            rules.push(f.rule);
+        }
+        last = Some(f.rule);
+    }
+    rules
 }
 
 /// One sorted run: a stretch of a temporary file.
@@ -235,10 +323,11 @@ impl Spool {
         if findings.is_empty() {
             return;
         }
+        let rules = rules_of(&findings);
         if self.spilling.load(Ordering::Relaxed) {
             // Encoded here, on the worker that made them, and freed here.
             match Encoded::encode(&mut findings) {
-                Ok(encoded) => self.keep_encoded(encoded),
+                Ok(encoded) => self.keep_encoded(encoded, &rules),
                 Err(e) => self.fail(e),
             }
             return;
@@ -246,6 +335,7 @@ impl Spool {
         let bytes: usize = findings.iter().map(footprint).sum();
         let full = {
             let mut held = self.held.lock().unwrap_or_else(|e| e.into_inner());
+            held.add_rules(&rules);
             held.bytes += bytes;
             if held.findings.is_empty() {
                 held.findings = findings;
@@ -259,9 +349,10 @@ impl Spool {
         }
     }
 
-    fn keep_encoded(&self, encoded: Encoded) {
+    fn keep_encoded(&self, encoded: Encoded, rules: &[RuleId]) {
         let full = {
             let mut held = self.held.lock().unwrap_or_else(|e| e.into_inner());
+            held.add_rules(rules);
             held.bytes += encoded.bytes();
             held.encoded.append(encoded);
             self.take_if_full(&mut held)
@@ -335,6 +426,7 @@ impl Spool {
                 runs: Vec::new(),
                 count,
                 hidden: None,
+                rules: Vec::new(),
             });
         }
         let mut spill_file = self
@@ -349,6 +441,7 @@ impl Spool {
             runs: narrow(runs.into_iter().map(|(_, run)| run).collect(), MAX_FAN_IN)?,
             count,
             hidden: None,
+            rules: held.rules,
         })
     }
 }
@@ -382,6 +475,8 @@ pub struct Collected {
     /// Hides findings as the spilled ones are read (held ones are filtered at once): a fresh
     /// filter for each pass, so that every pass hides the same findings.
     hidden: Option<NewFilter>,
+    /// The rules of the spilled findings (hidden ones too), each once.
+    rules: Vec<RuleId>,
 }
 
 /// A filter of findings read in sorted order: true hides the finding. It may keep state (a
@@ -437,7 +532,12 @@ impl Collected {
         if self.runs.is_empty() || self.hidden.is_some() {
             return Counts::of_sorted(self);
         }
-        merge::count(&self.runs)
+        let mut counts = Counts::default();
+        merge::each_file(&self.runs, &mut |_, file| {
+            counts.add_all(&file);
+            Ok(())
+        })?;
+        Ok(counts)
     }
 
     /// Whether any finding was spilled to disk.
@@ -478,6 +578,23 @@ impl Findings for Collected {
             return self.each_batch(&mut |batch| each(batch, None));
         }
         merge::each_batch(&self.runs, Some(render), each)
+    }
+
+    /// Spilled findings none of which is hidden: from the records' heads, decoding none.
+    fn each_file(&self, each: &mut EachFile<'_>) -> io::Result<()> {
+        if !self.merged_unfiltered() {
+            return files_of_batches(self, each);
+        }
+        merge::each_file(&self.runs, &mut |path, counts| {
+            each(path, counts.severities.iter().sum())
+        })
+    }
+
+    fn may_hold(&self, rule: &str) -> bool {
+        if self.runs.is_empty() {
+            return self.held.may_hold(rule);
+        }
+        self.rules.iter().any(|r| **r == *rule)
     }
 }
 

@@ -20,6 +20,26 @@ fn finding(path: &Arc<str>, at: u32, rule: &str) -> Finding {
     }
 }
 
+/// Each file's path and number of findings, from sorted findings.
+fn files_of(sorted: &[Finding]) -> Vec<(String, usize)> {
+    sorted
+        .chunk_by(|a, b| a.path == b.path)
+        .map(|file| (file[0].path.to_string(), file.len()))
+        .collect()
+}
+
+/// What [`Findings::each_file`] calls its callback with.
+fn each_file(findings: &dyn Findings) -> Vec<(String, usize)> {
+    let mut files = Vec::new();
+    findings
+        .each_file(&mut |path, n| {
+            files.push((path.to_string(), n));
+            Ok(())
+        })
+        .unwrap();
+    files
+}
+
 /// Files' findings kept from several threads in any order, some paths twice: read back
 /// from spilled runs, they are what sorting them all gives, in batches of whole files.
 #[test]
@@ -55,6 +75,7 @@ fn spilled_runs_merge_into_the_sorted_whole() {
         (counts.severities, counts.fixes, counts.files),
         ([200, 200, 200], [120, 120], 120)
     );
+    let files = files_of(&expected);
     for budget in [1, 2_000, 50_000, usize::MAX] {
         let spool = Spool::with_budget(budget);
         std::thread::scope(|scope| {
@@ -81,6 +102,9 @@ fn spilled_runs_merge_into_the_sorted_whole() {
         assert_eq!(collected.count(), expected.len());
         // Counted from the records' headers when spilled: a file in several runs once.
         assert_eq!(collected.counts().unwrap(), counts, "budget {budget}");
+        assert_eq!(each_file(&collected), files, "budget {budget}");
+        assert!(collected.may_hold("a") && collected.may_hold("b"));
+        assert!(!collected.may_hold("c") && !collected.may_hold(""));
         for _pass in 0..2 {
             let mut got = Vec::new();
             let mut last_path: Option<Arc<str>> = None;
@@ -137,6 +161,7 @@ fn a_second_filter_sees_what_the_first_left() {
         let counts = Counts::of_sorted(&shown).unwrap();
         assert_eq!((counts.severities[1], counts.files), (shown.len(), 1));
         assert_eq!(collected.counts().unwrap(), counts, "budget {budget}");
+        assert_eq!(each_file(&collected), files_of(&shown), "budget {budget}");
         for _pass in 0..2 {
             let mut got = Vec::new();
             collected

@@ -98,25 +98,7 @@ fn count_per_file<F: Findings + ?Sized>(
     findings: &F,
     each: &mut dyn FnMut(usize) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
-    // The file in progress (an owned name, not a reference into a batch) and its count.
-    let mut current: Option<(Arc<str>, usize)> = None;
-    findings.each_batch(&mut |batch| {
-        for f in batch {
-            match &mut current {
-                Some((path, n)) if **path == *f.path => *n += 1,
-                _ => {
-                    if let Some((_, n)) = current.replace((f.path.clone(), 1)) {
-                        each(n)?;
-                    }
-                }
-            }
-        }
-        Ok(())
-    })?;
-    match current {
-        Some((_, n)) => each(n),
-        None => Ok(()),
-    }
+    findings.each_file(&mut |_, n| each(n))
 }
 
 /// The suites and their cases: one pass; `next_count` gives each file's number of findings.

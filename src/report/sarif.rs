@@ -9,7 +9,6 @@
 use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Component, Path};
-use std::sync::Arc;
 
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -562,12 +561,18 @@ fn write_invocations(
     w.boolean(!input.tool_error);
     w.key("toolExecutionNotifications");
     w.begin_array();
-    input.findings.each_batch(&mut |batch| {
-        for f in batch.iter().filter(|f| is_notification(f)) {
-            write_notification(&mut w, f, input, rule_index);
-        }
-        Ok(())
-    })?;
+    // A pass for the findings of files that could not be linted, when there may be some.
+    if [INVALID_JSON, INTERNAL_ERROR]
+        .iter()
+        .any(|rule| input.findings.may_hold(rule))
+    {
+        input.findings.each_batch(&mut |batch| {
+            for f in batch.iter().filter(|f| is_notification(f)) {
+                write_notification(&mut w, f, input, rule_index);
+            }
+            Ok(())
+        })?;
+    }
     // GitHub code scanning refuses a run of more than 25,000 results: what `--max-results`
     // left out is said, so that a partial log does not read as a whole one.
     if let Some(left) = input.summary.left_out {
@@ -629,28 +634,20 @@ fn write_notification(
 }
 
 /// Every file with findings, with its language when its name tells it (code scanning shows
-/// it; the results point into this list by location): written as the findings are read.
+/// it; the results point into this list by location): one pass over the files alone.
 fn write_artifacts<W: Write>(
     out: &mut W,
     level: usize,
     input: &ReportInput<'_>,
 ) -> std::io::Result<()> {
     let mut list = ArrayWriter::begin(out, level)?;
-    let mut previous: Option<Arc<str>> = None;
-    input.findings.each_batch(&mut |batch| {
-        for f in batch {
-            if previous.as_deref() == Some(&*f.path) {
-                continue;
-            }
-            previous = Some(f.path.clone());
-            let mut artifact = json!({ "location": located(&f.path, input) });
-            let language = crate::text::language_of(Path::new(&*f.path), "").sarif_name();
-            if let Some(language) = language {
-                artifact["sourceLanguage"] = json!(language);
-            }
-            list.element(|out, level| write_json_at(out, level, &artifact))?;
+    input.findings.each_file(&mut |path, _| {
+        let mut artifact = json!({ "location": located(path, input) });
+        let language = crate::text::language_of(Path::new(path), "").sarif_name();
+        if let Some(language) = language {
+            artifact["sourceLanguage"] = json!(language);
         }
-        Ok(())
+        list.element(|out, level| write_json_at(out, level, &artifact))
     })?;
     list.end()
 }
