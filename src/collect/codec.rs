@@ -1,8 +1,9 @@
 //! A compact binary form of findings for the sorted runs spilled to disk: one record per
-//! file (its path once, then its findings), integers as LEB128 varints, strings as a length
-//! and their UTF-8 bytes. Each record starts with its size (4 bytes, little-endian), so that it
-//! is read whole into a buffer and decoded from there, not a byte at a time through a reader,
-//! then its findings' [`Counts`] (five more), so that a pass that only counts reads no finding.
+//! file (its path once, then its findings), integers as LEB128 varints (a finding's value hash
+//! as 8 little-endian bytes), strings as a length and their UTF-8 bytes. Each record starts
+//! with its size (4 bytes, little-endian), so that it is read whole into a buffer and decoded
+//! from there, not a byte at a time through a reader, then its findings' [`Counts`] (five
+//! more), so that a pass that only counts reads no finding.
 //! Only this process reads what it wrote, so there is no version.
 
 use std::io::{self, BufRead, Read};
@@ -65,7 +66,8 @@ fn write_finding(out: &mut Vec<u8>, f: &Finding) {
     }
     write_str(out, &f.pointer);
     write_place(out, f.span, f.start, f.end);
-    write_varint(out, f.value_hash);
+    // A hash fills its 64 bits: as a varint it would take ten bytes and a loop.
+    out.extend_from_slice(&f.value_hash.to_le_bytes());
     write_varint(out, f.related.len() as u64);
     for r in &f.related {
         match &r.path {
@@ -278,7 +280,7 @@ fn read_finding_into(input: &mut Cursor<'_>, f: &mut Finding) -> io::Result<()> 
     }
     input.string_into(&mut f.pointer)?;
     (f.span, f.start, f.end) = input.place()?;
-    f.value_hash = input.varint()?;
+    f.value_hash = u64::from_le_bytes(input.array::<8>()?);
     let related_count = input.len()?;
     f.related.clear();
     for _ in 0..related_count {
