@@ -10,6 +10,7 @@
 //! forbids (controls, U+FFFE, U+FFFF) are never written raw.
 
 use std::collections::VecDeque;
+use std::fmt::Write as _;
 use std::io::Write;
 use std::sync::mpsc;
 use std::sync::Arc;
@@ -139,10 +140,9 @@ fn write_cases<F: Findings + ?Sized>(
 /// the message, the severity as the failure's type, and the concise line as its text.
 fn push_case(text: &mut String, f: &Finding) {
     text.push_str("    <testcase name=\"");
-    push_escaped(
-        text,
-        &format!("{} at {}:{}", f.rule, f.start.line, f.start.column),
-    );
+    push_escaped(text, &f.rule);
+    // Plain text: nothing to escape.
+    let _ = write!(text, " at {}:{}", f.start.line, f.start.column);
     text.push_str("\" classname=\"");
     push_escaped(text, &f.path);
     text.push_str("\">\n      <failure message=\"");
@@ -158,6 +158,33 @@ fn push_case(text: &mut String, f: &Finding) {
 /// visible `\u{…}` escapes, then `&`, `<`, `>`, `"` and `'` as entities, and any character XML
 /// 1.0 forbids that is left (U+FFFE, U+FFFF) as a visible escape too.
 fn push_escaped(out: &mut String, s: &str) {
+    // Printable ASCII (nearly all text) needs no visible escape and no check for characters
+    // XML forbids: its five specials are replaced and the runs between copied whole. Any other
+    // byte sends the whole text the long way.
+    let start = out.len();
+    let mut plain = 0;
+    for (at, b) in s.bytes().enumerate() {
+        let entity = match b {
+            b'&' => "&amp;",
+            b'<' => "&lt;",
+            b'>' => "&gt;",
+            b'"' => "&quot;",
+            b'\'' => "&apos;",
+            0x20..0x7F => continue,
+            _ => {
+                out.truncate(start);
+                return push_escaped_chars(out, s);
+            }
+        };
+        out.push_str(&s[plain..at]);
+        out.push_str(entity);
+        plain = at + 1;
+    }
+    out.push_str(&s[plain..]);
+}
+
+/// [`push_escaped`] character by character, for any text.
+fn push_escaped_chars(out: &mut String, s: &str) {
     for c in visible(s).chars() {
         match c {
             '&' => out.push_str("&amp;"),
@@ -297,6 +324,27 @@ mod tests {
             suites[0].attribute("name"),
             Some("x<y>&\"'\\u{1b}]8;;\\u{7}\\u{202e}\\u{fffe}-->]]>/a.json")
         );
+    }
+
+    /// Printable ASCII's short way, and text that leaves it part way, give what the character
+    /// by character one does.
+    #[test]
+    fn plain_text_takes_the_short_way_to_the_same_text() {
+        let every: String = (0x20u8..0x7F).map(char::from).collect();
+        let mixed = ["a&b\u{1b}c", "x<y>é", "&&\u{202e}", "ok\u{7f}"];
+        for text in [&every[..], "", "&", "a'b", "x&&y<<>>\"\"", "plain text 1:2"]
+            .into_iter()
+            .chain(mixed)
+        {
+            // What was written before stays, whichever way the text takes.
+            let (mut short, mut long) = (String::from("<kept>"), String::from("<kept>"));
+            push_escaped(&mut short, text);
+            push_escaped_chars(&mut long, text);
+            assert_eq!(short, long, "{text:?}");
+        }
+        let mut out = String::new();
+        push_escaped(&mut out, "a<b>&\"c'd");
+        assert_eq!(out, "a&lt;b&gt;&amp;&quot;c&apos;d");
     }
 
     #[test]
