@@ -35,6 +35,8 @@ pub struct Scratch {
     /// Whether the walk lints an experiment directory itself, by the directory and the
     /// project root of the spec that names it: specs name the same few experiments.
     pub walk_lints: Recent<(PathBuf, Option<PathBuf>), bool, 8>,
+    /// Messages and help found free of secrets in the worker's earlier files.
+    pub clean: crate::secrets::CleanTexts,
 }
 
 /// The config files of the experiment folders a worker looked at last.

@@ -70,11 +70,13 @@ impl Clone for Detector {
     }
 }
 
-/// Some texts found clean, by a quick key of each: the index of a text that was, each compared
-/// whole before it is trusted. Many findings repeat a message (an audit meets the same unknown
-/// keys file after file), and telling one clean costs a pass of the prefilter.
-struct CleanTexts {
-    slots: [usize; CLEAN_SLOTS],
+/// Some texts found clean, by a quick key of each, each compared whole before it is trusted;
+/// and the last help text found clean. Many findings repeat a message (an audit meets the same
+/// unknown keys file after file), and telling one clean costs a pass of the prefilter: a worker
+/// keeps one of these from file to file. Memory stays bounded by its slots.
+pub struct CleanTexts {
+    slots: [Option<Box<str>>; CLEAN_SLOTS],
+    help: Option<String>,
 }
 
 /// Slots of [`CleanTexts`]: a text's slot is the top bits of its key.
@@ -83,21 +85,21 @@ const CLEAN_SLOTS: usize = 256;
 impl Default for CleanTexts {
     fn default() -> CleanTexts {
         CleanTexts {
-            slots: [usize::MAX; CLEAN_SLOTS],
+            slots: std::array::from_fn(|_| None),
+            help: None,
         }
     }
 }
 
 impl CleanTexts {
-    /// Whether `text` is one found clean; `text_at` gives the text kept at an index.
-    fn holds<'t>(&self, text: &str, text_at: impl Fn(usize) -> &'t str) -> bool {
-        let at = self.slots[Self::slot(text)];
-        at != usize::MAX && text_at(at) == text
+    /// Whether `text` is one found clean.
+    fn holds(&self, text: &str) -> bool {
+        self.slots[Self::slot(text)].as_deref() == Some(text)
     }
 
-    /// Keeps `text`, found clean, at index `at` (in place of what shared its slot).
-    fn insert(&mut self, text: &str, at: usize) {
-        self.slots[Self::slot(text)] = at;
+    /// Keeps `text`, found clean (in place of what shared its slot).
+    fn insert(&mut self, text: &str) {
+        self.slots[Self::slot(text)] = Some(text.into());
     }
 
     /// A text's slot, from its length and its first and last eight bytes: a collision only
@@ -159,27 +161,29 @@ impl Detector {
     /// The messages, help and labels of `findings` with their secrets masked: they quote
     /// values of the linted files.
     pub fn mask_findings(&self, findings: &mut [Finding]) {
+        self.mask_findings_with(findings, &mut CleanTexts::default());
+    }
+
+    /// [`Detector::mask_findings`], not reading again the texts `clean` holds, and keeping
+    /// there those found clean.
+    pub fn mask_findings_with(&self, findings: &mut [Finding], clean: &mut CleanTexts) {
         let mask = |text: &mut String| {
             if let Cow::Owned(masked) = self.mask(text) {
                 *text = masked;
             }
         };
-        // A rule's help is mostly the same text finding after finding: read once.
-        let mut clean_help: Option<String> = None;
-        let mut clean_messages = CleanTexts::default();
-        for i in 0..findings.len() {
-            let (before, rest) = findings.split_at_mut(i);
-            let f = &mut rest[0];
-            if !clean_messages.holds(&f.message, |j| &before[j].message) {
+        for f in findings {
+            if !clean.holds(&f.message) {
                 match self.mask(&f.message) {
                     Cow::Owned(masked) => f.message = masked,
-                    Cow::Borrowed(_) => clean_messages.insert(&f.message, i),
+                    Cow::Borrowed(_) => clean.insert(&f.message),
                 }
             }
+            // A rule's help is mostly the same text finding after finding: read once.
             if let Some(help) = &mut f.help {
-                if clean_help.as_deref() != Some(help.as_str()) {
+                if clean.help.as_deref() != Some(help.as_str()) {
                     mask(help);
-                    clean_help = Some(help.clone());
+                    clean.help = Some(help.clone());
                 }
             }
             for related in &mut f.related {
@@ -572,6 +576,45 @@ mod tests {
         assert_eq!(got, alone);
         assert_eq!(got[2], "unknown field hf_A… in this object");
         assert_eq!(got[3], clean);
+    }
+
+    /// Texts found clean in one file are trusted in the next, whole texts only: a message
+    /// sharing a clean one's slot is still masked, a help text after another is read again.
+    #[test]
+    fn clean_texts_carry_from_file_to_file() {
+        let token = "hf_AbCdEfGhIjKlMnOpQrStUvWxYzAbCdEfGhIj";
+        let clean = format!("unknown field {} in this object", "x".repeat(token.len()));
+        let secret = format!("unknown field {token} in this object");
+        let with = |message: &str, help: &str| {
+            let mut f = Finding::for_tests("a.json", "unknown-field", 1);
+            f.message = message.to_string();
+            f.help = Some(help.to_string());
+            f
+        };
+        let detector = builtin();
+        let mut memo = CleanTexts::default();
+        let mut first = vec![with(&clean, "plain help")];
+        detector.mask_findings_with(&mut first, &mut memo);
+        assert!(memo.holds(&clean));
+        let mut second = vec![
+            with(&clean, "plain help"),
+            with(&secret, &format!("help {token}")),
+            with(&clean, "plain help"),
+        ];
+        detector.mask_findings_with(&mut second, &mut memo);
+        let got: Vec<(&str, Option<&str>)> = second
+            .iter()
+            .map(|f| (f.message.as_str(), f.help.as_deref()))
+            .collect();
+        let masked = "unknown field hf_A… in this object";
+        assert_eq!(
+            got,
+            [
+                (clean.as_str(), Some("plain help")),
+                (masked, Some("help hf_A…")),
+                (clean.as_str(), Some("plain help")),
+            ]
+        );
     }
 
     #[test]

@@ -230,16 +230,19 @@ fn lint_batch(
     let owned = batch.iter().filter(|c| linter.owns(&c.path)).count();
     collector.files.fetch_add(owned, Ordering::Relaxed);
     let mut outcome = FileOutcome::default();
+    let mut gathered = crate::collect::Gathered::default();
     for candidate in batch.iter().filter(|c| linter.owns(&c.path)) {
-        let one = linter.contained(candidate, scratch);
+        let mut one = linter.contained(candidate, scratch);
         outcome.tool_error |= one.tool_error;
-        outcome.findings.extend(one.findings);
         outcome.fixed += one.fixed;
         if one.diff.is_some() {
             collector.keep_diff(one.diff);
         }
+        (collector.detector).mask_findings_with(&mut one.findings, &mut scratch.clean);
+        collector.findings.gather(&mut gathered, one.findings);
     }
     collector.keep(outcome);
+    collector.findings.keep_gathered(gathered);
 }
 
 /// The walker finds files on its own threads and passes them through a bounded queue to the

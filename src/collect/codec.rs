@@ -384,10 +384,14 @@ impl<'r> Cursor<'r> {
         self.str().map(str::to_owned)
     }
 
-    /// A string written over `into`, its buffer reused.
+    /// A string written over `into`, its buffer reused. A buffer too small is replaced rather
+    /// than grown: growing would copy the old text, which is overwritten anyway.
     fn string_into(&mut self, into: &mut String) -> io::Result<()> {
         let text = self.str()?;
         into.clear();
+        if into.capacity() < text.len() {
+            *into = String::with_capacity(text.len().max(2 * into.capacity()));
+        }
         into.push_str(text);
         Ok(())
     }

@@ -31,29 +31,39 @@ impl Encoded {
     /// Encodes `findings`, one record for each stretch of one file's findings, sorted first
     /// where they are not ([`sort_in_file`]: the engine makes them sorted).
     pub fn encode(findings: &mut [Finding]) -> io::Result<Encoded> {
-        let mut chunk = Vec::new();
-        let mut records = Vec::new();
+        let mut encoded = Encoded::default();
+        encoded.add(findings)?;
+        Ok(encoded)
+    }
+
+    /// [`Encoded::encode`] into these records: after them, in their last chunk.
+    pub fn add(&mut self, findings: &mut [Finding]) -> io::Result<()> {
+        if self.chunks.is_empty() {
+            // A record takes about a hundred bytes a finding: one reservation for a few files,
+            // instead of doubling from nothing.
+            self.chunks.push(Vec::with_capacity(findings.len() * 128));
+        }
+        let at = self.chunks.len() - 1;
+        let chunk = &mut self.chunks[at];
+        let (capacity, first) = (chunk.capacity(), self.records.len());
         let same_file =
             |a: &Finding, b: &Finding| Arc::ptr_eq(&a.path, &b.path) || a.path == b.path;
         for file in findings.chunk_by_mut(same_file) {
             sort_in_file(file);
             let start = chunk.len();
-            codec::write_group(&mut chunk, file.iter())?;
-            records.push(Record {
+            codec::write_group(chunk, file.iter())?;
+            self.records.push(Record {
                 path: file[0].path.clone(),
-                chunk: 0,
+                chunk: at,
                 range: start..chunk.len(),
                 findings: file.len(),
             });
         }
         // A record holds its path alive once the findings are gone.
-        let paths: usize = records.iter().map(|r| r.path.len() + 16).sum();
-        let bytes = chunk.capacity() + records.len() * std::mem::size_of::<Record>() + paths;
-        Ok(Encoded {
-            chunks: vec![chunk],
-            records,
-            bytes,
-        })
+        let added = &self.records[first..];
+        let paths: usize = added.iter().map(|r| r.path.len() + 16).sum();
+        self.bytes += chunk.capacity() - capacity + std::mem::size_of_val(added) + paths;
+        Ok(())
     }
 
     pub fn bytes(&self) -> usize {

@@ -237,6 +237,12 @@ impl Held {
 /// the rules are a few dozen.
 fn rules_of(findings: &[Finding]) -> Vec<RuleId> {
     let mut rules: Vec<RuleId> = Vec::new();
+    add_rules_of(&mut rules, findings);
+    rules
+}
+
+/// Adds to `rules` those of `findings` it does not hold yet.
+fn add_rules_of(rules: &mut Vec<RuleId>, findings: &[Finding]) {
     let mut last: Option<RuleId> = None;
     for f in findings {
         if last != Some(f.rule) && !rules.contains(&f.rule) {
@@ -244,7 +250,14 @@ fn rules_of(findings: &[Finding]) -> Vec<RuleId> {
         }
         last = Some(f.rule);
     }
-    rules
+}
+
+/// A worker's findings of a few files, on their way to one [`Spool::keep_gathered`].
+#[derive(Default)]
+pub struct Gathered {
+    findings: Vec<Finding>,
+    encoded: Encoded,
+    rules: Vec<RuleId>,
 }
 
 /// One sorted run: a stretch of a temporary file.
@@ -346,6 +359,36 @@ impl Spool {
         };
         if let Some(full) = full {
             self.spill(full);
+        }
+    }
+
+    /// Adds one file's findings (or a few files', each file's together) to what a worker
+    /// gathers for [`Spool::keep_gathered`]: once the spool spills they are encoded here, as
+    /// they are made, and freed; a batch of files is not copied together first.
+    pub fn gather(&self, gathered: &mut Gathered, mut findings: Vec<Finding>) {
+        if findings.is_empty() {
+            return;
+        }
+        add_rules_of(&mut gathered.rules, &findings);
+        if !self.spilling.load(Ordering::Relaxed) {
+            gathered.findings.append(&mut findings);
+        } else if let Err(e) = gathered.encoded.add(&mut findings) {
+            self.fail(e);
+        }
+    }
+
+    /// Keeps what a worker gathered, under one lock for both kinds.
+    pub fn keep_gathered(&self, gathered: Gathered) {
+        let Gathered {
+            findings,
+            encoded,
+            rules,
+        } = gathered;
+        if !encoded.is_empty() {
+            self.keep_encoded(encoded, &rules);
+        }
+        if !findings.is_empty() {
+            self.keep(findings);
         }
     }
 

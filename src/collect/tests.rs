@@ -40,8 +40,9 @@ fn each_file(findings: &dyn Findings) -> Vec<(String, usize)> {
     files
 }
 
-/// Files' findings kept from several threads in any order, some paths twice: read back
-/// from spilled runs, they are what sorting them all gives, in batches of whole files.
+/// Files' findings kept from several threads in any order, some paths twice, one file at a
+/// time or gathered a few at a time: read back from spilled runs, they are what sorting them
+/// all gives, in batches of whole files.
 #[test]
 fn spilled_runs_merge_into_the_sorted_whole() {
     let paths: Vec<Arc<str>> = (0..300)
@@ -79,11 +80,21 @@ fn spilled_runs_merge_into_the_sorted_whole() {
     for budget in [1, 2_000, 50_000, usize::MAX] {
         let spool = Spool::with_budget(budget);
         std::thread::scope(|scope| {
-            for part in outcomes.chunks(40) {
+            for (n, part) in outcomes.chunks(40).enumerate() {
                 let spool = &spool;
+                // Half the threads keep file by file, half gather three files at a time
+                // (held, or encoded once the spool spills) and keep them together.
                 scope.spawn(move || {
-                    for outcome in part {
-                        spool.keep(outcome.clone());
+                    if n % 2 == 0 {
+                        part.iter().for_each(|outcome| spool.keep(outcome.clone()));
+                        return;
+                    }
+                    for files in part.chunks(3) {
+                        let mut gathered = Gathered::default();
+                        for outcome in files {
+                            spool.gather(&mut gathered, outcome.clone());
+                        }
+                        spool.keep_gathered(gathered);
                     }
                 });
             }
