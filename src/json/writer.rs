@@ -29,27 +29,31 @@ const PLAIN: [bool; 256] = {
 /// Are all of `bytes` [`PLAIN`]? Eight at a time: a report's strings are mostly plain, and a
 /// table lookup per byte was a fifth of the cost of rendering a SARIF result.
 fn is_plain(bytes: &[u8]) -> bool {
+    let mut words = bytes.chunks_exact(8);
+    words.all(|word| word_is_plain(word_at(word)))
+        && words.remainder().iter().all(|&b| PLAIN[b as usize])
+}
+
+/// The first eight of `bytes` (at least eight) as one word.
+fn word_at(bytes: &[u8]) -> u64 {
+    let mut w = [0u8; 8];
+    w.copy_from_slice(&bytes[..8]);
+    u64::from_ne_bytes(w)
+}
+
+/// Are all eight bytes of `w` [`PLAIN`]?
+fn word_is_plain(w: u64) -> bool {
     const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
     const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
     // Whether any byte of `v` is zero (exact for "any", whichever byte it is).
     let has_zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGHS != 0;
-    let mut words = bytes.chunks_exact(8);
-    for word in &mut words {
-        let mut w = [0u8; 8];
-        w.copy_from_slice(word);
-        let w = u64::from_ne_bytes(w);
-        // Below 0x20 (a control), 0x80 and above (not ASCII), or DEL, `"` or `\`.
-        let below_space = w.wrapping_sub(ONES * 0x20) & !w & HIGHS != 0;
-        if below_space
-            || w & HIGHS != 0
-            || has_zero(w ^ (ONES * 0x7F))
-            || has_zero(w ^ (ONES * u64::from(b'"')))
-            || has_zero(w ^ (ONES * u64::from(b'\\')))
-        {
-            return false;
-        }
-    }
-    words.remainder().iter().all(|&b| PLAIN[b as usize])
+    // Below 0x20 (a control), 0x80 and above (not ASCII), or DEL, `"` or `\`.
+    let below_space = w.wrapping_sub(ONES * 0x20) & !w & HIGHS != 0;
+    !(below_space
+        || w & HIGHS != 0
+        || has_zero(w ^ (ONES * 0x7F))
+        || has_zero(w ^ (ONES * u64::from(b'"')))
+        || has_zero(w ^ (ONES * u64::from(b'\\'))))
 }
 
 /// The decimal digits of `n`, written at the end of `digits`.
@@ -283,13 +287,20 @@ impl Parts<'_> {
     }
 }
 
-/// `s` with its escapes: runs of plain text are copied whole.
+/// `s` with its escapes: runs of plain text are copied whole, and passed over eight bytes at a
+/// time (a message quoting a value has a few quotes in a long plain text).
 fn write_escaped(out: &mut Vec<u8>, s: &str) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     let bytes = s.as_bytes();
     let mut plain = 0;
     let mut at = 0;
-    while let Some(&b) = bytes.get(at) {
+    loop {
+        while bytes.len() - at >= 8 && word_is_plain(word_at(&bytes[at..])) {
+            at += 8;
+        }
+        let Some(&b) = bytes.get(at) else {
+            break;
+        };
         let escape: &[u8] = match b {
             b'"' => b"\\\"",
             b'\\' => b"\\\\",
@@ -682,6 +693,17 @@ mod tests {
             .map(String::from),
         );
         texts.push(texts.concat());
+        // Each escape at every place of a longer plain text, where a word-wide step may land
+        // on it or straddle it.
+        for special in ["\"", "\\", "\n", "\u{1b}", "é", "\u{202E}", "\u{7f}"] {
+            for at in 0..=20 {
+                texts.push(format!(
+                    "{}{special}{}",
+                    "p".repeat(at),
+                    "q".repeat(20 - at)
+                ));
+            }
+        }
         for text in &texts {
             let mut out = Vec::new();
             JsonWriter::new(&mut out, 0).string(text);
