@@ -161,6 +161,9 @@ impl Detector {
     /// The messages, help and labels of `findings` with their secrets masked: they quote
     /// values of the linted files.
     pub fn mask_findings(&self, findings: &mut [Finding]) {
+        if findings.is_empty() {
+            return;
+        }
         self.mask_findings_with(findings, &mut CleanTexts::default());
     }
 

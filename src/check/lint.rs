@@ -232,14 +232,13 @@ fn lint_batch(
     let mut outcome = FileOutcome::default();
     let mut gathered = crate::collect::Gathered::default();
     for candidate in batch.iter().filter(|c| linter.owns(&c.path)) {
-        let mut one = linter.contained(candidate, scratch);
+        let one = linter.contained(candidate, scratch);
         outcome.tool_error |= one.tool_error;
         outcome.fixed += one.fixed;
         if one.diff.is_some() {
             collector.keep_diff(one.diff);
         }
-        (collector.detector).mask_findings_with(&mut one.findings, &mut scratch.clean);
-        collector.findings.gather(&mut gathered, one.findings);
+        collector.gather_findings(&mut gathered, one.findings, &mut scratch.clean);
     }
     collector.keep(outcome);
     collector.findings.keep_gathered(gathered);
@@ -697,6 +696,18 @@ impl Collector {
     fn keep_findings(&self, mut findings: Vec<Finding>) {
         self.detector.mask_findings(&mut findings);
         self.findings.keep(findings);
+    }
+
+    /// [`Collector::keep_findings`] for one file of a worker's batch: masked with what the
+    /// worker found clean in its earlier files, and gathered with the batch's others.
+    fn gather_findings(
+        &self,
+        gathered: &mut crate::collect::Gathered,
+        mut findings: Vec<Finding>,
+        clean: &mut crate::secrets::CleanTexts,
+    ) {
+        self.detector.mask_findings_with(&mut findings, clean);
+        self.findings.gather(gathered, findings);
     }
 
     /// Keeps a file's `--diff`, to be printed in path order.
