@@ -144,6 +144,8 @@ struct Frame {
     maybe_duplicate: bool,
     /// One bit per key fingerprint seen in this object.
     seen: u64,
+    /// Earlier keys compared exactly on fingerprint collisions, out of [`EXACT_SCAN_BUDGET`].
+    scanned: u32,
 }
 
 struct Parser<'s> {
@@ -337,13 +339,20 @@ fn move_tail<T>(from: &mut Vec<T>, start: usize, to: &mut Vec<T>) {
     }
 }
 
-/// One bit chosen by the decoded key: equal keys always get the same bit.
+/// One bit chosen by the decoded key: equal keys always get the same bit. Its length, first
+/// and last byte: keys that differ only in a numbered suffix (`field_01`, `field_02`) still
+/// get different bits.
 #[inline(always)]
 fn key_bit(key: &str) -> u64 {
     let k = key.as_bytes();
     let first = k.first().copied().unwrap_or(0) as usize;
-    1 << ((k.len() * 8 + first) & 63)
+    let last = k.last().copied().unwrap_or(0) as usize;
+    1 << ((k.len() * 8 + first + last * 7) & 63)
 }
+
+/// Keys an object's fingerprint collisions may compare exactly, in all: past it the exact check
+/// is left to `find_duplicates` when the object closes, so a wide object stays linear.
+const EXACT_SCAN_BUDGET: u32 = 256;
 
 impl<'s> Parser<'s> {
     fn error<T>(&self, offset: usize, message: impl Into<String>) -> Result<T, ParseError> {
@@ -482,6 +491,7 @@ impl<'s> Parser<'s> {
                         object,
                         maybe_duplicate: false,
                         seen: 0,
+                        scanned: 0,
                     });
                     let close = if object { b'}' } else { b']' };
                     if bytes.get(pos) == Some(&close) {
@@ -588,11 +598,14 @@ impl<'s> Parser<'s> {
         if let Some(frame) = stack.last_mut() {
             let bit = key_bit(&key);
             if frame.seen & bit != 0 && !frame.maybe_duplicate {
-                // A fingerprint collision: is it a real duplicate? Past a few keys the exact
-                // check is left to `find_duplicates` (one hash-map pass when the object closes),
-                // so a wide object costs linear time, not a scan per key.
+                // A fingerprint collision: is it a real duplicate? Within the object's budget
+                // the earlier keys are compared; past it the exact check is left to
+                // `find_duplicates` (one sorting pass when the object closes).
                 let earlier = &self.member_scratch[frame.scratch..];
-                frame.maybe_duplicate = earlier.len() > 16 || earlier.iter().any(|m| m.key == key);
+                let compared = u32::try_from(earlier.len()).unwrap_or(u32::MAX);
+                frame.scanned = frame.scanned.saturating_add(compared);
+                frame.maybe_duplicate =
+                    frame.scanned > EXACT_SCAN_BUDGET || earlier.iter().any(|m| m.key == key);
             }
             frame.seen |= bit;
         }
