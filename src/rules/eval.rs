@@ -726,7 +726,11 @@ fn report_unknown_key(
         Some(s) => format!("; did you mean {}?", quote(s, MAX_VALUE_CHARS)),
         None => String::new(),
     };
-    let mut extra = vec![("did-you-mean", did_you_mean)];
+    // No suggestion fills `{did-you-mean}` with nothing: no list to allocate for it.
+    let mut extra = Vec::new();
+    if !did_you_mean.is_empty() {
+        extra.push(("did-you-mean", did_you_mean));
+    }
     if check.uses("allowed") {
         extra.push(("allowed", allowed.join(", ")));
     }
