@@ -2,6 +2,7 @@
 //! finding from borrowed data.
 
 use std::io::Write;
+use std::sync::Arc;
 
 use serde::Serialize as DeriveSerialize;
 
@@ -19,6 +20,9 @@ pub(super) struct FindingShape {
     level: usize,
     compact: bool,
     skeleton: Skeleton,
+    /// The last finding's file and its name as a JSON string: a file's findings come
+    /// together and share one name, escaped once.
+    path: Option<(Arc<str>, Vec<u8>)>,
 }
 
 impl FindingShape {
@@ -27,6 +31,7 @@ impl FindingShape {
             level,
             compact: false,
             skeleton: Skeleton::new(level, finding_skeleton),
+            path: None,
         }
     }
 
@@ -36,6 +41,7 @@ impl FindingShape {
             level: 0,
             compact: true,
             skeleton: Skeleton::compact(finding_skeleton),
+            path: None,
         }
     }
 }
@@ -69,9 +75,12 @@ fn finding_skeleton(w: &mut JsonWriter<'_>) {
 
 /// Writes one finding, as serde would write the document's shape of it (the test below holds
 /// the two to the same bytes).
-pub(super) fn write_finding(buf: &mut Vec<u8>, shape: &FindingShape, f: &Finding) {
+pub(super) fn write_finding(buf: &mut Vec<u8>, shape: &mut FindingShape, f: &Finding) {
+    let path = path_json(&mut shape.path, &f.path);
     let mut parts = shape.skeleton.parts();
-    for text in [&*f.path, &f.rule, f.severity.as_str(), &f.message] {
+    parts.next_into(buf);
+    buf.extend_from_slice(path);
+    for text in [&*f.rule, f.severity.as_str(), &f.message] {
         parts.next_into(buf);
         write_string(buf, text);
     }
@@ -123,6 +132,20 @@ pub(super) fn write_finding(buf: &mut Vec<u8>, shape: &FindingShape, f: &Finding
         super::history::write_members(&mut w, history);
     }
     w.end_object();
+}
+
+/// `path` as a JSON string, escaped again only when it is not the last one's file.
+fn path_json<'a>(last: &'a mut Option<(Arc<str>, Vec<u8>)>, path: &Arc<str>) -> &'a [u8] {
+    let same = last
+        .as_ref()
+        .is_some_and(|(p, _)| Arc::ptr_eq(p, path) || **p == **path);
+    if !same {
+        let (kept, json) = last.get_or_insert_with(|| (path.clone(), Vec::new()));
+        *kept = path.clone();
+        json.clear();
+        write_string(json, path);
+    }
+    last.as_ref().map_or(&[][..], |(_, json)| json)
 }
 
 /// The `fix` member: its safety, and its edits as byte ranges of the file and the text that
@@ -261,7 +284,7 @@ pub fn write(out: &mut dyn Write, input: &ReportInput<'_>) -> std::io::Result<()
                 if shape.as_ref().is_none_or(|s| s.level != level) {
                     *shape = Some(FindingShape::new(level));
                 }
-                if let Some(shape) = shape {
+                if let Some(shape) = shape.as_mut() {
                     write_finding(buf, shape, &batch[i]);
                 }
                 Ok(())
@@ -472,7 +495,7 @@ mod tests {
         ] {
             for level in [0, 2] {
                 let mut direct = Vec::new();
-                write_finding(&mut direct, &FindingShape::new(level), &f);
+                write_finding(&mut direct, &mut FindingShape::new(level), &f);
                 let mut serde = Vec::new();
                 crate::json::writer::write_json_at(&mut serde, level, &FindingOut::from(&f))
                     .unwrap();
@@ -483,13 +506,58 @@ mod tests {
             }
             // Compact, for `jsonl`: the same value on one line.
             let mut direct = Vec::new();
-            write_finding(&mut direct, &FindingShape::compact(), &f);
+            write_finding(&mut direct, &mut FindingShape::compact(), &f);
             let mut serde = Vec::new();
             crate::json::writer::write_json_compact(&mut serde, &FindingOut::from(&f)).unwrap();
             assert_eq!(
                 String::from_utf8(direct).unwrap(),
                 String::from_utf8(serde).unwrap()
             );
+        }
+    }
+
+    /// One shape writing findings file after file (its file's name escaped once) writes each
+    /// as a new shape would: the same file, another file, an equal name in another `Arc`.
+    #[test]
+    fn a_shape_kept_across_files_writes_each_name() {
+        let base = Finding {
+            path: Arc::from("a.json"),
+            rule: "unknown-field".into(),
+            severity: Severity::Warning,
+            message: "m".into(),
+            help: None,
+            pointer: "/x".into(),
+            span: Span::new(1, 2),
+            start: Position { line: 1, column: 2 },
+            end: Position { line: 1, column: 3 },
+            related: Vec::new(),
+            value_hash: 0,
+            secret: false,
+            fix: None,
+            history: None,
+        };
+        let a: Arc<str> = Arc::from("dir/\u{1b}a\"q\".json");
+        let b: Arc<str> = Arc::from("b.json");
+        let paths = [a.clone(), a.clone(), b, Arc::from(&*a), Arc::from(""), a];
+        for compact in [true, false] {
+            let fresh = || {
+                if compact {
+                    FindingShape::compact()
+                } else {
+                    FindingShape::new(1)
+                }
+            };
+            let mut kept = fresh();
+            for path in &paths {
+                let f = Finding {
+                    path: path.clone(),
+                    ..base.clone()
+                };
+                let (mut once, mut again) = (Vec::new(), Vec::new());
+                write_finding(&mut once, &mut fresh(), &f);
+                write_finding(&mut again, &mut kept, &f);
+                assert_eq!(once, again, "{path}");
+            }
         }
     }
 }
