@@ -377,7 +377,7 @@ impl<'r> Cursor<'r> {
         let len = self.len()?;
         let (text, rest) = self.bytes.split_at(len);
         self.bytes = rest;
-        std::str::from_utf8(text).map_err(|_| corrupt())
+        crate::json::text_of(text).ok_or_else(corrupt)
     }
 
     fn string(&mut self) -> io::Result<String> {

@@ -318,7 +318,7 @@ pub(super) fn each_file(
 
 /// A record's path, which was written from a `str`.
 fn path_text(path: &[u8]) -> io::Result<&str> {
-    std::str::from_utf8(path).map_err(|_| super::codec::corrupt())
+    crate::json::text_of(path).ok_or_else(super::codec::corrupt)
 }
 
 /// A run being read: its current record (one file's findings), undecoded.
