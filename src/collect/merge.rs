@@ -29,7 +29,7 @@ const READ_BUFFER: usize = 8 * 1024;
 /// `k % DECODERS`); and this thread takes the decoded batches in the same turns, so in order,
 /// hands each to `each`, then back to its decoder to be refilled. Decoding was the merge's
 /// cost, on one thread while the report's threads waited. Each decoder holds at most a batch
-/// waiting, one being decoded, one decoded and one handed back. Without threads (a thread
+/// waiting, one being decoded, one decoded, one handed back and its spares. Without threads (a thread
 /// limit), all is done on this one.
 pub(super) fn each_batch(
     runs: &[Run],
@@ -140,11 +140,17 @@ impl Decoded {
     }
 }
 
+/// Decoded batches a decoder keeps for reuse beyond the one it refills.
+const SPARE_BATCHES: usize = 2;
+
 /// The most findings a decoder renders in one batch.
 const RENDERED_AT_MOST: usize = 4 * BATCH;
 
 /// A decoder's loop: decodes (and renders) each batch from `raw` and sends it on `full`,
-/// refilling one of the batches handed back on `empty` (the others freed here).
+/// refilling one of the batches handed back on `empty`. A decoder that runs ahead of the
+/// writer finds none handed back yet and makes a batch; the batches that come back together
+/// later are kept as spares (as many as [`SPARE_BATCHES`]), so that their buffers, not new
+/// ones, take the next findings.
 fn decode_each(
     raw: &mpsc::Receiver<RawBatch>,
     render: Option<&Render<'_>>,
@@ -152,8 +158,14 @@ fn decode_each(
     empty: &mpsc::Receiver<Decoded>,
 ) {
     let mut decoder = Decoder::default();
+    let mut spares: Vec<Decoded> = Vec::with_capacity(SPARE_BATCHES + 1);
     for batch in raw.iter() {
-        let mut decoded = empty.try_iter().reduce(|keep, _| keep).unwrap_or_default();
+        for back in empty.try_iter() {
+            if spares.len() < SPARE_BATCHES {
+                spares.push(back);
+            }
+        }
+        let mut decoded = spares.pop().unwrap_or_default();
         let done = decoded
             .refill(&batch, &mut decoder, render)
             .map(|()| decoded);
