@@ -334,7 +334,26 @@ struct Cursor<'r> {
 }
 
 impl<'r> Cursor<'r> {
+    #[inline(always)]
     fn varint(&mut self) -> io::Result<u64> {
+        // One byte (small lengths, lines, columns) or two (offsets in a spec): most of them.
+        match *self.bytes {
+            [low, ref rest @ ..] if low < 0x80 => {
+                self.bytes = rest;
+                Ok(u64::from(low))
+            }
+            [low, high, ref rest @ ..] if high < 0x80 => {
+                self.bytes = rest;
+                Ok(u64::from(low & 0x7f) | u64::from(high) << 7)
+            }
+            _ => self.long_varint(),
+        }
+    }
+
+    /// A varint of three bytes or more (or a damaged one).
+    #[cold]
+    #[inline(never)]
+    fn long_varint(&mut self) -> io::Result<u64> {
         let mut n = 0u64;
         for (i, &byte) in self.bytes.iter().enumerate().take(10) {
             n |= u64::from(byte & 0x7f) << (7 * i);
@@ -561,6 +580,27 @@ mod tests {
         }
         assert_eq!(paths, [&*a, &*b]);
         assert_eq!((counts.severities, counts.fixes), ([0, 3, 1], [0, 3]));
+    }
+
+    /// Varints read back at every width (the one- and two-byte shortcuts and the loop), and
+    /// one cut short or past ten bytes is an error.
+    #[test]
+    fn varints_read_back_at_every_width() {
+        let mut values: Vec<u64> = vec![0, 1, u64::MAX];
+        for bits in (7..64).step_by(7) {
+            values.extend([(1 << bits) - 1, 1 << bits, (1 << bits) + 1]);
+        }
+        for n in values {
+            let mut bytes = Vec::new();
+            write_varint(&mut bytes, n);
+            bytes.push(0x2a);
+            let mut input = Cursor { bytes: &bytes };
+            assert_eq!(input.varint().unwrap(), n);
+            assert_eq!(input.bytes, [0x2a]);
+            let cut = &bytes[..bytes.len() - 2];
+            assert!(Cursor { bytes: cut }.varint().is_err(), "{n}");
+        }
+        assert!(Cursor { bytes: &[0x80; 11] }.varint().is_err());
     }
 
     #[test]
