@@ -337,18 +337,57 @@ pub fn pointer_path(pointer: &str) -> String {
 /// empty or all digits (nearly all): its segments joined by dots, in one pass.
 fn plain_pointer_path(pointer: &str) -> Option<String> {
     let rest = pointer.strip_prefix('/')?;
-    let (mut empty, mut digits) = (true, true);
+    // Whether the segment so far holds a letter, `_` or `-`: an empty segment and one of
+    // digits alone (an index) both lack one.
+    let mut named = false;
     for &b in rest.as_bytes() {
-        match b {
-            b'/' if empty || digits => return None,
-            b'/' => (empty, digits) = (true, true),
-            b'0'..=b'9' => empty = false,
-            b'a'..=b'z' | b'A'..=b'Z' | b'_' | b'-' => (empty, digits) = (false, false),
-            _ => return None,
+        match POINTER_BYTE[usize::from(b)] {
+            PointerByte::Name => named = true,
+            PointerByte::Digit => {}
+            PointerByte::Slash if named => named = false,
+            PointerByte::Slash | PointerByte::Other => return None,
         }
     }
-    (!empty && !digits).then(|| rest.replace('/', "."))
+    if !named {
+        return None;
+    }
+    // ASCII alone, checked above: a copy with each `/` turned into `.` in place.
+    let mut dotted = rest.as_bytes().to_vec();
+    for b in &mut dotted {
+        if *b == b'/' {
+            *b = b'.';
+        }
+    }
+    // SAFETY: every byte was classed above as an ASCII letter, digit, `_`, `-` or `/`, and the
+    // copy only turned `/` into `.`: ASCII is UTF-8.
+    Some(unsafe { String::from_utf8_unchecked(dotted) })
 }
+
+/// What a pointer's byte is to [`plain_pointer_path`].
+#[derive(Clone, Copy)]
+enum PointerByte {
+    Name,
+    Digit,
+    Slash,
+    Other,
+}
+
+/// [`PointerByte`] of every byte: one load a byte instead of a chain of range tests.
+static POINTER_BYTE: [PointerByte; 256] = {
+    let mut table = [PointerByte::Other; 256];
+    let mut b = 0;
+    while b < 256 {
+        let byte = b as u8;
+        table[b] = match byte {
+            b'0'..=b'9' => PointerByte::Digit,
+            b'a'..=b'z' | b'A'..=b'Z' | b'_' | b'-' => PointerByte::Name,
+            b'/' => PointerByte::Slash,
+            _ => PointerByte::Other,
+        };
+        b += 1;
+    }
+    table
+};
 
 /// [`pointer_path`] of any pointer.
 fn any_pointer_path(pointer: &str) -> String {
