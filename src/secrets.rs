@@ -70,13 +70,12 @@ impl Clone for Detector {
     }
 }
 
-/// Some texts found clean, by a quick key of each, each compared whole before it is trusted;
-/// and the last help text found clean. Many findings repeat a message (an audit meets the same
-/// unknown keys file after file), and telling one clean costs a pass of the prefilter: a worker
-/// keeps one of these from file to file. Memory stays bounded by its slots.
+/// Some texts found clean, by a quick key of each, each compared whole before it is trusted.
+/// Many findings repeat a message (an audit meets the same unknown keys file after file) or a
+/// rule's help, and telling one clean costs a pass of the prefilter: a worker keeps one of
+/// these from file to file. Memory stays bounded by its slots.
 pub struct CleanTexts {
     slots: [Option<Box<str>>; CLEAN_SLOTS],
-    help: Option<String>,
 }
 
 /// Slots of [`CleanTexts`]: a text's slot is the top bits of its key.
@@ -86,7 +85,6 @@ impl Default for CleanTexts {
     fn default() -> CleanTexts {
         CleanTexts {
             slots: std::array::from_fn(|_| None),
-            help: None,
         }
     }
 }
@@ -182,11 +180,14 @@ impl Detector {
                     Cow::Borrowed(_) => clean.insert(&f.message),
                 }
             }
-            // A rule's help is mostly the same text finding after finding: read once.
+            // A rule's help is mostly the same text finding after finding, and a file's rules
+            // take turns: one of the texts found clean, unless it holds a secret.
             if let Some(help) = &mut f.help {
-                if clean.help.as_deref() != Some(help.as_str()) {
-                    mask(help);
-                    clean.help = Some(help.clone());
+                if !clean.holds(help) {
+                    match self.mask(help) {
+                        Cow::Owned(masked) => *help = masked,
+                        Cow::Borrowed(_) => clean.insert(help),
+                    }
                 }
             }
             for related in &mut f.related {
@@ -598,11 +599,12 @@ mod tests {
         let mut memo = CleanTexts::default();
         let mut first = vec![with(&clean, "plain help")];
         detector.mask_findings_with(&mut first, &mut memo);
-        assert!(memo.holds(&clean));
+        assert!(memo.holds(&clean) && memo.holds("plain help"));
         let mut second = vec![
             with(&clean, "plain help"),
             with(&secret, &format!("help {token}")),
             with(&clean, "plain help"),
+            with(&clean, &format!("help {token}")),
         ];
         detector.mask_findings_with(&mut second, &mut memo);
         let got: Vec<(&str, Option<&str>)> = second
@@ -616,8 +618,11 @@ mod tests {
                 (clean.as_str(), Some("plain help")),
                 (masked, Some("help hf_A…")),
                 (clean.as_str(), Some("plain help")),
+                (clean.as_str(), Some("help hf_A…")),
             ]
         );
+        // What held a secret is never taken for clean text.
+        assert!(!memo.holds(&secret) && !memo.holds(&format!("help {token}")));
     }
 
     #[test]
