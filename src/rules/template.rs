@@ -119,7 +119,10 @@ impl Template {
             for (part, p) in parts.iter_mut().zip(&self.pieces) {
                 *part = piece(p);
             }
-            return parts[..self.pieces.len()].concat();
+            let parts = &parts[..self.pieces.len()];
+            let mut out = String::with_capacity(parts.iter().map(|p| p.len()).sum());
+            parts.iter().for_each(|p| out.push_str(p));
+            return out;
         }
         let len = self.pieces.iter().map(piece).map(str::len).sum();
         let mut out = String::with_capacity(len);
