@@ -222,8 +222,21 @@ pub fn write_string(out: &mut Vec<u8>, s: &str) {
 
 /// A JSON number.
 pub fn write_number(out: &mut Vec<u8>, n: u64) {
-    let mut digits = [0u8; 20];
-    out.extend_from_slice(decimal(n, &mut digits));
+    // Lines, columns and a spec's offsets: mostly one to three digits, written without the
+    // division loop.
+    match n {
+        0..=9 => out.push(b'0' + n as u8),
+        10..=99 => out.extend_from_slice(&[b'0' + (n / 10) as u8, b'0' + (n % 10) as u8]),
+        100..=999 => out.extend_from_slice(&[
+            b'0' + (n / 100) as u8,
+            b'0' + (n / 10 % 10) as u8,
+            b'0' + (n % 10) as u8,
+        ]),
+        _ => {
+            let mut digits = [0u8; 20];
+            out.extend_from_slice(decimal(n, &mut digits));
+        }
+    }
 }
 
 /// Marks a value's place in a skeleton. It never occurs in the fixed text: keys are plain
@@ -657,6 +670,24 @@ mod tests {
                     );
                 }
             }
+        }
+    }
+
+    /// Numbers come out as `to_string` writes them: every value to 2,000, and at the edges of
+    /// each width up to `u64::MAX`.
+    #[test]
+    fn numbers_are_their_decimal_digits() {
+        let mut values: Vec<u64> = (0..=2000).collect();
+        let mut power = 10u64;
+        while let Some(next) = power.checked_mul(10) {
+            values.extend([power - 1, power, power + 1]);
+            power = next;
+        }
+        values.push(u64::MAX);
+        for n in values {
+            let mut out = b"x".to_vec();
+            write_number(&mut out, n);
+            assert_eq!(out, format!("x{n}").into_bytes());
         }
     }
 
