@@ -173,22 +173,21 @@ impl Detector {
                 *text = masked;
             }
         };
-        for f in findings {
-            if !clean.holds(&f.message) {
-                match self.mask(&f.message) {
-                    Cow::Owned(masked) => f.message = masked,
-                    Cow::Borrowed(_) => clean.insert(&f.message),
-                }
+        // Messages and helps repeat (a rule's help finding after finding, while a file's rules
+        // take turns): each is read unless it is one of the texts found clean.
+        let mask_remembered = |text: &mut String, clean: &mut CleanTexts| {
+            if clean.holds(text) {
+                return;
             }
-            // A rule's help is mostly the same text finding after finding, and a file's rules
-            // take turns: one of the texts found clean, unless it holds a secret.
+            match self.mask(text) {
+                Cow::Owned(masked) => *text = masked,
+                Cow::Borrowed(_) => clean.insert(text),
+            }
+        };
+        for f in findings {
+            mask_remembered(&mut f.message, clean);
             if let Some(help) = &mut f.help {
-                if !clean.holds(help) {
-                    match self.mask(help) {
-                        Cow::Owned(masked) => *help = masked,
-                        Cow::Borrowed(_) => clean.insert(help),
-                    }
-                }
+                mask_remembered(help, clean);
             }
             for related in &mut f.related {
                 mask(&mut related.label);

@@ -29,8 +29,8 @@ const READ_BUFFER: usize = 8 * 1024;
 /// `k % DECODERS`); and this thread takes the decoded batches in the same turns, so in order,
 /// hands each to `each`, then back to its decoder to be refilled. Decoding was the merge's
 /// cost, on one thread while the report's threads waited. Each decoder holds at most a batch
-/// waiting, one being decoded, one decoded, one handed back and its spares. Without threads (a thread
-/// limit), all is done on this one.
+/// waiting, one being decoded, one decoded, one handed back and its spares. Without threads
+/// (a thread limit), all is done on this one.
 pub(super) fn each_batch(
     runs: &[Run],
     render: Option<&Render<'_>>,

@@ -140,10 +140,11 @@ fn path_json<'a>(last: &'a mut Option<(Arc<str>, Vec<u8>)>, path: &Arc<str>) -> 
         .as_ref()
         .is_some_and(|(p, _)| Arc::ptr_eq(p, path) || **p == **path);
     if !same {
-        let (kept, json) = last.get_or_insert_with(|| (path.clone(), Vec::new()));
-        *kept = path.clone();
+        // The old name's buffer is reused.
+        let mut json = last.take().map(|(_, json)| json).unwrap_or_default();
         json.clear();
-        write_string(json, path);
+        write_string(&mut json, path);
+        *last = Some((path.clone(), json));
     }
     last.as_ref().map_or(&[][..], |(_, json)| json)
 }
