@@ -313,6 +313,28 @@ fn read_finding_into(input: &mut Cursor<'_>, f: &mut Finding) -> io::Result<()> 
     Ok(())
 }
 
+/// Appends to `heads` the head of each of `records` (whole records, each with its size): its
+/// counts and path, framed as a record, so that [`Decoder::read_counts`] reads either.
+pub fn push_heads(mut records: &[u8], heads: &mut Vec<u8>) -> io::Result<()> {
+    while let Some((size, rest)) = records.split_first_chunk::<4>() {
+        let size = usize::try_from(u32::from_le_bytes(*size)).map_err(|_| corrupt())?;
+        let record = rest.get(..size).ok_or_else(corrupt)?;
+        let mut cursor = Cursor { bytes: record };
+        cursor.counts()?;
+        cursor.str()?;
+        let head = &record[..record.len() - cursor.bytes.len()];
+        let head_size = u32::try_from(head.len()).map_err(|_| corrupt())?;
+        heads.extend_from_slice(&head_size.to_le_bytes());
+        heads.extend_from_slice(head);
+        records = &rest[size..];
+    }
+    if records.is_empty() {
+        Ok(())
+    } else {
+        Err(corrupt())
+    }
+}
+
 /// A record's number of findings (from its counts) and its path, decoding no finding.
 pub fn record_head(record: &[u8]) -> io::Result<(usize, &str)> {
     let mut cursor = Cursor { bytes: record };
@@ -626,5 +648,40 @@ mod tests {
             let mut input = &damaged[..];
             let _ = Decoder::default().read_group(&mut input, &mut Vec::new());
         }
+    }
+
+    #[test]
+    fn heads_read_back_as_the_records_counts_and_paths() {
+        let a: Arc<str> = Arc::from("specs/a.jobspec.json");
+        let b: Arc<str> = Arc::from("é/b.jobspec.json");
+        let mut plain = finding(&b, "kind", "m3");
+        plain.fix = None;
+        plain.severity = Severity::Error;
+        let mut records = Vec::new();
+        write_group(&mut records, [finding(&a, "api-version", "m1")].iter()).unwrap();
+        write_group(&mut records, [finding(&b, "kind", "m2"), plain].iter()).unwrap();
+        let mut heads = Vec::new();
+        push_heads(&records, &mut heads).unwrap();
+        assert!(
+            heads.len() < records.len() / 4,
+            "{} of {}",
+            heads.len(),
+            records.len()
+        );
+        let read_all = |mut input: &[u8]| {
+            let (mut decoder, mut got) = (Decoder::default(), Vec::new());
+            let mut counts = Counts::default();
+            while let Some(path) = decoder.read_counts(&mut input, &mut counts).unwrap() {
+                got.push(String::from_utf8(path.to_vec()).unwrap());
+            }
+            (got, counts)
+        };
+        let (paths, counts) = read_all(&heads);
+        assert_eq!(paths, [&*a, &*b]);
+        assert_eq!((counts.severities, counts.fixes), ([0, 2, 1], [0, 2]));
+        assert_eq!(read_all(&records), (paths, counts));
+        // A record cut short is refused, not indexed in part.
+        assert!(push_heads(&records[..records.len() - 1], &mut Vec::new()).is_err());
+        assert!(push_heads(&records[..3], &mut Vec::new()).is_err());
     }
 }

@@ -3,11 +3,12 @@
 //! them there: the spool then holds compact bytes, and a spill only orders records by path
 //! and writes them, instead of reading back cold findings to sort and encode them.
 
-use std::io::{self, Write};
+use std::io;
 use std::ops::Range;
 use std::sync::Arc;
 
 use super::codec::{self, Decoder};
+use super::spill::{RunOut, WRITE_AT};
 use crate::diagnostic::{path_order, sort_in_file, Finding};
 
 /// Records of files' findings, each file's sorted, in the order they came.
@@ -94,10 +95,10 @@ impl Encoded {
     /// Writes the records as one sorted run: by path, stably; a file's records from several
     /// keeps are merged into one (the earlier's findings first on a tie). Returns how many
     /// findings.
-    pub fn write_sorted(&self, out: &mut impl Write) -> io::Result<usize> {
+    pub fn write_sorted(&self, out: &mut RunOut<'_>) -> io::Result<usize> {
         let paths: Vec<&str> = self.records.iter().map(|r| &*r.path).collect();
         let order = path_order(&paths);
-        let mut pending: Vec<u8> = Vec::with_capacity(super::WRITE_AT);
+        let mut pending: Vec<u8> = Vec::with_capacity(WRITE_AT);
         let mut count = 0;
         let mut next = 0;
         while next < order.len() {
@@ -116,13 +117,13 @@ impl Encoded {
                 .iter()
                 .map(|&i| self.records[i].findings)
                 .sum::<usize>();
-            if pending.len() >= super::WRITE_AT {
-                out.write_all(&pending)?;
+            if pending.len() >= WRITE_AT {
+                out.write_records(&pending)?;
                 pending.clear();
             }
             next = end;
         }
-        out.write_all(&pending)?;
+        out.write_records(&pending)?;
         Ok(count)
     }
 

@@ -286,8 +286,8 @@ fn merge(runs: &[Run], emit: &mut dyn FnMut(&mut RawBatch) -> io::Result<()>) ->
 }
 
 /// Calls `each` with every file's path and [`Counts`] (`files` is 1) in path order, read from
-/// the records' heads, decoding no finding: the same paths come out of the heap together, as
-/// in [`merge`], and are one file.
+/// the records' heads (a run's index of them, where it has one), decoding no finding: the
+/// same paths come out of the heap together, as in [`merge`], and are one file.
 pub(super) fn each_file(
     runs: &[Run],
     each: &mut dyn FnMut(&str, Counts) -> io::Result<()>,
@@ -296,7 +296,7 @@ pub(super) fn each_file(
     let mut sources: Vec<(BufReader<RunReader<'_>>, Decoder, Counts)> = runs
         .iter()
         .map(|run| {
-            let input = BufReader::with_capacity(READ_BUFFER, RunReader::of(run));
+            let input = BufReader::with_capacity(READ_BUFFER, RunReader::heads_of(run));
             (input, Decoder::default(), Counts::default())
         })
         .collect();
@@ -382,11 +382,25 @@ struct RunReader<'r> {
 }
 
 impl<'r> RunReader<'r> {
+    /// The run's records.
     fn of(run: &'r Run) -> RunReader<'r> {
         RunReader {
             file: &run.file,
             at: run.start,
             end: run.start + run.len,
+        }
+    }
+
+    /// The run's index of heads, or its records where it has none: either is read by
+    /// [`Decoder::read_counts`].
+    fn heads_of(run: &'r Run) -> RunReader<'r> {
+        match &run.heads {
+            Some(heads) => RunReader {
+                file: &run.file,
+                at: heads.start,
+                end: heads.end,
+            },
+            None => RunReader::of(run),
         }
     }
 }

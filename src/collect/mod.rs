@@ -6,15 +6,16 @@
 mod codec;
 mod encoded;
 mod merge;
+mod spill;
 
-use std::fs::File;
-use std::io::{self, BufWriter, Seek, SeekFrom, Write};
+use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use crate::diagnostic::{sort_findings, Finding, RuleId};
 use encoded::Encoded;
 use merge::MAX_FAN_IN;
+use spill::{narrow, Heads, Run, RunOut, SpillFile};
 
 /// Findings held in memory before they are spilled, by their estimated size in bytes.
 pub const SPILL_BUDGET: usize = 8 << 20;
@@ -260,54 +261,6 @@ pub struct Gathered {
     rules: Vec<RuleId>,
 }
 
-/// One sorted run: a stretch of a temporary file.
-#[derive(Clone)]
-struct Run {
-    file: Arc<File>,
-    /// Where it starts in the file, and its size, in bytes.
-    start: u64,
-    len: u64,
-    /// The findings in it.
-    count: usize,
-}
-
-/// The temporary file that runs are appended to: one file (one descriptor) however many runs
-/// there are, read back with positional reads.
-#[derive(Default)]
-struct SpillFile {
-    file: Option<Arc<File>>,
-    end: u64,
-}
-
-impl SpillFile {
-    /// Appends one run, the records `write` writes; `write` returns how many findings.
-    fn append(
-        &mut self,
-        write: impl FnOnce(&mut BufWriter<&File>) -> io::Result<usize>,
-    ) -> io::Result<Run> {
-        let file = match &self.file {
-            Some(file) => file.clone(),
-            None => self.file.insert(Arc::new(tempfile::tempfile()?)).clone(),
-        };
-        let start = self.end;
-        // A write that failed part way has moved the offset: the next run starts at the end of
-        // the last whole one.
-        (&*file).seek(SeekFrom::Start(start))?;
-        let mut out = BufWriter::with_capacity(256 * 1024, &*file);
-        let count = write(&mut out)?;
-        out.flush()?;
-        drop(out);
-        let end = (&*file).stream_position()?;
-        self.end = end;
-        Ok(Run {
-            file,
-            start,
-            len: end - start,
-            count,
-        })
-    }
-}
-
 impl Default for Spool {
     fn default() -> Spool {
         Spool::new()
@@ -432,7 +385,7 @@ impl Spool {
             .spill_file
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .append(|out| write_held(out, findings, encoded));
+            .append(Heads::Indexed, |out| write_held(out, findings, encoded));
         match spilled {
             Ok(run) => self
                 .runs
@@ -476,7 +429,9 @@ impl Spool {
             .spill_file
             .into_inner()
             .unwrap_or_else(|e| e.into_inner());
-        let last = spill_file.append(|out| write_held(out, held.findings, held.encoded))?;
+        let last = spill_file.append(Heads::Indexed, |out| {
+            write_held(out, held.findings, held.encoded)
+        })?;
         runs.push((held.runs, last));
         runs.sort_by_key(|(place, _)| *place);
         Ok(Collected {
@@ -499,7 +454,7 @@ struct Full {
 /// Writes held findings as one sorted run; returns how many. Findings kept as they were made
 /// are encoded here, each file's as one record; then the records are ordered by path.
 fn write_held(
-    out: &mut impl Write,
+    out: &mut RunOut<'_>,
     mut findings: Vec<Finding>,
     encoded: Encoded,
 ) -> io::Result<usize> {
@@ -653,58 +608,6 @@ impl Drop for Collected {
         drop_elsewhere(std::mem::take(&mut self.held));
     }
 }
-
-/// Merges groups of `fan_in` runs into one run each until at most `fan_in` are left, so that
-/// reading them side by side takes bounded memory however many there are. Groups are
-/// consecutive runs, merged into the group's place: the order of ties stays that of arrival.
-fn narrow(mut runs: Vec<Run>, fan_in: usize) -> io::Result<Vec<Run>> {
-    while runs.len() > fan_in {
-        let mut target = SpillFile::default();
-        let mut narrowed = Vec::with_capacity(runs.len().div_ceil(fan_in));
-        for group in runs.chunks(fan_in) {
-            narrowed.push(match group {
-                [only] => only.clone(),
-                _ => target.append(|out| {
-                    let mut count = 0;
-                    merge::each_batch(group, None, &mut |batch, _| {
-                        count += write_sorted(out, batch)?;
-                        Ok(())
-                    })?;
-                    Ok(count)
-                })?,
-            });
-        }
-        runs = narrowed;
-    }
-    Ok(runs)
-}
-
-/// Writes sorted findings as records, one per file; returns how many.
-fn write_sorted<'f>(
-    out: &mut impl Write,
-    sorted: impl IntoIterator<Item = &'f Finding>,
-) -> io::Result<usize> {
-    let mut encoded = Vec::with_capacity(2 * WRITE_AT);
-    let mut count = 0;
-    let mut group: Vec<&Finding> = Vec::new();
-    for f in sorted {
-        if group.first().is_some_and(|first| first.path != f.path) {
-            codec::write_group(&mut encoded, group.drain(..))?;
-            if encoded.len() >= WRITE_AT {
-                out.write_all(&encoded)?;
-                encoded.clear();
-            }
-        }
-        group.push(f);
-        count += 1;
-    }
-    codec::write_group(&mut encoded, group.drain(..))?;
-    out.write_all(&encoded)?;
-    Ok(count)
-}
-
-/// Encoded records are written in pieces of about this many bytes.
-const WRITE_AT: usize = 256 * 1024;
 
 /// An estimate of the memory a finding holds, its own and what it owns.
 fn footprint(f: &Finding) -> usize {

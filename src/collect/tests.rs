@@ -1,5 +1,6 @@
 use super::*;
 use crate::diagnostic::{Position, Safety, Severity, Span};
+use std::io::Write;
 use std::sync::Arc;
 
 fn finding(path: &Arc<str>, at: u32, rule: &str) -> Finding {
@@ -101,6 +102,8 @@ fn spilled_runs_merge_into_the_sorted_whole() {
         });
         let mut collected = spool.finish().unwrap();
         assert_eq!(collected.spilled(), budget < usize::MAX, "budget {budget}");
+        // Each spilled run is indexed by its records' heads, which the counting passes read.
+        assert!(collected.runs.iter().all(|r| r.heads.is_some()));
         if budget == 1 {
             // Hundreds of runs, read side by side three at most.
             let runs = std::mem::take(&mut collected.runs);
@@ -109,6 +112,8 @@ fn spilled_runs_merge_into_the_sorted_whole() {
             assert!(runs.windows(2).all(|w| Arc::ptr_eq(&w[0].file, &w[1].file)));
             collected.runs = narrow(runs, 3).unwrap();
             assert!(collected.runs.len() <= 3);
+            // A run merged from others is counted from its records.
+            assert!(collected.runs.iter().any(|r| r.heads.is_none()));
         }
         assert_eq!(collected.count(), expected.len());
         // Counted from the records' headers when spilled: a file in several runs once.
