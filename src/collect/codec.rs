@@ -165,7 +165,8 @@ impl Decoder {
     }
 
     /// Reads the next record's path and adds its counts to `counts`, decoding no finding;
-    /// `None` at the end of the input.
+    /// `None` at the end of the input. The path's bytes are not checked as text here: most
+    /// are only compared, and the caller checks those it uses as text.
     pub fn read_counts<'d>(
         &'d mut self,
         input: &mut impl BufRead,
@@ -184,7 +185,7 @@ impl Decoder {
         for (total, n) in counts.fixes.iter_mut().zip(&counted[3..]) {
             *total += *n as usize;
         }
-        Ok(Some(cursor.str()?.as_bytes()))
+        Ok(Some(cursor.bytes()?))
     }
 
     /// Reads the next record whole, undecoded (see [`record_head`], [`Decoder::decode_over`]);
@@ -415,10 +416,15 @@ impl<'r> Cursor<'r> {
     }
 
     fn str(&mut self) -> io::Result<&'r str> {
+        crate::json::text_of(self.bytes()?).ok_or_else(corrupt)
+    }
+
+    /// A string's bytes, unchecked.
+    fn bytes(&mut self) -> io::Result<&'r [u8]> {
         let len = self.len()?;
-        let (text, rest) = self.bytes.split_at(len);
+        let (bytes, rest) = self.bytes.split_at(len);
         self.bytes = rest;
-        crate::json::text_of(text).ok_or_else(corrupt)
+        Ok(bytes)
     }
 
     fn string(&mut self) -> io::Result<String> {

@@ -300,27 +300,38 @@ pub(super) fn each_file(
             (input, Decoder::default(), Counts::default())
         })
         .collect();
-    let next_head = |(input, decoder, counts): &mut (_, Decoder, Counts), i: usize| {
-        *counts = Counts::default();
-        let path = decoder.read_counts(input, counts)?;
-        io::Result::Ok(path.map(|path| Reverse((path.to_vec(), i))))
-    };
+    // A head's path is read into the buffer of one already passed: no allocation a file.
+    let next_head =
+        |(input, decoder, counts): &mut (_, Decoder, Counts), i: usize, mut buffer: Vec<u8>| {
+            *counts = Counts::default();
+            let path = decoder.read_counts(input, counts)?;
+            io::Result::Ok(path.map(|path| {
+                buffer.clear();
+                buffer.extend_from_slice(path);
+                Reverse((buffer, i))
+            }))
+        };
     let mut heads: BinaryHeap<Reverse<(Vec<u8>, usize)>> = BinaryHeap::new();
     for (i, source) in sources.iter_mut().enumerate() {
-        heads.extend(next_head(source, i)?);
+        heads.extend(next_head(source, i, Vec::new())?);
     }
     let mut file: Option<(Vec<u8>, Counts)> = None;
     while let Some(Reverse((path, i))) = heads.pop() {
         let counts = sources[i].2;
-        match &mut file {
-            Some((last, total)) if *last == path => total.add_all(&counts),
-            _ => {
-                if let Some((last, total)) = file.replace((path, counts)) {
-                    each(path_text(&last)?, Counts { files: 1, ..total })?;
-                }
+        let spare = match &mut file {
+            Some((last, total)) if *last == path => {
+                total.add_all(&counts);
+                path
             }
-        }
-        heads.extend(next_head(&mut sources[i], i)?);
+            _ => match file.replace((path, counts)) {
+                Some((last, total)) => {
+                    each(path_text(&last)?, Counts { files: 1, ..total })?;
+                    last
+                }
+                None => Vec::new(),
+            },
+        };
+        heads.extend(next_head(&mut sources[i], i, spare)?);
     }
     match file {
         Some((last, total)) => each(path_text(&last)?, Counts { files: 1, ..total }),
