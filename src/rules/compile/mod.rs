@@ -144,6 +144,7 @@ impl Compiler<'_> {
             return Ok(p);
         }
         let pattern = if self.builtin {
+            debug_assert!(super::pattern::is_prebuilt(raw.get_ref()), "{raw:?}");
             Pattern::deferred(raw.get_ref())
         } else {
             Pattern::new(self.regex(raw)?)

@@ -151,6 +151,7 @@ impl Compiler<'_> {
         // built-in rule's on first use (the tests compile them all): a run that reads no
         // experiment file, or shows no excerpt, never compiles `exp-secret`'s.
         let pattern = if self.builtin {
+            debug_assert!(super::super::pattern::is_prebuilt(p.get_ref()), "{p:?}");
             Pattern::lazy(p.get_ref())
         } else {
             Pattern::new(self.regex(p)?)
@@ -215,6 +216,7 @@ impl Compiler<'_> {
                     // Compiled now, as the pattern is: a bad one is an error at its span. A
                     // built-in rule's on first use.
                     if self.builtin {
+                        debug_assert!(super::super::pattern::is_prebuilt(r.get_ref()), "{r:?}");
                         Ok(Pattern::deferred(r.get_ref()))
                     } else {
                         self.regex(r).map(Pattern::new)

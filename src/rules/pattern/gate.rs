@@ -9,59 +9,42 @@
 //! literal is common: a config that says `wandb_enabled: false` holds `wandb` but no run of 40
 //! hex digits, and compiling the W&B pattern for it was 2.8 M instructions.
 
-use regex_syntax::hir::literal::{ExtractKind, Extractor};
-use regex_syntax::hir::{Class, Hir, HirKind};
+use super::analysis::gate::Literals;
 
-/// What every match of a pattern holds (each part searched ignoring ASCII case where it says
-/// so, which finds them all and a few more: a text with them still goes to the regex).
+/// What every match of a pattern holds ([`Literals`]), with a searcher for each literal.
 #[derive(Debug)]
 pub(super) struct Gate {
-    /// ASCII-lowercased, none the prefix of another; `None` when a match may begin anywhere.
-    needles: Option<Vec<Box<[u8]>>>,
+    literals: Literals,
     /// A searcher for each needle, made once: setting one up costs more than searching a
     /// short file with it.
     finders: Vec<memchr::memmem::Finder<'static>>,
-    /// A run every match holds; `None` when there is none worth a scan.
-    run: Option<Run>,
 }
-
-/// At least `min` bytes in a row from `set` (ASCII only: a text's other bytes are parts of
-/// characters no ASCII class holds).
-#[derive(Debug)]
-struct Run {
-    set: [bool; 128],
-    min: usize,
-}
-
-/// Shorter runs are too common to tell texts apart.
-const MIN_RUN: usize = 8;
 
 impl Gate {
-    /// The gate of `source`: `None` when a match may begin with anything (a pattern that
-    /// starts with a wide class, or matches the empty string) and holds no long run.
+    /// The gate of `source`: `None` when a match may begin with anything and holds no long
+    /// run, or `source` does not parse.
     pub(super) fn of(source: &str) -> Option<Gate> {
         let hir = regex_syntax::Parser::new().parse(source).ok()?;
-        let needles = prefix_needles(&hir);
-        let run = required_run(&hir).filter(|run| run.min >= MIN_RUN);
-        let finders = needles
+        Literals::of(&hir).map(Gate::new)
+    }
+
+    pub(super) fn new(literals: Literals) -> Gate {
+        let finders = literals
+            .needles
             .iter()
             .flatten()
             .map(|n| memchr::memmem::Finder::new(n).into_owned())
             .collect();
-        (needles.is_some() || run.is_some()).then_some(Gate {
-            needles,
-            finders,
-            run,
-        })
+        Gate { literals, finders }
     }
 
     /// Whether `text` may hold a match: false when it lacks one of the gate's parts.
     pub(super) fn may_match(&self, text: &[u8]) -> bool {
-        self.needles.as_ref().is_none_or(|needles| {
+        self.literals.needles.as_ref().is_none_or(|needles| {
             needles
                 .iter()
                 .any(|needle| contains_ignoring_ascii_case(text, needle))
-        }) && self.run.as_ref().is_none_or(|run| run.is_in(text))
+        }) && self.literals.run.as_ref().is_none_or(|run| run.is_in(text))
     }
 
     /// [`Gate::may_match`] for a text whose ASCII-lowercased copy, `lower`, is at hand (a
@@ -69,130 +52,8 @@ impl Gate {
     /// case stops at every place of the needle's first letter (`h` for `hf_`). The run is
     /// looked for in the text as written: its class may hold one case only.
     pub(super) fn may_match_lowered(&self, text: &[u8], lower: &[u8]) -> bool {
-        (self.needles.is_none() || self.finders.iter().any(|f| f.find(lower).is_some()))
-            && self.run.as_ref().is_none_or(|run| run.is_in(text))
-    }
-}
-
-/// The literals, one of which begins every match: a finite sequence of prefixes (exact or
-/// not); the extractor's limits make it shorter or infinite, never wrong.
-fn prefix_needles(hir: &Hir) -> Option<Vec<Box<[u8]>>> {
-    let seq = Extractor::new()
-        .kind(ExtractKind::Prefix)
-        .extract(&fold_ascii_case(hir));
-    let mut needles: Vec<Box<[u8]>> = seq
-        .literals()?
-        .iter()
-        .map(|l| l.as_bytes().to_ascii_lowercase().into_boxed_slice())
-        .collect();
-    if needles.iter().any(|n| n.is_empty()) {
-        return None;
-    }
-    needles.sort();
-    // Sorted, a literal's extensions follow it: finding it finds them.
-    needles.dedup_by(|later, kept| later.starts_with(kept));
-    Some(needles)
-}
-
-/// `hir` with each class of one ASCII letter in both cases (`(?i)w` is `[Ww]`) made that
-/// letter: the needles are searched ignoring ASCII case anyway, and the extractor then makes
-/// one literal of `(?i)password`, not 256 (crossing them was most of the gate's cost).
-fn fold_ascii_case(hir: &Hir) -> Hir {
-    match hir.kind() {
-        HirKind::Class(class) => match ascii_letter(class) {
-            Some(letter) => Hir::literal([letter]),
-            None => hir.clone(),
-        },
-        HirKind::Concat(parts) => Hir::concat(parts.iter().map(fold_ascii_case).collect()),
-        HirKind::Alternation(parts) => {
-            Hir::alternation(parts.iter().map(fold_ascii_case).collect())
-        }
-        HirKind::Capture(capture) => Hir::capture(regex_syntax::hir::Capture {
-            index: capture.index,
-            name: capture.name.clone(),
-            sub: Box::new(fold_ascii_case(&capture.sub)),
-        }),
-        HirKind::Repetition(rep) => Hir::repetition(regex_syntax::hir::Repetition {
-            min: rep.min,
-            max: rep.max,
-            greedy: rep.greedy,
-            sub: Box::new(fold_ascii_case(&rep.sub)),
-        }),
-        _ => hir.clone(),
-    }
-}
-
-/// The lowercase letter of a class that is exactly that letter in both cases.
-fn ascii_letter(class: &Class) -> Option<u8> {
-    let Class::Unicode(c) = class else {
-        return None;
-    };
-    let chars: Vec<char> = c.iter().flat_map(|r| r.start()..=r.end()).take(3).collect();
-    match chars[..] {
-        [upper, lower] if upper.is_ascii_uppercase() && lower == upper.to_ascii_lowercase() => {
-            u8::try_from(lower).ok()
-        }
-        _ => None,
-    }
-}
-
-/// The longest run of one ASCII class that every match of `hir` holds: a repetition of a
-/// class at least `min` times, in the pattern's top-level sequence (through groups and
-/// repetitions that happen at least once; not inside an alternation, whose other branch may
-/// do without it).
-fn required_run(hir: &Hir) -> Option<Run> {
-    match hir.kind() {
-        HirKind::Capture(capture) => required_run(&capture.sub),
-        HirKind::Concat(parts) => parts
-            .iter()
-            .filter_map(required_run)
-            .max_by_key(|run| run.min),
-        HirKind::Repetition(rep) if rep.min >= 1 => match rep.sub.kind() {
-            HirKind::Class(class) => Some(Run {
-                set: ascii_set(class)?,
-                min: usize::try_from(rep.min).ok()?,
-            }),
-            _ => required_run(&rep.sub),
-        },
-        _ => None,
-    }
-}
-
-/// The class as a table of ASCII bytes; `None` when it holds anything else.
-fn ascii_set(class: &Class) -> Option<[bool; 128]> {
-    let mut set = [false; 128];
-    let mut mark = |start: u32, end: u32| -> Option<()> {
-        for c in start..=end {
-            *set.get_mut(usize::try_from(c).ok()?)? = true;
-        }
-        Some(())
-    };
-    match class {
-        Class::Unicode(c) => c
-            .iter()
-            .try_for_each(|r| mark(u32::from(r.start()), u32::from(r.end())))?,
-        Class::Bytes(c) => c
-            .iter()
-            .try_for_each(|r| mark(u32::from(r.start()), u32::from(r.end())))?,
-    }
-    Some(set)
-}
-
-impl Run {
-    /// Whether `text` holds `min` bytes of the set in a row. Linear in the text.
-    fn is_in(&self, text: &[u8]) -> bool {
-        let mut length = 0;
-        for &b in text {
-            if self.set.get(usize::from(b)).copied().unwrap_or(false) {
-                length += 1;
-                if length >= self.min {
-                    return true;
-                }
-            } else {
-                length = 0;
-            }
-        }
-        false
+        (self.literals.needles.is_none() || self.finders.iter().any(|f| f.find(lower).is_some()))
+            && self.literals.run.as_ref().is_none_or(|run| run.is_in(text))
     }
 }
 
@@ -285,16 +146,24 @@ mod tests {
         let base64 =
             Gate::of(r"(?m)^[ \t]*[A-Za-z0-9_.-]+:[ \t]*(?P<at>[A-Za-z0-9+/]{16,}={0,2})$")
                 .expect("a gate");
-        assert!(base64.needles.is_none());
+        assert!(base64.literals.needles.is_none());
         assert!(!base64.may_match(b"name: short\nlr: 0.0001\n"));
         assert!(base64.may_match(b"token: aGZfUXBaa1ZiWHdMbU5y\n"));
         // Short runs, runs inside an alternation, optional runs and non-ASCII classes: none.
         assert!(Gate::of("[a-z]{3}").is_none());
-        assert!(Gate::of("x[0-9]{40}|y").expect("a gate").run.is_none());
+        assert!(Gate::of("x[0-9]{40}|y")
+            .expect("a gate")
+            .literals
+            .run
+            .is_none());
         assert!(Gate::of("[0-9]{0,40}").is_none());
         assert!(Gate::of("[a-zé]{40}").is_none());
         // A run in a group that must match, and a run of a repeated group.
-        assert!(Gate::of("(?:[0-9]{12})+").expect("a gate").run.is_some());
+        assert!(Gate::of("(?:[0-9]{12})+")
+            .expect("a gate")
+            .literals
+            .run
+            .is_some());
         let nested = Gate::of("(a(?P<x>[0-9]{12}))").expect("a gate");
         assert!(!nested.may_match(b"a01234567890"));
         assert!(nested.may_match(b"a012345678901"));
@@ -308,7 +177,7 @@ mod tests {
         assert!(Gate::of("[a-z]+").is_none());
         // Case-insensitive literals, alternations, a literal that extends another.
         let gate = Gate::of("(?i)abc|abcd|xyz").expect("a gate");
-        assert_eq!(gate.needles.as_ref().map(Vec::len), Some(2));
+        assert_eq!(gate.literals.needles.as_ref().map(Vec::len), Some(2));
         for yes in ["..ABC", "aBc", "zzXyZ"] {
             assert!(gate.may_match(yes.as_bytes()), "{yes}");
         }
@@ -318,7 +187,11 @@ mod tests {
         // Case-insensitive letters are one byte each; `k` and `s` keep their other forms
         // (the Kelvin sign, the long s): 2 × 2 + 4 needles, not thousands.
         let gate = Gate::of("(?i)password|api_?key").expect("a gate");
-        assert_eq!(gate.needles.as_ref().map(Vec::len), Some(8), "{gate:?}");
+        assert_eq!(
+            gate.literals.needles.as_ref().map(Vec::len),
+            Some(8),
+            "{gate:?}"
+        );
         assert!(gate.may_match(b"PassWord = x"));
         assert!(gate.may_match(b"x.API_KEY"));
         let kelvin = Gate::of("(?i)key").expect("a gate");

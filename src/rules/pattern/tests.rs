@@ -273,3 +273,33 @@ fn builtin_text_patterns_compile() {
     }
     assert!(found >= 7, "text patterns found: {found}");
 }
+
+/// The analyses `build.rs` made of the built-in rules' patterns are the ones a start would
+/// make from their parse, written and read back whole; the table is sorted for its search.
+#[test]
+fn prebuilt_analyses_are_those_of_the_parse() {
+    use analysis::gate::Literals;
+    assert!(PREBUILT.len() >= 15, "{}", PREBUILT.len());
+    assert!(PREBUILT.windows(2).all(|w| w[0].0 < w[1].0));
+    for &(source, runs, literals) in PREBUILT {
+        let hir = regex_syntax::Parser::new().parse(source).expect("parses");
+        let read_runs = runs.map(|b| analysis::read_all(b, Runs::read).expect("runs read back"));
+        assert_eq!(read_runs, Runs::from_hir(&hir), "{source}");
+        let read_literals =
+            literals.map(|b| analysis::read_all(b, Literals::read).expect("literals read back"));
+        assert_eq!(read_literals, Literals::of(&hir), "{source}");
+        // Cut short or lengthened, the bytes are refused, not misread.
+        if let Some(bytes) = runs {
+            assert!(analysis::read_all(&bytes[..bytes.len() - 1], Runs::read).is_none());
+            assert!(analysis::read_all(&[bytes, &[0]].concat(), Runs::read).is_none());
+        }
+        if let Some(bytes) = literals {
+            assert!(analysis::read_all(&bytes[..bytes.len() - 1], Literals::read).is_none());
+            assert!(analysis::read_all(&[bytes, &[0]].concat(), Literals::read).is_none());
+        }
+    }
+    // A pattern of no rule is analysed when first used, as before.
+    assert!(!is_prebuilt("^x[0-9]{3}$"));
+    assert!(pattern("^x[0-9]{3}$").is_match("x123"));
+    assert!(is_prebuilt("^sha256:"));
+}
