@@ -11,6 +11,9 @@ use super::codec::{self, Decoder};
 use super::spill::{RunOut, WRITE_AT};
 use crate::diagnostic::{path_order, sort_in_file, Finding};
 
+/// Chunks grow to this size (a larger file's findings get a chunk their size).
+const MAX_CHUNK: usize = 256 * 1024;
+
 /// Records of files' findings, each file's sorted, in the order they came.
 #[derive(Default)]
 pub(super) struct Encoded {
@@ -39,10 +42,18 @@ impl Encoded {
 
     /// [`Encoded::encode`] into these records: after them, in their last chunk.
     pub fn add(&mut self, findings: &mut [Finding]) -> io::Result<()> {
-        if self.chunks.is_empty() {
-            // A record takes about a hundred bytes a finding: one reservation for a few files,
-            // instead of doubling from nothing.
-            self.chunks.push(Vec::with_capacity(findings.len() * 128));
+        // A record takes about a hundred bytes a finding. A chunk without room for these is
+        // followed by a new one, twice as large (a record lies in one chunk): a batch of
+        // files is encoded without copying its chunk over as it grows.
+        let needed = findings.len() * 128;
+        let (room, last) = self
+            .chunks
+            .last()
+            .map_or((0, 0), |c| (c.capacity() - c.len(), c.capacity()));
+        if room < needed || self.chunks.is_empty() {
+            let size = needed.max(last.saturating_mul(2).min(MAX_CHUNK));
+            self.chunks.push(Vec::with_capacity(size));
+            self.bytes += size;
         }
         let at = self.chunks.len() - 1;
         let chunk = &mut self.chunks[at];

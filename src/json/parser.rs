@@ -340,14 +340,18 @@ fn move_tail<T>(from: &mut Vec<T>, start: usize, to: &mut Vec<T>) {
 }
 
 /// One bit chosen by the decoded key: equal keys always get the same bit. Its length, first
-/// and last byte: keys that differ only in a numbered suffix (`field_01`, `field_02`) still
-/// get different bits.
+/// and last two bytes: keys that differ only in a numbered suffix (`field_01`, `field_02`,
+/// `field_11`) still get different bits.
 #[inline(always)]
 fn key_bit(key: &str) -> u64 {
     let k = key.as_bytes();
     let first = k.first().copied().unwrap_or(0) as usize;
-    let last = k.last().copied().unwrap_or(0) as usize;
-    1 << ((k.len() * 8 + first + last * 7) & 63)
+    let (last, before_last) = match k {
+        [.., b, l] => (*l as usize, *b as usize),
+        [l] => (*l as usize, 0),
+        [] => (0, 0),
+    };
+    1 << ((k.len() * 8 + first + last * 7 + before_last * 13) & 63)
 }
 
 /// Keys an object's fingerprint collisions may compare exactly, in all: past it the exact check
@@ -849,6 +853,22 @@ impl<'s> Parser<'s> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Numbered keys (`legacy_field_00` to `_19`) get twenty different bits, so an object of
+    /// them compares no keys; duplicates among them are still found.
+    #[test]
+    fn numbered_keys_get_their_own_bits() {
+        let keys: Vec<String> = (0..20).map(|i| format!("legacy_field_{i:02}")).collect();
+        let bits: std::collections::HashSet<u64> = keys.iter().map(|k| key_bit(k)).collect();
+        assert_eq!(bits.len(), keys.len());
+        for key in ["", "a", "ab"] {
+            assert_eq!(key_bit(key).count_ones(), 1);
+        }
+        let members: Vec<String> = keys.iter().map(|k| format!("\"{k}\": 1")).collect();
+        let text = format!("{{{}, \"legacy_field_07\": 2}}", members.join(", "));
+        let doc = parse(&text).expect("parses");
+        assert_eq!(doc.duplicates.len(), 1, "{:?}", doc.duplicates);
+    }
 
     /// One arena through documents of every kind, broken ones included, parses each exactly
     /// as a fresh parse does, and keeps its buffers.

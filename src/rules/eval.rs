@@ -599,11 +599,14 @@ fn assert_on(check: &Check, ctx: &Context<'_>, res: Resolved<'_>, out: &mut Hits
             // Hashed once for all the unknown keys (the did-you-mean answers are kept by it).
             let mut allowed_hash = None;
             for m in res.found {
+                // The object's pointer, found once for all its unknown keys.
+                let mut object_pointer = None;
                 for member in ctx.doc.members(m.node) {
                     let key = member.key.as_bytes();
                     if !allowed.iter().any(|a| same_key(a.as_bytes(), key)) {
                         let allowed = (allowed.as_slice(), &mut allowed_hash);
-                        report_unknown_key(check, allowed, ctx, m, member, out);
+                        let object = object_pointer.get_or_insert_with(|| m.pointer(ctx.doc));
+                        report_unknown_key(check, allowed, ctx, object, member, out);
                     }
                 }
             }
@@ -747,11 +750,12 @@ fn report_unknown_key(
     check: &Check,
     (allowed, allowed_hash): (&[String], &mut Option<u64>),
     ctx: &Context<'_>,
-    m: &Match,
+    object_pointer: &str,
     member: &crate::json::Member<'_>,
     out: &mut Hits,
 ) {
-    let mut pointer = m.pointer(ctx.doc);
+    let mut pointer = String::with_capacity(object_pointer.len() + 1 + member.key.len());
+    pointer.push_str(object_pointer);
     crate::json::push_pointer_segment(&mut pointer, &member.key);
     // The did-you-mean (remembered per worker) for the message, and for a fix that renames.
     let (suggestion, only) = if check.uses("did-you-mean") || check.fix.is_some() {
