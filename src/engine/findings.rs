@@ -193,9 +193,6 @@ pub struct KeptHits<'a> {
     dropped: usize,
 }
 
-/// The room a file's hits get when its first rule finds some.
-const KEPT_AT_FIRST: usize = 32;
-
 impl<'a> KeptHits<'a> {
     /// A rule's hits, and how many more it found that were cut.
     pub fn add(
@@ -205,13 +202,7 @@ impl<'a> KeptHits<'a> {
         more: usize,
     ) {
         self.dropped += more;
-        // Room for a file's usual findings at its first rule's: not regrown rule by rule.
-        let room = if self.hits.capacity() == 0 {
-            hits.len().max(KEPT_AT_FIRST)
-        } else {
-            hits.len()
-        };
-        self.hits.reserve(room);
+        self.hits.reserve(hits.len());
         for hit in hits {
             self.hits.push((*active, hit));
             if self.hits.len() >= 2 * MAX_FINDINGS_PER_FILE {
