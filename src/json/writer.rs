@@ -34,26 +34,34 @@ fn is_plain(bytes: &[u8]) -> bool {
         && words.remainder().iter().all(|&b| PLAIN[b as usize])
 }
 
-/// The first eight of `bytes` (at least eight) as one word.
+/// The first eight of `bytes` (at least eight) as one word, the first byte lowest (so that
+/// [`unplain_bytes`] finds the first byte that is not plain on any platform).
 fn word_at(bytes: &[u8]) -> u64 {
     let mut w = [0u8; 8];
     w.copy_from_slice(&bytes[..8]);
-    u64::from_ne_bytes(w)
+    u64::from_le_bytes(w)
 }
 
 /// Are all eight bytes of `w` [`PLAIN`]?
 fn word_is_plain(w: u64) -> bool {
+    unplain_bytes(w) == 0
+}
+
+/// The high bit of each byte of `w` that may not be [`PLAIN`]: none when all eight are, and
+/// the lowest set bit is exactly that of the first byte that is not (a borrow only runs up,
+/// from a byte that matched, into the bytes after it).
+fn unplain_bytes(w: u64) -> u64 {
     const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
     const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
-    // Whether any byte of `v` is zero (exact for "any", whichever byte it is).
-    let has_zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGHS != 0;
+    // The bytes of `v` that are zero.
+    let zeros = |v: u64| v.wrapping_sub(ONES) & !v & HIGHS;
     // Below 0x20 (a control), 0x80 and above (not ASCII), or DEL, `"` or `\`.
-    let below_space = w.wrapping_sub(ONES * 0x20) & !w & HIGHS != 0;
-    !(below_space
-        || w & HIGHS != 0
-        || has_zero(w ^ (ONES * 0x7F))
-        || has_zero(w ^ (ONES * u64::from(b'"')))
-        || has_zero(w ^ (ONES * u64::from(b'\\'))))
+    let below_space = w.wrapping_sub(ONES * 0x20) & !w & HIGHS;
+    below_space
+        | w & HIGHS
+        | zeros(w ^ (ONES * 0x7F))
+        | zeros(w ^ (ONES * u64::from(b'"')))
+        | zeros(w ^ (ONES * u64::from(b'\\')))
 }
 
 /// The decimal digits of `n`, written at the end of `digits`.
@@ -308,7 +316,14 @@ fn write_escaped(out: &mut Vec<u8>, s: &str) {
     let mut plain = 0;
     let mut at = 0;
     loop {
-        while bytes.len() - at >= 8 && word_is_plain(word_at(&bytes[at..])) {
+        // Plain words are passed over whole; a word that is not is entered at its first byte
+        // that is not plain, not byte by byte.
+        while bytes.len() - at >= 8 {
+            let unplain = unplain_bytes(word_at(&bytes[at..]));
+            if unplain != 0 {
+                at += (unplain.trailing_zeros() / 8) as usize;
+                break;
+            }
             at += 8;
         }
         let Some(&b) = bytes.get(at) else {
@@ -668,6 +683,25 @@ mod tests {
                         PLAIN[b as usize],
                         "{b:#04x} at {at} of {len}"
                     );
+                }
+            }
+        }
+    }
+
+    /// The first byte [`unplain_bytes`] marks is the first that is not plain, whatever the
+    /// bytes after it: every byte value at every place, followed by each kind of escape.
+    #[test]
+    fn the_first_unplain_byte_is_found_exactly() {
+        for at in 0..8 {
+            for b in 0..=255u8 {
+                for after in [b'a', b'"', b'\\', 0x00, 0x1f, 0x7f, 0x80, 0xff] {
+                    let mut bytes = [b'a'; 8];
+                    bytes[at] = b;
+                    bytes[at + 1..].fill(after);
+                    let first = bytes.iter().position(|&x| !PLAIN[x as usize]);
+                    let unplain = unplain_bytes(word_at(&bytes));
+                    let found = (unplain != 0).then(|| (unplain.trailing_zeros() / 8) as usize);
+                    assert_eq!(found, first, "{bytes:?}");
                 }
             }
         }

@@ -13,7 +13,7 @@ use crate::diagnostic::Span;
 use crate::json::{Document, NodeId};
 use crate::select::{Resolutions, Segment, Selector};
 
-use super::plan::{type_matches, Step};
+use super::plan::type_matches;
 use super::{Assertion, Check, Predicate, Rule};
 
 /// The outermost values of the wrong type in one document (a fault beneath another is part of
@@ -53,11 +53,11 @@ impl Faults {
                 };
                 // The values are tested here directly, not through `Step::passes`: a second
                 // caller kept the compiler from inlining that into the rule loop.
-                let Some(res) = step.resolution(resolved) else {
+                let Some(found) = step.selector_id().and_then(|id| resolved.found(id)) else {
                     undecided = true;
                     continue;
                 };
-                for m in res.found {
+                for m in found {
                     if !type_matches(mask, doc.value(m.node)) {
                         nodes.push((doc.span(m.node), m.node));
                     }
@@ -158,13 +158,6 @@ fn reaches(sel: &Selector, path: &[String]) -> bool {
             Segment::Index(i) => key.parse::<usize>().is_ok_and(|k| k == *i),
             Segment::Wildcard => true,
         })
-}
-
-impl Step {
-    /// The resolution of the step's selector, when it is shared.
-    fn resolution<'r>(&self, resolved: &'r Resolutions) -> Option<crate::select::Resolved<'r>> {
-        resolved.get(self.selector_id()?)
-    }
 }
 
 #[cfg(test)]

@@ -207,6 +207,8 @@ pub struct Resolutions {
     nodes: Vec<u32>,
     /// Per selector id: its missing values, gathered from `absent`.
     missing: Vec<Vec<Missing>>,
+    /// The selector ids whose `missing` lists were filled for the last document.
+    gathered: Vec<u32>,
     /// Scratch: the member that holds each key a trie node asks for.
     slots: Vec<Option<u32>>,
     /// Per trie node: the bits of its `keys` checks that found a key they do not allow.
@@ -320,12 +322,22 @@ impl Resolutions {
                 .iter()
                 .map(|k| k.map(|(node, bit)| self.keys_dirty[node as usize] & (1 << bit) == 0)),
         );
-        reset(&mut self.missing, table.selectors.len());
+        // Only the gathering selectors' lists are filled (a few among a hundred or more
+        // selectors): those filled last time are cleared, whatever table filled them.
+        for id in self.gathered.drain(..) {
+            if let Some(missing) = self.missing.get_mut(id as usize) {
+                missing.clear();
+            }
+        }
+        if self.missing.len() != table.selectors.len() {
+            self.missing.resize_with(table.selectors.len(), Vec::new);
+        }
         for (id, from) in &table.gathering {
             let missing = &mut self.missing[*id as usize];
             for &n in from {
                 missing.extend_from_slice(&self.absent[n as usize]);
             }
+            self.gathered.push(*id);
         }
     }
 
@@ -334,6 +346,14 @@ impl Resolutions {
     #[inline]
     pub fn keys_clean(&self, number: usize) -> Option<bool> {
         self.keys_clean.get(number).copied().flatten()
+    }
+
+    /// The values found for the selector numbered `id`, when the table has it: the part of
+    /// [`Resolutions::get`] a type check reads.
+    #[inline]
+    pub fn found(&self, id: usize) -> Option<&[Match]> {
+        let node = *self.nodes.get(id)?;
+        self.found.get(node as usize).map(Vec::as_slice)
     }
 
     /// The resolution of the selector numbered `id`, when the table has it.
@@ -440,6 +460,26 @@ mod tests {
         all.resolve(&table, &other);
         assert_eq!(all.get(5).unwrap().found.len(), 0);
         assert_eq!(all.get(3).unwrap().found.len(), 1);
+    }
+
+    /// Buffers reused with another table keep no missing values of the first: a selector that
+    /// gathers them in one table and not in the other reports none there.
+    #[test]
+    fn missing_values_do_not_outlive_their_table() {
+        let selectors = numbered(&["a.b", "c"]);
+        let gathering = SelectorTable::new(selectors.iter().map(|s| (s, true)));
+        let not_gathering = SelectorTable::new(selectors.iter().map(|s| (s, false)));
+        let doc = parse(r#"{"a": {}}"#).unwrap();
+        let mut all = Resolutions::default();
+        all.resolve(&gathering, &doc);
+        assert_eq!(all.get(0).unwrap().missing.len(), 1);
+        assert_eq!(all.get(1).unwrap().missing.len(), 1);
+        all.resolve(&not_gathering, &doc);
+        assert!(all.get(0).unwrap().missing.is_empty());
+        assert!(all.get(1).unwrap().missing.is_empty());
+        all.resolve(&gathering, &parse(r#"{"a": {"b": 1}, "c": 2}"#).unwrap());
+        assert!(all.get(0).unwrap().missing.is_empty());
+        assert_eq!(all.found(1).map(<[Match]>::len), Some(1));
     }
 
     /// `keys_clean` agrees with checking each selected object's members against the allowed
