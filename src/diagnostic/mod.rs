@@ -194,6 +194,12 @@ impl<'a> Locator<'a> {
         locator
     }
 
+    /// Whether positions are counted from the text (no index built yet): a count goes on
+    /// from the last offset asked, so offsets asked in order cost one pass over the text.
+    pub fn counts(&self) -> bool {
+        self.index.is_none()
+    }
+
     /// Clamps `span` into the text on char boundaries (a finding must always render).
     pub fn clamp(&self, span: Span) -> Span {
         let len = self.text.len();

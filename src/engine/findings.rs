@@ -125,9 +125,15 @@ pub fn locate(
     kept: KeptHits<'_>,
     fixer: Option<&Fixer<'_>>,
 ) -> Vec<Finding> {
-    let (kept, dropped) = kept.finish();
+    let (mut kept, dropped) = kept.finish();
     let spans = kept.iter().map(|(_, hit)| 1 + hit.related.len()).sum();
     let mut locator = Locator::for_spans(text, spans);
+    if locator.counts() {
+        // Few hits, in rule order: located in the order of their spans, each count goes on
+        // from the last instead of from the start of the file. (Hits cut to the limit are in
+        // this order already; the sort is stable.)
+        kept.sort_by_key(|(_, hit)| (hit.span.start, hit.span.end));
+    }
     let mut findings: Vec<Finding> = kept
         .into_iter()
         .map(|(active, hit)| {
