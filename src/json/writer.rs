@@ -219,6 +219,9 @@ impl<'b> JsonWriter<'b> {
 
 /// A JSON string: serde_json's escapes, and `\uXXXX` for every other dangerous character.
 pub fn write_string(out: &mut Vec<u8>, s: &str) {
+    // Room for a plain string and its quotes at once (the commonest case), not grown in three
+    // steps.
+    out.reserve(s.len() + 2);
     out.push(b'"');
     if is_plain(s.as_bytes()) {
         out.extend_from_slice(s.as_bytes());
@@ -230,13 +233,20 @@ pub fn write_string(out: &mut Vec<u8>, s: &str) {
 
 /// A JSON number.
 pub fn write_number(out: &mut Vec<u8>, n: u64) {
-    // Lines, columns and a spec's offsets: mostly one to three digits, written without the
+    // Lines, columns and a spec's offsets: mostly one to four digits, written without the
     // division loop.
     match n {
         0..=9 => out.push(b'0' + n as u8),
         10..=99 => out.extend_from_slice(&[b'0' + (n / 10) as u8, b'0' + (n % 10) as u8]),
         100..=999 => out.extend_from_slice(&[
             b'0' + (n / 100) as u8,
+            b'0' + (n / 10 % 10) as u8,
+            b'0' + (n % 10) as u8,
+        ]),
+        // A spec's byte offsets past its first kilobyte.
+        1000..=9999 => out.extend_from_slice(&[
+            b'0' + (n / 1000) as u8,
+            b'0' + (n / 100 % 10) as u8,
             b'0' + (n / 10 % 10) as u8,
             b'0' + (n % 10) as u8,
         ]),
@@ -707,11 +717,11 @@ mod tests {
         }
     }
 
-    /// Numbers come out as `to_string` writes them: every value to 2,000, and at the edges of
+    /// Numbers come out as `to_string` writes them: every value to 12,000, and at the edges of
     /// each width up to `u64::MAX`.
     #[test]
     fn numbers_are_their_decimal_digits() {
-        let mut values: Vec<u64> = (0..=2000).collect();
+        let mut values: Vec<u64> = (0..=12_000).collect();
         let mut power = 10u64;
         while let Some(next) = power.checked_mul(10) {
             values.extend([power - 1, power, power + 1]);
