@@ -6,7 +6,6 @@ use crate::escape::quote;
 use crate::json::{same_key, Document};
 use crate::platform_facts::Platform;
 use crate::select::{Match, Missing, Resolutions, Resolved};
-use std::borrow::Cow;
 
 use super::predicate::{
     expected, node_val, predicate_operand, predicate_values, render_val, test, Given, Membership,
@@ -66,6 +65,8 @@ pub struct Context<'a> {
 
 pub use super::faults::Faults;
 pub use super::hits::{Hit, Hits};
+pub use super::path::pointer_path;
+use super::path::{member_path, plain_object_path};
 
 /// The placeholders of one violation.
 #[derive(Debug, Default)]
@@ -327,106 +328,6 @@ pub fn emit_repeat(check: &Check, ctx: &Context<'_>, m: &Match, first: &Match, v
     emit_at(check, ctx, m, vars, related)
 }
 
-/// A `path` placeholder from a JSON Pointer: `spec.resources.pools[1].name`. Written directly
-/// from the pointer's segments (this runs for every finding).
-pub fn pointer_path(pointer: &str) -> String {
-    plain_pointer_path(pointer).unwrap_or_else(|| any_pointer_path(pointer))
-}
-
-/// [`pointer_path`] of a pointer whose segments are ASCII letters, digits, `_` and `-`, none
-/// empty or all digits (nearly all): its segments joined by dots, in one pass.
-fn plain_pointer_path(pointer: &str) -> Option<String> {
-    let rest = pointer.strip_prefix('/')?;
-    // Whether the segment so far holds a letter, `_` or `-`: an empty segment and one of
-    // digits alone (an index) both lack one.
-    let mut named = false;
-    for &b in rest.as_bytes() {
-        match POINTER_BYTE[usize::from(b)] {
-            PointerByte::Name => named = true,
-            PointerByte::Digit => {}
-            PointerByte::Slash if named => named = false,
-            PointerByte::Slash | PointerByte::Other => return None,
-        }
-    }
-    if !named {
-        return None;
-    }
-    // ASCII alone, checked above: a copy with each `/` turned into `.` in place.
-    let mut dotted = rest.as_bytes().to_vec();
-    for b in &mut dotted {
-        if *b == b'/' {
-            *b = b'.';
-        }
-    }
-    // SAFETY: every byte was classed above as an ASCII letter, digit, `_`, `-` or `/`, and the
-    // copy only turned `/` into `.`: ASCII is UTF-8.
-    Some(unsafe { String::from_utf8_unchecked(dotted) })
-}
-
-/// What a pointer's byte is to [`plain_pointer_path`].
-#[derive(Clone, Copy)]
-enum PointerByte {
-    Name,
-    Digit,
-    Slash,
-    Other,
-}
-
-/// [`PointerByte`] of every byte: one load a byte instead of a chain of range tests.
-static POINTER_BYTE: [PointerByte; 256] = {
-    let mut table = [PointerByte::Other; 256];
-    let mut b = 0;
-    while b < 256 {
-        let byte = b as u8;
-        table[b] = match byte {
-            b'0'..=b'9' => PointerByte::Digit,
-            b'a'..=b'z' | b'A'..=b'Z' | b'_' | b'-' => PointerByte::Name,
-            b'/' => PointerByte::Slash,
-            _ => PointerByte::Other,
-        };
-        b += 1;
-    }
-    table
-};
-
-/// [`pointer_path`] of any pointer.
-fn any_pointer_path(pointer: &str) -> String {
-    let mut out = String::with_capacity(pointer.len() + 4);
-    for raw in pointer.split('/').skip(1) {
-        let segment: Cow<'_, str> = if raw.contains('~') {
-            Cow::Owned(raw.replace("~1", "/").replace("~0", "~"))
-        } else {
-            Cow::Borrowed(raw)
-        };
-        if !segment.is_empty() && segment.bytes().all(|b| b.is_ascii_digit()) {
-            // An index (digits too large for one are shown like a key).
-            if let Ok(i) = segment.parse::<usize>() {
-                out.push('[');
-                out.push_str(&i.to_string());
-                out.push(']');
-                continue;
-            }
-        }
-        push_path_key(&mut out, &segment);
-    }
-    match crate::escape::visible(&out) {
-        Cow::Borrowed(_) => out,
-        Cow::Owned(escaped) => escaped,
-    }
-}
-
-/// Appends `.key` (or the first `key`) to a dotted path, quoted as JSON when it is not plain.
-fn push_path_key(out: &mut String, key: &str) {
-    if !out.is_empty() {
-        out.push('.');
-    }
-    if crate::select::is_plain_key(key) {
-        out.push_str(key);
-    } else {
-        out.push_str(&serde_json::to_string(key).unwrap_or_default());
-    }
-}
-
 /// A comparable identity of a scalar, for `unique`: numbers by value (`1` and `1.0` are one,
 /// as are `0` and `-0`).
 #[derive(PartialEq, Eq, Hash)]
@@ -599,13 +500,21 @@ fn assert_on(check: &Check, ctx: &Context<'_>, res: Resolved<'_>, out: &mut Hits
             // Hashed once for all the unknown keys (the did-you-mean answers are kept by it).
             let mut allowed_hash = None;
             for m in res.found {
-                // The object's pointer, found once for all its unknown keys.
-                let mut object_pointer = None;
+                // The object's pointer (and dotted path), found once for all its unknown keys.
+                let mut object_place: Option<(String, Option<String>)> = None;
                 for member in ctx.doc.members(m.node) {
                     let key = member.key.as_bytes();
                     if !allowed.iter().any(|a| same_key(a.as_bytes(), key)) {
                         let allowed = (allowed.as_slice(), &mut allowed_hash);
-                        let object = object_pointer.get_or_insert_with(|| m.pointer(ctx.doc));
+                        let (pointer, path) = object_place.get_or_insert_with(|| {
+                            let pointer = m.pointer(ctx.doc);
+                            let path = check
+                                .uses("path")
+                                .then(|| plain_object_path(&pointer))
+                                .flatten();
+                            (pointer, path)
+                        });
+                        let object = (pointer.as_str(), path.as_deref());
                         report_unknown_key(check, allowed, ctx, object, member, out);
                     }
                 }
@@ -750,7 +659,7 @@ fn report_unknown_key(
     check: &Check,
     (allowed, allowed_hash): (&[String], &mut Option<u64>),
     ctx: &Context<'_>,
-    object_pointer: &str,
+    (object_pointer, object_path): (&str, Option<&str>),
     member: &crate::json::Member<'_>,
     out: &mut Hits,
 ) {
@@ -782,7 +691,9 @@ fn report_unknown_key(
             render_val(node_val(ctx.doc, member.value))
         }),
         expected: if_used(check, "expected", || allowed.join(", ")),
-        path: if_used(check, "path", || pointer_path(&pointer)),
+        path: if_used(check, "path", || {
+            member_path(object_path, &member.key, &pointer)
+        }),
         key: if_used(check, "key", || quote(&member.key, MAX_VALUE_CHARS)),
         pointer: if_used(check, "pointer", || pointer.clone()),
         extra,
@@ -794,77 +705,6 @@ fn report_unknown_key(
 
 #[cfg(test)]
 mod tests {
-    use super::pointer_path;
-
-    /// A key is written bare in a dotted path exactly when every character of it is plain:
-    /// the ASCII shortcut agrees with `is_plain_key_char` on every ASCII character.
-    /// The one-pass path of plain pointers is the general one's, on pointers of every ASCII
-    /// character, escapes, indices, empty and all-digit segments.
-    #[test]
-    fn plain_pointers_take_the_short_path_to_the_same_path() {
-        let segments = [
-            "a",
-            "spec",
-            "pool_1",
-            "x-y",
-            "0",
-            "007",
-            "12",
-            "",
-            "a.b",
-            "a~1b",
-            "~0",
-            "é",
-            "a b",
-            "99999999999999999999999",
-            "1a",
-            "_",
-        ];
-        let mut pointers = vec![String::new(), "/".to_string()];
-        for a in segments {
-            pointers.push(format!("/{a}"));
-            for b in segments {
-                pointers.push(format!("/{a}/{b}"));
-                pointers.push(format!("/spec/{a}/{b}/z"));
-            }
-        }
-        for b in 0..0x80u8 {
-            pointers.push(format!("/k{}y/v", b as char));
-        }
-        let mut short = 0;
-        for pointer in &pointers {
-            let general = super::any_pointer_path(pointer);
-            if let Some(path) = super::plain_pointer_path(pointer) {
-                short += 1;
-                assert_eq!(path, general, "{pointer:?}");
-            }
-            assert_eq!(pointer_path(pointer), general, "{pointer:?}");
-        }
-        assert!(
-            short > 100,
-            "{short} of {} took the short path",
-            pointers.len()
-        );
-    }
-
-    #[test]
-    fn plain_keys_are_written_bare() {
-        for b in 0..0x80u8 {
-            let c = b as char;
-            let key = format!("k{c}y");
-            let mut out = String::new();
-            super::push_path_key(&mut out, &key);
-            let bare = "kxy"
-                .chars()
-                .chain([c])
-                .all(crate::select::is_plain_key_char);
-            assert_eq!(out == key, bare, "{key:?} written as {out:?}");
-        }
-        let mut out = String::new();
-        super::push_path_key(&mut out, "clé");
-        assert_eq!(out, "clé");
-    }
-
     #[test]
     fn last_keys_are_unescaped() {
         for (pointer, key) in [
@@ -1008,28 +848,6 @@ mod tests {
                 }
             }
             assert_eq!(found, expected, "{len} items");
-        }
-    }
-
-    #[test]
-    fn paths_from_pointers() {
-        for (pointer, path) in [
-            ("", ""),
-            ("/metadata", "metadata"),
-            (
-                "/spec/resources/pools/1/name",
-                "spec.resources.pools[1].name",
-            ),
-            ("/spec/plugins/0", "spec.plugins[0]"),
-            ("/a~1b/c~0d", "a/b.c~d"),
-            ("/spec/hyperparams/lr.max", "spec.hyperparams.\"lr.max\""),
-            ("/m/", "m.\"\""),
-            ("/0/x", "[0].x"),
-            ("/h/99999999999999999999999", "h.99999999999999999999999"),
-            ("/h/a b", "h.\"a b\""),
-            ("/h/\u{1b}[2J", "h.\"\\u001b[2J\""),
-        ] {
-            assert_eq!(pointer_path(pointer), path, "{pointer:?}");
         }
     }
 }

@@ -13,6 +13,7 @@ pub mod fix;
 pub mod functions;
 mod hits;
 mod mask;
+mod path;
 pub mod pattern;
 pub mod plan;
 mod prebuilt;
