@@ -223,7 +223,7 @@ impl<'a> Locator<'a> {
         }
         let index = self.index.get_or_insert_with(|| LineIndex::new(self.text));
         let start = index.position(self.text, span.start as usize);
-        let end = index.position(self.text, span.end as usize);
+        let end = index.position_after(self.text, (span.start as usize, start), span.end as usize);
         (span, start, end)
     }
 }
