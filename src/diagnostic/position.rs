@@ -349,11 +349,9 @@ mod tests {
         }
     }
 
-    /// Counted positions are the index's, whatever the order they are asked in: across
-    /// line breaks (`\n`, `\r\n`), multi-byte chars, offsets inside a char or past the end,
-    /// and runs of more than 255 line breaks.
-    #[test]
-    fn counted_positions_are_the_index_positions() {
+    /// Texts of up to 400 pieces: line breaks (`\n`, `\r\n`, runs of them), multi-byte chars
+    /// and a bit of JSON.
+    fn spec_like_text() -> impl proptest::strategy::Strategy<Value = String> {
         use proptest::prelude::*;
         let piece = prop::sample::select(vec![
             "a",
@@ -365,7 +363,16 @@ mod tests {
             "{\"k\": 1}",
             "\n\n\n",
         ]);
-        let text = prop::collection::vec(piece, 0..400).prop_map(|p| p.concat());
+        prop::collection::vec(piece, 0..400).prop_map(|p| p.concat())
+    }
+
+    /// Counted positions are the index's, whatever the order they are asked in: across
+    /// line breaks (`\n`, `\r\n`), multi-byte chars, offsets inside a char or past the end,
+    /// and runs of more than 255 line breaks.
+    #[test]
+    fn counted_positions_are_the_index_positions() {
+        use proptest::prelude::*;
+        let text = spec_like_text();
         let case = text.prop_flat_map(|t| {
             let len = t.len();
             (Just(t), prop::collection::vec(0..len + 3, 1..12))
@@ -404,17 +411,7 @@ mod tests {
     #[test]
     fn positions_after_are_the_index_positions() {
         use proptest::prelude::*;
-        let piece = prop::sample::select(vec![
-            "a",
-            "\n",
-            "\r\n",
-            "é",
-            "名",
-            "😀",
-            "{\"k\": 1}",
-            "\n\n\n",
-        ]);
-        let text = prop::collection::vec(piece, 0..400).prop_map(|p| p.concat());
+        let text = spec_like_text();
         let case = text.prop_flat_map(|t| {
             let len = t.len();
             (Just(t), 0..len + 1, 0..len + 3)
