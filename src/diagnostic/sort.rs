@@ -19,9 +19,40 @@ pub fn sort_in_file(findings: &mut [Finding]) {
     if findings.is_sorted_by(|a, b| a.cmp_in_file(b).is_le()) {
         return;
     }
-    let mut order: Vec<usize> = (0..findings.len()).collect();
-    order.sort_by(|&a, &b| findings[a].cmp_in_file(&findings[b]));
+    let order = if findings.iter().all(|f| f.history.is_none()) {
+        order_by_span(findings)
+    } else {
+        let mut order: Vec<usize> = (0..findings.len()).collect();
+        order.sort_by(|&a, &b| findings[a].cmp_in_file(&findings[b]));
+        order
+    };
     permute(findings, order);
+}
+
+/// The order of [`sort_in_file`] for findings without history, whose key starts with the
+/// span: each finding's span and position as one integer, sorted as integers (a finding's
+/// position keeps equal keys in their order); spans that tie are ordered by the rest.
+fn order_by_span(findings: &[Finding]) -> Vec<usize> {
+    let mut keyed: Vec<u128> = findings
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let span = u64::from(f.span.start) << 32 | u64::from(f.span.end);
+            u128::from(span) << 64 | i as u128
+        })
+        .collect();
+    keyed.sort_unstable();
+    let mut order: Vec<usize> = keyed.iter().map(|&k| k as u64 as usize).collect();
+    let mut from = 0;
+    while from < keyed.len() {
+        let span = keyed[from] >> 64;
+        let to = from + keyed[from..].partition_point(|&k| k >> 64 == span);
+        if to - from > 1 {
+            order[from..to].sort_by(|&a, &b| findings[a].cmp_in_file(&findings[b]));
+        }
+        from = to;
+    }
+    order
 }
 
 /// The positions of `findings` in the order a stable sort by [`Finding::sort_key`] gives them,
@@ -226,5 +257,36 @@ mod tests {
         let mut none = Vec::new();
         super::sort_findings(&mut none);
         assert!(none.is_empty());
+    }
+
+    /// One file's findings sort as a stable sort by [`Finding::sort_key_in_file`] does:
+    /// spans that tie and are told apart by rule, by message, or not at all (their order is
+    /// kept), with and without history.
+    #[test]
+    fn a_files_findings_sort_stably_by_their_key() {
+        use crate::diagnostic::{Provenance, Span};
+        let make = |i: usize, history: bool| Finding {
+            span: Span::new(i * 7 % 5, i * 7 % 5 + i % 3 * 2),
+            message: ["b", "a"][i / 3 % 2].into(),
+            pointer: i.to_string(),
+            history: history.then(|| {
+                Box::new(Provenance {
+                    version: Arc::from(["v1", "v0"][i / 4 % 2]),
+                    introduced: None,
+                    removed: None,
+                })
+            }),
+            ..Finding::for_tests("a.json", ["y", "x"][i / 2 % 2], 1)
+        };
+        for history in [false, true] {
+            for n in [0, 1, 2, 7, 40, 130] {
+                let findings: Vec<Finding> = (0..n).map(|i| make(i, history)).collect();
+                let mut expected = findings.clone();
+                expected.sort_by(|a, b| a.sort_key_in_file().cmp(&b.sort_key_in_file()));
+                let mut sorted = findings;
+                super::sort_in_file(&mut sorted);
+                assert_eq!(sorted, expected, "history {history}, {n} findings");
+            }
+        }
     }
 }
