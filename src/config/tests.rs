@@ -1,4 +1,3 @@
-
 /// The file-name tests agree with the globs they stand for.
 #[test]
 fn include_by_name_agrees_with_the_globs() {

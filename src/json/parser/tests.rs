@@ -1,4 +1,3 @@
-
 use super::*;
 
 /// Numbered keys (`legacy_field_00` to `_19`) get twenty different bits, so an object of

@@ -1,4 +1,3 @@
-
 use super::*;
 use crate::diagnostic::{Position, Related, Span};
 use std::sync::Arc;

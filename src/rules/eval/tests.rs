@@ -1,4 +1,3 @@
-
 #[test]
 fn last_keys_are_unescaped() {
     for (pointer, key) in [
