@@ -1,5 +1,7 @@
 //! Evaluating compiled checks against one parsed document.
 
+use std::borrow::Cow;
+
 use crate::catalog::Recipe;
 use crate::diagnostic::Span;
 use crate::escape::quote;
@@ -70,10 +72,11 @@ use super::path::{member_path, plain_object_path};
 
 /// The placeholders of one violation.
 #[derive(Debug, Default)]
-pub struct Vars {
+pub struct Vars<'a> {
     pub value: String,
     pub expected: String,
-    pub path: String,
+    /// Borrowed where the path is text the document already holds (a top-level key's).
+    pub path: Cow<'a, str>,
     pub key: String,
     pub pointer: String,
     pub extra: Vec<(&'static str, String)>,
@@ -81,12 +84,12 @@ pub struct Vars {
     pub suggestion: Option<String>,
 }
 
-impl Vars {
+impl Vars<'_> {
     fn lookup(&self, name: &str) -> Option<&str> {
         Some(match name {
             "value" => &self.value,
             "expected" => &self.expected,
-            "path" => &self.path,
+            "path" => self.path.as_ref(),
             "key" => &self.key,
             "pointer" => &self.pointer,
             _ => {
@@ -274,7 +277,7 @@ pub fn emit(
     check: &Check,
     span: Span,
     pointer: String,
-    vars: Vars,
+    vars: Vars<'_>,
     related: Vec<(Span, String)>,
 ) -> Hit {
     let message = check.message.render(|k| vars.lookup(k));
@@ -297,12 +300,12 @@ pub fn emit_at(
     check: &Check,
     ctx: &Context<'_>,
     m: &Match,
-    mut vars: Vars,
+    mut vars: Vars<'_>,
     related: Vec<(Span, String)>,
 ) -> Hit {
     let pointer = m.pointer(ctx.doc);
     if vars.path.is_empty() && check.uses("path") {
-        vars.path = pointer_path(&pointer);
+        vars.path = Cow::Owned(pointer_path(&pointer));
     }
     if vars.key.is_empty() && check.uses("key") {
         vars.key = quote(&last_key(&pointer), MAX_VALUE_CHARS);
@@ -320,7 +323,13 @@ pub fn emit_at(
 }
 
 /// A violation at `m` that repeats the earlier `first`, which is shown as the related location.
-pub fn emit_repeat(check: &Check, ctx: &Context<'_>, m: &Match, first: &Match, vars: Vars) -> Hit {
+pub fn emit_repeat(
+    check: &Check,
+    ctx: &Context<'_>,
+    m: &Match,
+    first: &Match,
+    vars: Vars<'_>,
+) -> Hit {
     let related = vec![(
         match_span(ctx, first, check.report_at),
         check.related_label.clone(),
@@ -584,7 +593,7 @@ fn report_missing(
         let vars = Vars {
             value: "missing".into(),
             expected: if_used(check, "expected", || expected.to_string()),
-            path: if_used(check, "path", || pointer_path(&pointer)),
+            path: if_used(check, "path", || pointer_path(&pointer)).into(),
             key: if_used(check, "key", || {
                 quote(check.select.missing_key(miss), MAX_VALUE_CHARS)
             }),
@@ -691,9 +700,11 @@ fn report_unknown_key(
             render_val(node_val(ctx.doc, member.value))
         }),
         expected: if_used(check, "expected", || allowed.join(", ")),
-        path: if_used(check, "path", || {
+        path: if check.uses("path") {
             member_path(object_path, &member.key, &pointer)
-        }),
+        } else {
+            Cow::Borrowed("")
+        },
         key: if_used(check, "key", || quote(&member.key, MAX_VALUE_CHARS)),
         pointer: if_used(check, "pointer", || pointer.clone()),
         extra,

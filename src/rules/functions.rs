@@ -421,8 +421,8 @@ fn duplicate_keys(check: &Check, ctx: &Context<'_>, out: &mut Hits) {
         push_pointer_segment(&mut pointer, &dup.key);
         let key = quote(&dup.key, MAX_VALUE_CHARS);
         let vars = Vars {
-            key: key.clone(),
-            path: key,
+            path: key.clone().into(),
+            key,
             pointer: pointer.clone(),
             ..Vars::default()
         };

@@ -52,7 +52,11 @@ pub(super) fn plain_object_path(pointer: &str) -> Option<String> {
 /// [`pointer_path`] of `pointer`, the place of member `key` of an object: its object's plain
 /// path (see [`plain_object_path`]) and the key joined when both are plain, as
 /// [`plain_pointer_path`] would join them, without reading the whole pointer again.
-pub(super) fn member_path(object_path: Option<&str>, key: &str, pointer: &str) -> String {
+pub(super) fn member_path<'k>(
+    object_path: Option<&str>,
+    key: &'k str,
+    pointer: &str,
+) -> Cow<'k, str> {
     let plain_key = {
         let mut named = false;
         key.bytes().all(|b| match POINTER_BYTE[usize::from(b)] {
@@ -65,16 +69,16 @@ pub(super) fn member_path(object_path: Option<&str>, key: &str, pointer: &str) -
         }) && named
     };
     match object_path {
+        // A top-level key is its own path: no copy of it.
+        Some("") if plain_key => Cow::Borrowed(key),
         Some(object) if plain_key => {
             let mut path = String::with_capacity(object.len() + 1 + key.len());
             path.push_str(object);
-            if !object.is_empty() {
-                path.push('.');
-            }
+            path.push('.');
             path.push_str(key);
-            path
+            Cow::Owned(path)
         }
-        _ => pointer_path(pointer),
+        _ => Cow::Owned(pointer_path(pointer)),
     }
 }
 
