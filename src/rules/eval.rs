@@ -74,7 +74,8 @@ use super::path::{member_path, plain_object_path};
 #[derive(Debug, Default)]
 pub struct Vars<'a> {
     pub value: String,
-    pub expected: String,
+    /// Borrowed where one phrase serves all of a check's failures in a file.
+    pub expected: Cow<'a, str>,
     /// Borrowed where the path is text the document already holds (a top-level key's).
     pub path: Cow<'a, str>,
     pub key: String,
@@ -88,7 +89,7 @@ impl Vars<'_> {
     fn lookup(&self, name: &str) -> Option<&str> {
         Some(match name {
             "value" => &self.value,
-            "expected" => &self.expected,
+            "expected" => self.expected.as_ref(),
             "path" => self.path.as_ref(),
             "key" => &self.key,
             "pointer" => &self.pointer,
@@ -551,7 +552,7 @@ fn report_value(
 ) {
     let vars = Vars {
         value: if_used(check, "value", || render_val(v)),
-        expected: if_used(check, "expected", || expected.to_string()),
+        expected: Cow::Borrowed(if check.uses("expected") { expected } else { "" }),
         extra: extra.into_iter().chain(platform_vars(check, ctx)).collect(),
         ..Vars::default()
     };
@@ -592,7 +593,7 @@ fn report_missing(
         let pointer = check.select.missing_pointer(ctx.doc, miss);
         let vars = Vars {
             value: "missing".into(),
-            expected: if_used(check, "expected", || expected.to_string()),
+            expected: Cow::Borrowed(if check.uses("expected") { expected } else { "" }),
             path: if_used(check, "path", || pointer_path(&pointer)).into(),
             key: if_used(check, "key", || {
                 quote(check.select.missing_key(miss), MAX_VALUE_CHARS)
@@ -622,7 +623,7 @@ fn assert_unique(check: &Check, ctx: &Context<'_>, res: Resolved<'_>, out: &mut 
         let value = render_val(node_val(ctx.doc, m.node));
         let vars = Vars {
             value,
-            expected: "a value used only once".into(),
+            expected: Cow::Borrowed("a value used only once"),
             ..Vars::default()
         };
         out.push(emit_repeat(check, ctx, m, first, vars));
@@ -699,7 +700,7 @@ fn report_unknown_key(
         value: if_used(check, "value", || {
             render_val(node_val(ctx.doc, member.value))
         }),
-        expected: if_used(check, "expected", || allowed.join(", ")),
+        expected: if_used(check, "expected", || allowed.join(", ")).into(),
         path: if check.uses("path") {
             member_path(object_path, &member.key, &pointer)
         } else {

@@ -472,7 +472,7 @@ fn gpu_quota(check: &Check, ctx: &Context<'_>, res: Resolved<'_>, out: &mut Hits
             };
             let vars = Vars {
                 value: total.clone(),
-                expected: format!("at most {quota}"),
+                expected: format!("at most {quota}").into(),
                 extra: vec![
                     ("total", total),
                     ("quota", quota.to_string()),
@@ -533,7 +533,7 @@ fn image_registry(
                 .join(", ");
             let vars = Vars {
                 value: quote(image, MAX_VALUE_CHARS),
-                expected: list.clone(),
+                expected: list.clone().into(),
                 extra: vec![("host", quote(host, MAX_VALUE_CHARS)), ("allowed", list)],
                 ..Vars::default()
             };
