@@ -351,6 +351,14 @@ impl Parts<'_> {
         }
     }
 
+    /// Passes over the next `n` parts: their text was written another way.
+    pub fn skip(&mut self, n: usize) {
+        for _ in 0..n {
+            let part = self.0.next();
+            debug_assert!(part.is_some(), "more parts skipped than the skeleton has");
+        }
+    }
+
     /// Whether every part has been taken.
     pub fn is_done(&self) -> bool {
         self.0.len() == 0

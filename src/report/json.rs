@@ -8,7 +8,7 @@ use serde::Serialize as DeriveSerialize;
 
 use super::chunked::write_findings_array;
 use super::{statistics, ReportInput};
-use crate::diagnostic::{Finding, Position, Span};
+use crate::diagnostic::{Finding, Position, RuleId, Severity, Span};
 use crate::json::writer::{write_number, write_string, JsonWriter, ObjectWriter, Skeleton};
 
 /// Version of the document's shape; bumped on any incompatible change.
@@ -23,6 +23,9 @@ pub(super) struct FindingShape {
     /// The last finding's file and its name as a JSON string: a file's findings come
     /// together and share one name, escaped once.
     path: Option<(Arc<str>, Vec<u8>)>,
+    /// A rule and severity's text from the rule's value to the severity's, written once: a
+    /// report's findings name a few dozen rules at most.
+    labels: Vec<(RuleId, Severity, Vec<u8>)>,
 }
 
 impl FindingShape {
@@ -32,6 +35,7 @@ impl FindingShape {
             compact: false,
             skeleton: Skeleton::new(level, finding_skeleton),
             path: None,
+            labels: Vec::new(),
         }
     }
 
@@ -42,6 +46,7 @@ impl FindingShape {
             compact: true,
             skeleton: Skeleton::compact(finding_skeleton),
             path: None,
+            labels: Vec::new(),
         }
     }
 }
@@ -80,10 +85,11 @@ pub(super) fn write_finding(buf: &mut Vec<u8>, shape: &mut FindingShape, f: &Fin
     let mut parts = shape.skeleton.parts();
     parts.next_into(buf);
     buf.extend_from_slice(path);
-    for text in [&*f.rule, f.severity.as_str(), &f.message] {
-        parts.next_into(buf);
-        write_string(buf, text);
-    }
+    parts.next_into(buf);
+    buf.extend_from_slice(labels_json(&mut shape.labels, &shape.skeleton, f));
+    parts.skip(1);
+    parts.next_into(buf);
+    write_string(buf, &f.message);
     parts.next_into(buf);
     match &f.help {
         Some(help) => write_string(buf, help),
@@ -132,6 +138,35 @@ pub(super) fn write_finding(buf: &mut Vec<u8>, shape: &mut FindingShape, f: &Fin
         super::history::write_members(&mut w, history);
     }
     w.end_object();
+}
+
+/// `f`'s rule and severity as JSON strings with the skeleton's text between them, made the
+/// first time the pair is seen.
+fn labels_json<'a>(
+    labels: &'a mut Vec<(RuleId, Severity, Vec<u8>)>,
+    skeleton: &Skeleton,
+    f: &Finding,
+) -> &'a [u8] {
+    let at = match labels
+        .iter()
+        // Interned ids: one text for each, compared by address.
+        .position(|(rule, severity, _)| {
+            std::ptr::eq(rule.as_str(), f.rule.as_str()) && *severity == f.severity
+        }) {
+        Some(at) => at,
+        None => {
+            let mut json = Vec::new();
+            write_string(&mut json, &f.rule);
+            // The part between the rule and the severity: the skeleton's third.
+            let mut parts = skeleton.parts();
+            parts.skip(2);
+            parts.next_into(&mut json);
+            write_string(&mut json, f.severity.as_str());
+            labels.push((f.rule, f.severity, json));
+            labels.len() - 1
+        }
+    };
+    &labels[at].2
 }
 
 /// `path` as a JSON string, escaped again only when it is not the last one's file.
