@@ -237,24 +237,36 @@ pub fn write_number(out: &mut Vec<u8>, n: u64) {
     // division loop.
     match n {
         0..=9 => out.push(b'0' + n as u8),
-        10..=99 => out.extend_from_slice(&[b'0' + (n / 10) as u8, b'0' + (n % 10) as u8]),
-        100..=999 => out.extend_from_slice(&[
-            b'0' + (n / 100) as u8,
-            b'0' + (n / 10 % 10) as u8,
-            b'0' + (n % 10) as u8,
-        ]),
+        10..=99 => out.extend_from_slice(&two_digits(n)),
+        100..=999 => {
+            let [tens, ones] = two_digits(n % 100);
+            out.extend_from_slice(&[b'0' + (n / 100) as u8, tens, ones]);
+        }
         // A spec's byte offsets past its first kilobyte.
-        1000..=9999 => out.extend_from_slice(&[
-            b'0' + (n / 1000) as u8,
-            b'0' + (n / 100 % 10) as u8,
-            b'0' + (n / 10 % 10) as u8,
-            b'0' + (n % 10) as u8,
-        ]),
+        1000..=9999 => {
+            let ([a, b], [c, d]) = (two_digits(n / 100), two_digits(n % 100));
+            out.extend_from_slice(&[a, b, c, d]);
+        }
         _ => {
             let mut digits = [0u8; 20];
             out.extend_from_slice(decimal(n, &mut digits));
         }
     }
+}
+
+/// The two digits of `n` (below 100), from a table: one lookup instead of a division and a
+/// remainder per digit.
+fn two_digits(n: u64) -> [u8; 2] {
+    const PAIRS: [[u8; 2]; 100] = {
+        let mut pairs = [[0u8; 2]; 100];
+        let mut i = 0;
+        while i < 100 {
+            pairs[i] = [b'0' + (i / 10) as u8, b'0' + (i % 10) as u8];
+            i += 1;
+        }
+        pairs
+    };
+    PAIRS[n as usize % 100]
 }
 
 /// Marks a value's place in a skeleton. It never occurs in the fixed text: keys are plain
