@@ -10,8 +10,8 @@ use crate::platform_facts::Platform;
 use crate::select::{Match, Missing, Resolutions, Resolved};
 
 use super::predicate::{
-    expected, node_val, predicate_operand, predicate_values, render_val, test, Given, Membership,
-    Outcome, Val,
+    expected, node_val, predicate_operand, predicate_values, predicate_vars, render_val, test,
+    Given, Membership, Outcome, Val,
 };
 pub use super::predicate::{Lit, MAX_VALUE_CHARS};
 use super::{Assertion, Check, Condition, Fact, Operand, OtherDoc, Predicate, ReportAt, Setting};
@@ -483,8 +483,12 @@ fn assert_on(check: &Check, ctx: &Context<'_>, res: Resolved<'_>, out: &mut Hits
                 None => None,
             };
             let members = operand.as_ref().and_then(|g| Membership::of(p, g));
-            // The expected text is the same for every value: made once, on the first failure.
+            // The expected text is the same for every value: made once, on the first failure,
+            // and only for a message or help that shows it (most do not); so are the raw values
+            // it is made of.
             let mut expected_text = None;
+            let shows_expected = check.uses("expected");
+            let shows_raw = predicate_vars(p).iter().any(|name| check.uses(name));
             for m in res.found {
                 let v = node_val(ctx.doc, m.node);
                 let outcome = match &members {
@@ -492,9 +496,18 @@ fn assert_on(check: &Check, ctx: &Context<'_>, res: Resolved<'_>, out: &mut Hits
                     None => test(p, v, operand.as_ref()),
                 };
                 if outcome == Outcome::Fail {
-                    let expected =
-                        expected_text.get_or_insert_with(|| expected(p, operand.as_ref()));
-                    let raw = predicate_values(p, operand.as_ref(), v);
+                    let expected = if shows_expected {
+                        expected_text
+                            .get_or_insert_with(|| expected(p, operand.as_ref()))
+                            .as_str()
+                    } else {
+                        ""
+                    };
+                    let raw = if shows_raw {
+                        predicate_values(p, operand.as_ref(), v)
+                    } else {
+                        Vec::new()
+                    };
                     report_value(check, expected, raw, ctx, m, v, out);
                 }
             }
