@@ -73,7 +73,12 @@ pub fn run(plan: &Plan<'_>, env: &mut Env<'_>) -> Result<Linted, Error> {
             .iter()
             .flat_map(|p| p.settings.rules.rules.iter()),
     );
-    let collector = Collector::new(detector);
+    // A finding's value hash is part of its identity across runs: a baseline's entries and
+    // `--new-from-rev`'s comparison with the past read it; a report does not.
+    let keeps_hashes = plan.baseline.is_some()
+        || plan.options.write_baseline.is_some()
+        || plan.options.new_from_rev.is_some();
+    let collector = Collector::new(detector, keeps_hashes);
     let serial = linter.walked.is_empty() && plan.options.paths.len() <= SERIAL_FILES;
     let discovery = if serial {
         find_named(&linter, &collector)

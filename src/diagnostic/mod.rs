@@ -58,7 +58,9 @@ pub struct Finding {
     pub end: Position,
     pub related: Vec<Related>,
     /// Hash of the offending value's text with JSON whitespace removed: part of the finding's
-    /// identity for baselines, so it survives reformatting. 0 for file-level findings.
+    /// identity for baselines and `--new-from-rev`, so it survives reformatting. 0 for
+    /// file-level findings, and in what a run that compares with no other run collects (its
+    /// collector drops it: see `check::lint`'s `keeps_hashes`).
     pub value_hash: u64,
     /// The span's text is a secret (`exp-secret`): every output masks it.
     pub secret: bool,

@@ -52,10 +52,15 @@ pub(super) struct Collector {
     pub(super) diffs: Mutex<Vec<(Arc<str>, String)>>,
     /// Masks the secrets in what findings quote of the files.
     pub(super) detector: Detector,
+    /// The run compares findings with another run's (a baseline applied or written,
+    /// `--new-from-rev`): the findings' value hashes, part of their identity, are kept. A
+    /// report does not read them, so otherwise they are dropped as the findings are kept (a
+    /// spilled finding then takes 8 bytes fewer).
+    keeps_hashes: bool,
 }
 
 impl Collector {
-    pub(super) fn new(detector: Detector) -> Collector {
+    pub(super) fn new(detector: Detector, keeps_hashes: bool) -> Collector {
         Collector {
             files: AtomicUsize::new(0),
             failed: AtomicBool::new(false),
@@ -63,6 +68,7 @@ impl Collector {
             fixed: AtomicUsize::new(0),
             diffs: Mutex::new(Vec::new()),
             detector,
+            keeps_hashes,
         }
     }
 
@@ -70,6 +76,7 @@ impl Collector {
     /// baseline) is written from what is kept here.
     pub(super) fn keep_findings(&self, mut findings: Vec<Finding>) {
         self.detector.mask_findings(&mut findings);
+        self.drop_hashes(&mut findings);
         self.findings.keep(findings);
     }
 
@@ -82,7 +89,14 @@ impl Collector {
         clean: &mut crate::secrets::CleanTexts,
     ) {
         self.detector.mask_findings_with(&mut findings, clean);
+        self.drop_hashes(&mut findings);
         self.findings.gather(gathered, findings);
+    }
+
+    fn drop_hashes(&self, findings: &mut [Finding]) {
+        if !self.keeps_hashes {
+            findings.iter_mut().for_each(|f| f.value_hash = 0);
+        }
     }
 
     /// Keeps a file's `--diff`, to be printed in path order.
