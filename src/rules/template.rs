@@ -93,6 +93,14 @@ impl Template {
         Ok(Template { pieces, common })
     }
 
+    /// The literal text every rendering starts with: up to the first placeholder.
+    pub fn literal_start(&self) -> &str {
+        match self.pieces.first() {
+            Some(Piece::Text(text)) => text,
+            _ => "",
+        }
+    }
+
     /// Does the template use the placeholder `name`?
     pub fn uses(&self, name: &str) -> bool {
         if let Some(i) = COMMON.iter().position(|c| *c == name) {

@@ -394,11 +394,13 @@ fn compile_raw(
     let cases = compile_cases(name, &text, 0, &raw.valid, &raw.invalid)?;
     c.check_case_kinds(&cases)?;
     let (files, ignores) = c.scope(raw.files.as_deref(), &raw.ignores)?;
+    let rule_id = crate::diagnostic::RuleId::new(raw.id.get_ref());
+    offer_texts(rule_id, &checks);
     Ok(Rule {
         files,
         ignores,
         id: raw.id.get_ref().clone(),
-        rule_id: crate::diagnostic::RuleId::new(raw.id.get_ref()),
+        rule_id,
         severity,
         summary: raw.summary.trim().to_string(),
         explanation: raw.explanation.unwrap_or_default().trim().to_string(),
@@ -422,6 +424,33 @@ fn compile_raw(
             std::sync::OnceLock::new()
         },
     })
+}
+
+/// Offers `rule`'s checks' common literal starts of message and help (see
+/// [`crate::diagnostic::RuleTexts`]): a spilled finding is written without them.
+fn offer_texts(rule: crate::diagnostic::RuleId, checks: &[Check]) {
+    let messages = checks.iter().map(|c| c.message.literal_start());
+    let helps = checks.iter().filter_map(|c| c.help.as_ref());
+    rule.offer_texts(
+        common_start(messages),
+        common_start(helps.map(Template::literal_start)),
+    );
+}
+
+/// The longest text all of `texts` start with ("" for none), ending where a character does.
+fn common_start<'t>(mut texts: impl Iterator<Item = &'t str>) -> &'t str {
+    let Some(mut common) = texts.next() else {
+        return "";
+    };
+    for text in texts {
+        let same = common.bytes().zip(text.bytes()).take_while(|(a, b)| a == b);
+        let mut len = same.count();
+        while !common.is_char_boundary(len) {
+            len -= 1;
+        }
+        common = &common[..len];
+    }
+    common
 }
 
 /// The parts of a rule file's top level, each checked and compiled on its own.
@@ -615,5 +644,44 @@ mod tests {
                 panic!("{name}: {e:?}");
             }
         }
+    }
+
+    #[test]
+    fn common_starts_end_where_characters_do() {
+        assert_eq!(common_start([].into_iter()), "");
+        assert_eq!(
+            common_start(["unknown field "].into_iter()),
+            "unknown field "
+        );
+        assert_eq!(common_start(["ab", "abc", "abd"].into_iter()), "ab");
+        assert_eq!(common_start(["ab", ""].into_iter()), "");
+        // 'é' is C3 A9 and 'ê' C3 AA: the shared C3 is half a character.
+        assert_eq!(common_start(["xé", "xê"].into_iter()), "x");
+    }
+
+    /// A compiled rule offers its checks' common literal starts for the spill.
+    #[test]
+    fn a_compiled_rule_offers_its_checks_common_starts() {
+        let text = r#"
+id = "compile-test-offers-starts"
+severity = "warning"
+summary = "s"
+help = "set it: the server needs {path}"
+
+[[check]]
+select = "/spec/a"
+type = "string"
+message = "field a is {value}"
+
+[[check]]
+select = "/spec/b"
+type = "string"
+message = "field b is {value}"
+"#;
+        let rule = compile_checked("t.toml", text.into(), false, false, false)
+            .unwrap_or_else(|e| panic!("{e:?}"));
+        let texts = rule.rule_id.texts().unwrap();
+        assert_eq!(&*texts.message, "field ");
+        assert_eq!(&*texts.help, "set it: the server needs ");
     }
 }

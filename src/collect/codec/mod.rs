@@ -4,6 +4,14 @@
 //! with its size (4 bytes, little-endian), so that it is read whole into a buffer and decoded
 //! from there, not a byte at a time through a reader, then its findings' [`Counts`] (five
 //! more), so that a pass that only counts reads no finding.
+//!
+//! A dense audit spilled ~100 bytes a finding, and copying them into the page cache was a
+//! tenth of its time, so a finding repeats little: its rule is named by its place among the
+//! record's rules after the first time; its message and help leave out what its rule's start
+//! with ([`crate::diagnostic::RuleTexts`]); its severity shares a byte with its flags; a value
+//! hash of 0 (a run without a baseline keeps none) takes no bytes; its pointer keeps only what
+//! does not end its message (`unknown field x`, `/x`); a span on one line takes half the bytes
+//! of one across lines.
 //! Only this process reads what it wrote, so there is no version.
 
 use std::io::{self, BufRead, Read};
@@ -34,11 +42,12 @@ pub fn write_group<'f>(
     write_str(out, &first.path);
     write_varint(out, count as u64);
     let mut counts = Counts::default();
+    let mut rules = RecordRules::default();
     counts.add(first);
-    write_finding(out, first);
+    write_finding(out, first, &mut rules);
     for f in findings {
         counts.add(f);
-        write_finding(out, f);
+        write_finding(out, f, &mut rules);
     }
     let too_big = || io::Error::new(io::ErrorKind::InvalidInput, "a file's findings past 4 GiB");
     let size = u32::try_from(out.len() - at - 4).map_err(|_| too_big())?;
@@ -51,23 +60,81 @@ pub fn write_group<'f>(
     Ok(())
 }
 
-fn write_finding(out: &mut Vec<u8>, f: &Finding) {
-    write_str(out, &f.rule);
-    out.extend_from_slice(&[
-        f.severity as u8,
-        u8::from(f.secret)
-            | u8::from(f.help.is_some()) << 1
-            | u8::from(f.fix.is_some()) << 2
-            | u8::from(f.history.is_some()) << 3,
-    ]);
-    write_str(out, &f.message);
-    if let Some(help) = &f.help {
-        write_str(out, help);
+/// The rules a record has named so far, in order: a later finding names its rule by its place
+/// here. Writer and reader fill it alike, up to [`RECORD_RULES`]; a rule past those is written
+/// out each time.
+#[derive(Default)]
+struct RecordRules {
+    rules: [Option<RuleId>; RECORD_RULES],
+    len: usize,
+}
+
+/// The rules a record names by place; more than a file's findings ever have.
+const RECORD_RULES: usize = 32;
+/// The rule byte saying the rule's id follows as text.
+const NEW_RULE: u8 = 0xff;
+
+impl RecordRules {
+    /// The place of `rule`, compared by address: ids are interned, and an id held twice would
+    /// only be written twice.
+    fn place_of(&self, rule: RuleId) -> Option<u8> {
+        let same = |r: &Option<RuleId>| r.is_some_and(|r| std::ptr::eq(r.as_str(), rule.as_str()));
+        self.rules[..self.len]
+            .iter()
+            .position(same)
+            .map(|i| i as u8)
     }
-    write_str(out, &f.pointer);
-    write_place(out, f.span, f.start, f.end);
-    // A hash fills its 64 bits: as a varint it would take ten bytes and a loop.
-    out.extend_from_slice(&f.value_hash.to_le_bytes());
+
+    fn get(&self, place: u8) -> Option<RuleId> {
+        self.rules[..self.len]
+            .get(usize::from(place))
+            .copied()
+            .flatten()
+    }
+
+    fn add(&mut self, rule: RuleId) {
+        if let Some(slot) = self.rules.get_mut(self.len) {
+            *slot = Some(rule);
+            self.len += 1;
+        }
+    }
+}
+
+/// A finding's flags byte: its severity in the low two bits, then these.
+const SECRET: u8 = 1 << 2;
+const HAS_HELP: u8 = 1 << 3;
+const HAS_FIX: u8 = 1 << 4;
+const HAS_HISTORY: u8 = 1 << 5;
+const SHORT_PLACE: u8 = 1 << 6;
+const HAS_HASH: u8 = 1 << 7;
+
+fn write_finding(out: &mut Vec<u8>, f: &Finding, rules: &mut RecordRules) {
+    write_rule(out, f.rule, rules);
+    let short = short_place(f.span, f.start, f.end);
+    out.push(
+        f.severity as u8
+            | if f.secret { SECRET } else { 0 }
+            | if f.help.is_some() { HAS_HELP } else { 0 }
+            | if f.fix.is_some() { HAS_FIX } else { 0 }
+            | if f.history.is_some() { HAS_HISTORY } else { 0 }
+            | if short.is_some() { SHORT_PLACE } else { 0 }
+            | if f.value_hash != 0 { HAS_HASH } else { 0 },
+    );
+    let (message_start, help_start) = starts_of(f.rule);
+    write_after_start(out, &f.message, message_start);
+    if let Some(help) = &f.help {
+        write_after_start(out, help, help_start);
+    }
+    write_pointer(out, &f.pointer, &f.message);
+    match short {
+        Some(place) => out.extend_from_slice(&place),
+        None => write_place(out, f.span, f.start, f.end),
+    }
+    // A hash fills its 64 bits: as a varint it would take ten bytes and a loop. A run with no
+    // baseline keeps none (0).
+    if f.value_hash != 0 {
+        out.extend_from_slice(&f.value_hash.to_le_bytes());
+    }
     write_varint(out, f.related.len() as u64);
     for r in &f.related {
         match &r.path {
@@ -94,6 +161,47 @@ fn write_finding(out: &mut Vec<u8>, f: &Finding) {
     }
 }
 
+/// A rule's place among the record's rules, or [`NEW_RULE`] and its id.
+fn write_rule(out: &mut Vec<u8>, rule: RuleId, rules: &mut RecordRules) {
+    match rules.place_of(rule) {
+        Some(place) => out.push(place),
+        None => {
+            out.push(NEW_RULE);
+            write_str(out, &rule);
+            rules.add(rule);
+        }
+    }
+}
+
+/// What `rule`'s messages and help start with ([`crate::diagnostic::RuleTexts`]).
+fn starts_of(rule: RuleId) -> (&'static str, &'static str) {
+    rule.texts()
+        .map_or(("", ""), |texts| (&texts.message, &texts.help))
+}
+
+/// A message or help: when it begins with `start` (its rule's), the rest only, and a length
+/// shifted once, whose low bit says so.
+fn write_after_start(out: &mut Vec<u8>, text: &str, start: &str) {
+    let (rest, started) = match text.strip_prefix(start) {
+        Some(rest) if !start.is_empty() => (rest, 1),
+        _ => (text, 0),
+    };
+    write_varint(out, (rest.len() as u64) << 1 | started);
+    out.extend_from_slice(rest.as_bytes());
+}
+
+/// A pointer as the number of its last bytes that also end the message, then the rest: an
+/// unknown field's message ends with its key, as its pointer does.
+fn write_pointer(out: &mut Vec<u8>, pointer: &str, message: &str) {
+    let mut shared = common_suffix(pointer.as_bytes(), message.as_bytes());
+    // The rest is written as text: it ends where a character starts.
+    while !pointer.is_char_boundary(pointer.len() - shared) {
+        shared -= 1;
+    }
+    write_varint(out, shared as u64);
+    write_str(out, &pointer[..pointer.len() - shared]);
+}
+
 /// The version, then each of `introduced` and `removed`: a flag byte (0: none, 1: a commit,
 /// 3: a commit where history stops), then its id, date and author.
 fn write_provenance(out: &mut Vec<u8>, history: &Provenance) {
@@ -109,6 +217,24 @@ fn write_provenance(out: &mut Vec<u8>, history: &Provenance) {
             }
         }
     }
+}
+
+/// How many bytes `a` and `b` end with alike, compared eight at a time.
+fn common_suffix(mut a: &[u8], mut b: &[u8]) -> usize {
+    let mut shared = 0;
+    while let (Some((a_rest, x)), Some((b_rest, y))) =
+        (a.split_last_chunk::<8>(), b.split_last_chunk::<8>())
+    {
+        // Little-endian: the last bytes are the high ones.
+        let differ = u64::from_le_bytes(*x) ^ u64::from_le_bytes(*y);
+        if differ != 0 {
+            return shared + (differ.leading_zeros() / 8) as usize;
+        }
+        shared += 8;
+        (a, b) = (a_rest, b_rest);
+    }
+    let pairs = a.iter().rev().zip(b.iter().rev());
+    shared + pairs.take_while(|(x, y)| x == y).count()
 }
 
 /// A span and its positions as six fixed-width numbers: read back with six loads, where
@@ -131,6 +257,27 @@ fn write_place(out: &mut Vec<u8>, span: Span, start: Position, end: Position) {
 
 /// The bytes of a place: six little-endian `u32`s.
 const PLACE_BYTES: usize = 24;
+
+/// A place on one line, of at most 64 KiB and within its first 65,536 lines, as the span's
+/// start (`u32`), then its length, line and columns (`u16`s); `None` for any other.
+fn short_place(span: Span, start: Position, end: Position) -> Option<[u8; SHORT_PLACE_BYTES]> {
+    if end.line != start.line {
+        return None;
+    }
+    let narrow = |n: u32| u16::try_from(n).ok().map(u16::to_le_bytes);
+    let length = narrow(span.end.checked_sub(span.start)?)?;
+    let [line, column, end_column] = [start.line, start.column, end.column].map(narrow);
+    let mut place = [0u8; SHORT_PLACE_BYTES];
+    place[..4].copy_from_slice(&span.start.to_le_bytes());
+    place[4..6].copy_from_slice(&length);
+    place[6..8].copy_from_slice(&line?);
+    place[8..10].copy_from_slice(&column?);
+    place[10..].copy_from_slice(&end_column?);
+    Some(place)
+}
+
+/// The bytes of a short place: a `u32` and four `u16`s.
+const SHORT_PLACE_BYTES: usize = 12;
 
 fn write_str(out: &mut Vec<u8>, s: &str) {
     write_varint(out, s.len() as u64);
@@ -238,8 +385,9 @@ impl Decoder {
         let path: Arc<str> = Arc::from(input.str()?);
         let count = input.len()?;
         into.reserve((*filled + count).saturating_sub(into.len()).min(1024));
+        let mut rules = RecordRules::default();
         for _ in 0..count {
-            let rule = self.rule(input.str()?);
+            let rule = self.read_rule(&mut input, &mut rules)?;
             let slot = match into.get_mut(*filled) {
                 Some(slot) => {
                     slot.path = path.clone();
@@ -261,6 +409,17 @@ impl Decoder {
         Ok(())
     }
 
+    /// A finding's rule: by its place among the record's rules, or its id, interned.
+    fn read_rule(&mut self, input: &mut Cursor<'_>, rules: &mut RecordRules) -> io::Result<RuleId> {
+        let [place] = input.array::<1>()?;
+        if place != NEW_RULE {
+            return rules.get(place).ok_or_else(corrupt);
+        }
+        let rule = self.rule(input.str()?);
+        rules.add(rule);
+        Ok(rule)
+    }
+
     fn rule(&mut self, id: &str) -> RuleId {
         if let Some(known) = self.rules.iter().find(|r| **r == *id) {
             return *known;
@@ -273,23 +432,32 @@ impl Decoder {
 
 /// Reads the rest of a finding (after its rule) over `f`, reusing its strings' buffers.
 fn read_finding_into(input: &mut Cursor<'_>, f: &mut Finding) -> io::Result<()> {
-    let [severity, flags] = input.array::<2>()?;
-    f.severity = match severity {
+    let [flags] = input.array::<1>()?;
+    f.severity = match flags & 3 {
         0 => Severity::Note,
         1 => Severity::Warning,
         2 => Severity::Error,
         _ => return Err(corrupt()),
     };
-    f.secret = flags & 1 != 0;
-    input.string_into(&mut f.message)?;
-    if flags & 2 != 0 {
-        input.string_into(f.help.get_or_insert_with(String::new))?;
+    f.secret = flags & SECRET != 0;
+    let (message_start, help_start) = starts_of(f.rule);
+    input.text_after_start_into(&mut f.message, message_start)?;
+    if flags & HAS_HELP != 0 {
+        input.text_after_start_into(f.help.get_or_insert_with(String::new), help_start)?;
     } else {
         f.help = None;
     }
-    input.string_into(&mut f.pointer)?;
-    (f.span, f.start, f.end) = input.place()?;
-    f.value_hash = u64::from_le_bytes(input.array::<8>()?);
+    input.pointer_into(&mut f.pointer, &f.message)?;
+    (f.span, f.start, f.end) = if flags & SHORT_PLACE != 0 {
+        input.short_place()?
+    } else {
+        input.place()?
+    };
+    f.value_hash = if flags & HAS_HASH != 0 {
+        u64::from_le_bytes(input.array::<8>()?)
+    } else {
+        0
+    };
     let related_count = input.len()?;
     f.related.clear();
     for _ in 0..related_count {
@@ -309,12 +477,12 @@ fn read_finding_into(input: &mut Cursor<'_>, f: &mut Finding) -> io::Result<()> 
             label,
         });
     }
-    f.fix = if flags & 4 != 0 {
+    f.fix = if flags & HAS_FIX != 0 {
         Some(Box::new(input.fix()?))
     } else {
         None
     };
-    f.history = if flags & 8 != 0 {
+    f.history = if flags & HAS_HISTORY != 0 {
         Some(Box::new(input.provenance()?))
     } else {
         None
@@ -439,16 +607,48 @@ impl<'r> Cursor<'r> {
         self.str().map(str::to_owned)
     }
 
-    /// A string written over `into`, its buffer reused. A buffer too small is replaced rather
-    /// than grown: growing would copy the old text, which is overwritten anyway.
-    fn string_into(&mut self, into: &mut String) -> io::Result<()> {
-        let text = self.str()?;
-        into.clear();
-        if into.capacity() < text.len() {
-            *into = String::with_capacity(text.len().max(2 * into.capacity()));
-        }
-        into.push_str(text);
+    /// A message or help from [`write_after_start`], its rule's `start` put back, written
+    /// over `into`.
+    fn text_after_start_into(&mut self, into: &mut String, start: &str) -> io::Result<()> {
+        let head = self.varint()?;
+        let started = head & 1 != 0;
+        let len = usize::try_from(head >> 1).map_err(|_| corrupt())?;
+        let (rest, left) = self.bytes.split_at_checked(len).ok_or_else(corrupt)?;
+        let rest = crate::json::text_of(rest).ok_or_else(corrupt)?;
+        self.bytes = left;
+        overwrite(into, [if started { start } else { "" }, rest]);
         Ok(())
+    }
+
+    /// A pointer from [`write_pointer`]: its own bytes, then those it shares with the end of
+    /// `message`, written over `into`.
+    fn pointer_into(&mut self, into: &mut String, message: &str) -> io::Result<()> {
+        let shared = usize::try_from(self.varint()?).map_err(|_| corrupt())?;
+        let rest = self.str()?;
+        let from = message.len().checked_sub(shared).ok_or_else(corrupt)?;
+        let tail = message.get(from..).ok_or_else(corrupt)?;
+        overwrite(into, [rest, tail]);
+        Ok(())
+    }
+
+    /// A place from [`short_place`].
+    fn short_place(&mut self) -> io::Result<(Span, Position, Position)> {
+        let place = self.array::<SHORT_PLACE_BYTES>()?;
+        let u16_at = |i: usize| u32::from(u16::from_le_bytes([place[i], place[i + 1]]));
+        let start = u32::from_le_bytes([place[0], place[1], place[2], place[3]]);
+        let end = start.checked_add(u16_at(4)).ok_or_else(corrupt)?;
+        let line = u16_at(6);
+        Ok((
+            Span { start, end },
+            Position {
+                line,
+                column: u16_at(8),
+            },
+            Position {
+                line,
+                column: u16_at(10),
+            },
+        ))
     }
 
     fn place(&mut self) -> io::Result<(Span, Position, Position)> {
@@ -518,6 +718,18 @@ impl<'r> Cursor<'r> {
     }
 }
 
+/// `parts` written over `into`, its buffer reused. A buffer too small is replaced rather than
+/// grown: growing would copy the old text, which is overwritten anyway.
+fn overwrite(into: &mut String, parts: [&str; 2]) {
+    into.clear();
+    let len = parts[0].len() + parts[1].len();
+    if into.capacity() < len {
+        *into = String::with_capacity(len.max(2 * into.capacity()));
+    }
+    into.push_str(parts[0]);
+    into.push_str(parts[1]);
+}
+
 pub(super) fn corrupt() -> io::Error {
     io::Error::new(
         io::ErrorKind::InvalidData,
@@ -526,177 +738,4 @@ pub(super) fn corrupt() -> io::Error {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn finding(path: &Arc<str>, rule: &str, message: &str) -> Finding {
-        Finding {
-            path: path.clone(),
-            rule: RuleId::new(rule),
-            severity: Severity::Warning,
-            message: message.into(),
-            help: Some("help é".into()),
-            pointer: "/spec/x".into(),
-            span: Span::new(3, 300),
-            start: Position { line: 1, column: 4 },
-            end: Position {
-                line: u32::MAX,
-                column: 7,
-            },
-            related: vec![Related {
-                path: Some(Arc::from("exp/config.yaml")),
-                span: Span::new(0, 1),
-                start: Position { line: 2, column: 1 },
-                end: Position { line: 2, column: 2 },
-                label: "here".into(),
-            }],
-            value_hash: u64::MAX,
-            secret: true,
-            fix: Some(Box::new(Fix {
-                safety: Safety::Unsafe,
-                edits: vec![Edit {
-                    span: Span::new(5, 9),
-                    replacement: "\"forge/v2\"".into(),
-                }],
-            })),
-            history: Some(Box::new(Provenance {
-                version: Arc::from("0123abcd"),
-                introduced: Some(Stamp {
-                    commit: "c".repeat(40),
-                    date: "2024-03-02T10:04:00+01:00".into(),
-                    author: "Ada Lovelace <ada@lab.example>".into(),
-                    boundary: true,
-                }),
-                removed: None,
-            })),
-        }
-    }
-
-    #[test]
-    fn findings_read_back_as_written() {
-        let a: Arc<str> = Arc::from("specs/a.jobspec.json");
-        let b: Arc<str> = Arc::from("specs/b.jobspec.json");
-        let mut plain = finding(&b, "kind", "");
-        plain.help = None;
-        plain.fix = None;
-        plain.related.clear();
-        plain.secret = false;
-        plain.severity = Severity::Error;
-        plain.history = None;
-        let mut removed = finding(&b, "exp-secret", "m3");
-        if let Some(h) = removed.history.as_mut() {
-            h.removed = h.introduced.take();
-        }
-        let groups = vec![
-            vec![finding(&a, "api-version", "m1"), finding(&a, "kind", "m2")],
-            vec![plain, removed],
-        ];
-        let mut bytes = Vec::new();
-        for group in &groups {
-            write_group(&mut bytes, group.iter()).unwrap();
-        }
-        let mut input = &bytes[..];
-        let mut decoder = Decoder::default();
-        let mut read = Vec::new();
-        let mut back = Vec::new();
-        while decoder.read_group(&mut input, &mut read).unwrap() {
-            back.push(std::mem::take(&mut read));
-        }
-        assert_eq!(back, groups);
-        assert!(std::ptr::eq(
-            back[0][1].rule.as_str(),
-            back[1][0].rule.as_str()
-        ));
-        assert!(Arc::ptr_eq(&back[0][0].path, &back[0][1].path));
-        // The headers alone: each record's path, and the counts of its findings.
-        let mut input = &bytes[..];
-        let mut counts = Counts::default();
-        let mut paths = Vec::new();
-        while let Some(path) = decoder.read_counts(&mut input, &mut counts).unwrap() {
-            paths.push(String::from_utf8(path.to_vec()).unwrap());
-        }
-        assert_eq!(paths, [&*a, &*b]);
-        assert_eq!((counts.severities, counts.fixes), ([0, 3, 1], [0, 3]));
-    }
-
-    /// Varints read back at every width (the one- and two-byte shortcuts and the loop), and
-    /// one cut short or past ten bytes is an error.
-    #[test]
-    fn varints_read_back_at_every_width() {
-        let mut values: Vec<u64> = vec![0, 1, u64::MAX];
-        for bits in (7..64).step_by(7) {
-            values.extend([(1 << bits) - 1, 1 << bits, (1 << bits) + 1]);
-        }
-        for n in values {
-            let mut bytes = Vec::new();
-            write_varint(&mut bytes, n);
-            bytes.push(0x2a);
-            let mut input = Cursor { bytes: &bytes };
-            assert_eq!(input.varint().unwrap(), n);
-            assert_eq!(input.bytes, [0x2a]);
-            let cut = &bytes[..bytes.len() - 2];
-            assert!(Cursor { bytes: cut }.varint().is_err(), "{n}");
-        }
-        assert!(Cursor { bytes: &[0x80; 11] }.varint().is_err());
-    }
-
-    #[test]
-    fn a_damaged_record_is_an_error_not_a_panic() {
-        let a: Arc<str> = Arc::from("a.json");
-        let mut bytes = Vec::new();
-        write_group(&mut bytes, [finding(&a, "kind", "m")].iter()).unwrap();
-        for cut in 1..bytes.len() {
-            let mut input = &bytes[..cut];
-            let mut read = Vec::new();
-            assert!(Decoder::default()
-                .read_group(&mut input, &mut read)
-                .is_err());
-        }
-        let mut input: &[u8] = &[0xff; 12];
-        assert!(Decoder::default()
-            .read_group(&mut input, &mut Vec::new())
-            .is_err());
-        // Any byte of the record damaged: an error or other findings, never a panic.
-        for at in 1..bytes.len() {
-            let mut damaged = bytes.clone();
-            damaged[at] = 0xff;
-            let mut input = &damaged[..];
-            let _ = Decoder::default().read_group(&mut input, &mut Vec::new());
-        }
-    }
-
-    #[test]
-    fn heads_read_back_as_the_records_counts_and_paths() {
-        let a: Arc<str> = Arc::from("specs/a.jobspec.json");
-        let b: Arc<str> = Arc::from("é/b.jobspec.json");
-        let mut plain = finding(&b, "kind", "m3");
-        plain.fix = None;
-        plain.severity = Severity::Error;
-        let mut records = Vec::new();
-        write_group(&mut records, [finding(&a, "api-version", "m1")].iter()).unwrap();
-        write_group(&mut records, [finding(&b, "kind", "m2"), plain].iter()).unwrap();
-        let mut heads = Vec::new();
-        push_heads(&records, &mut heads).unwrap();
-        assert!(
-            heads.len() < records.len() / 4,
-            "{} of {}",
-            heads.len(),
-            records.len()
-        );
-        let read_all = |mut input: &[u8]| {
-            let (mut decoder, mut got) = (Decoder::default(), Vec::new());
-            let mut counts = Counts::default();
-            while let Some(path) = decoder.read_counts(&mut input, &mut counts).unwrap() {
-                got.push(String::from_utf8(path.to_vec()).unwrap());
-            }
-            (got, counts)
-        };
-        let (paths, counts) = read_all(&heads);
-        assert_eq!(paths, [&*a, &*b]);
-        assert_eq!((counts.severities, counts.fixes), ([0, 2, 1], [0, 2]));
-        assert_eq!(read_all(&records), (paths, counts));
-        // A record cut short is refused, not indexed in part.
-        assert!(push_heads(&records[..records.len() - 1], &mut Vec::new()).is_err());
-        assert!(push_heads(&records[..3], &mut Vec::new()).is_err());
-    }
-}
+mod tests;
