@@ -88,6 +88,9 @@ pub struct LintScratch {
     /// The config file of the experiments looked at last, by folder: many specs name the same
     /// experiment.
     pub config_files: RecentConfigFiles,
+    /// Findings are made without their value hash: set by a run that neither fixes nor
+    /// compares its findings with another run's (see `Finding::value_hash`).
+    pub skip_value_hashes: bool,
 }
 
 #[cfg(test)]

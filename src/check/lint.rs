@@ -44,12 +44,20 @@ struct LintRun<'p, 's> {
     named: HashSet<PathBuf>,
     /// `--fix`: the files being fixed, each once whatever the paths that name it.
     fixing: Mutex<HashSet<FileKey>>,
+    /// No finding's value hash is read: the run neither fixes (a fix tells a removed value
+    /// from the next by it) nor compares with another run (a baseline, `--new-from-rev`).
+    hashes_unread: bool,
 }
 
 /// Lints everything the plan names: the walked folders and named files in parallel (a few
 /// named files and no folder on the calling thread), then the spec on standard input.
 pub fn run(plan: &Plan<'_>, env: &mut Env<'_>) -> Result<Linted, Error> {
     let cwd = env.cwd.clone();
+    // A finding's value hash is part of its identity across runs: a baseline's entries and
+    // `--new-from-rev`'s comparison with the past read it, and a fix its own; a report does not.
+    let keeps_hashes = plan.baseline.is_some()
+        || plan.options.write_baseline.is_some()
+        || plan.options.new_from_rev.is_some();
     let linter = LintRun {
         plan,
         cwd: &cwd,
@@ -66,6 +74,7 @@ pub fn run(plan: &Plan<'_>, env: &mut Env<'_>) -> Result<Linted, Error> {
         ),
         named: named_experiment_files(plan, &cwd),
         fixing: Mutex::new(HashSet::new()),
+        hashes_unread: !keeps_hashes && plan.options.fix.is_none(),
     };
     // Built from every rule of the run's configs with `mask = true`, selected or not.
     let detector = crate::rules::secret_detector(
@@ -73,11 +82,6 @@ pub fn run(plan: &Plan<'_>, env: &mut Env<'_>) -> Result<Linted, Error> {
             .iter()
             .flat_map(|p| p.settings.rules.rules.iter()),
     );
-    // A finding's value hash is part of its identity across runs: a baseline's entries and
-    // `--new-from-rev`'s comparison with the past read it; a report does not.
-    let keeps_hashes = plan.baseline.is_some()
-        || plan.options.write_baseline.is_some()
-        || plan.options.new_from_rev.is_some();
     let collector = Collector::new(detector, keeps_hashes);
     let serial = linter.walked.is_empty() && plan.options.paths.len() <= SERIAL_FILES;
     let discovery = if serial {
@@ -100,13 +104,16 @@ pub fn run(plan: &Plan<'_>, env: &mut Env<'_>) -> Result<Linted, Error> {
         collector.keep(linter.contained(candidate, scratch))
     };
     if serial {
-        let mut scratch = Scratch::default();
+        let mut scratch = linter.scratch();
         named
             .iter()
             .for_each(|candidate| lint_named(&mut scratch, candidate));
     } else {
-        plan.pool()?
-            .install(|| named.par_iter().for_each_init(Scratch::default, lint_named));
+        plan.pool()?.install(|| {
+            named
+                .par_iter()
+                .for_each_init(|| linter.scratch(), lint_named)
+        });
     }
     if let Some(error) = plan.profiles.configs().take_errors().into_iter().next() {
         return Err(error);
@@ -132,6 +139,15 @@ pub fn run(plan: &Plan<'_>, env: &mut Env<'_>) -> Result<Linted, Error> {
     linted.stdin_source = stdin.source;
     linted.stdin_fixed = stdin.fixed;
     Ok(linted)
+}
+
+impl LintRun<'_, '_> {
+    /// A worker's scratch for this run.
+    fn scratch(&self) -> Scratch {
+        let mut scratch = Scratch::default();
+        scratch.lint.skip_value_hashes = self.hashes_unread;
+        scratch
+    }
 }
 
 /// `candidates` with each file once, by the first path that names it, when `fixing`.
@@ -177,7 +193,7 @@ const SERIAL_FILES: usize = 16;
 fn find_named(linter: &LintRun<'_, '_>, collector: &Collector) -> discover::Discovery {
     let plan = linter.plan;
     let options = walk_options(plan, linter.cwd, 1);
-    let scratch = Mutex::new(Scratch::default());
+    let scratch = Mutex::new(linter.scratch());
     discover::discover_each(&plan.options.paths, &options, &|batch| {
         let mut scratch = scratch.lock().unwrap_or_else(|e| e.into_inner());
         lint_batch(linter, collector, &batch, &mut scratch);
@@ -236,7 +252,7 @@ fn walk_and_lint(
         // switched out for the walker while it holds that lock, leaving the other idle.
         pool.broadcast(|_| {
             // The worker's buffers and memos, for this run only.
-            let mut scratch = Scratch::default();
+            let mut scratch = linter.scratch();
             while let Some(batch) = batches.pop() {
                 lint_batch(linter, collector, &batch, &mut scratch);
             }

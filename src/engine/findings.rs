@@ -118,12 +118,13 @@ pub type Fixer<'a> = dyn Fn(&crate::rules::eval::Hit) -> Option<crate::diagnosti
 
 /// The kept hits of a file's rules as findings: located (in position order, so the line
 /// index is built once, on the first), stamped with rule and severity, and the last one
-/// saying how many more were cut.
+/// saying how many more were cut. Their value hashes are computed when `hashes` asks.
 pub fn locate(
     text: &str,
     path: &FileName<'_>,
     kept: KeptHits<'_>,
     fixer: Option<&Fixer<'_>>,
+    hashes: bool,
 ) -> Vec<Finding> {
     let (mut kept, dropped) = kept.finish();
     let spans = kept.iter().map(|(_, hit)| 1 + hit.related.len()).sum();
@@ -168,9 +169,11 @@ pub fn locate(
                 start,
                 end,
                 related,
-                value_hash: crate::diagnostic::value_hash(
-                    &text[span.start as usize..span.end as usize],
-                ),
+                value_hash: if hashes {
+                    crate::diagnostic::value_hash(&text[span.start as usize..span.end as usize])
+                } else {
+                    0
+                },
                 secret: active.rule.mask,
                 history: None,
                 fix,

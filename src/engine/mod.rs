@@ -289,7 +289,7 @@ pub fn lint_document(
             recipe,
         )
     };
-    locate(text, path, kept, Some(&fixer))
+    locate(text, path, kept, Some(&fixer), !scratch.skip_value_hashes)
 }
 
 #[cfg(test)]

@@ -175,7 +175,7 @@ impl ExperimentLinter<'_> {
             others,
             &mut kept,
         );
-        let mut findings = engine::locate(text, name, kept, None);
+        let mut findings = engine::locate(text, name, kept, None, !scratch.skip_value_hashes);
         if let Some(format) = ConfigFormat::of_path(path) {
             findings.extend(self.lint_config(text, format, name, rules, others, scratch));
         }
