@@ -54,7 +54,8 @@ struct LintRun<'p, 's> {
 pub fn run(plan: &Plan<'_>, env: &mut Env<'_>) -> Result<Linted, Error> {
     let cwd = env.cwd.clone();
     // A finding's value hash is part of its identity across runs: a baseline's entries and
-    // `--new-from-rev`'s comparison with the past read it, and a fix its own; a report does not.
+    // `--new-from-rev`'s comparison with the past read it; a report does not. (A fix reads the
+    // hashes of its own file's findings: see `hashes_unread`.)
     let keeps_hashes = plan.baseline.is_some()
         || plan.options.write_baseline.is_some()
         || plan.options.new_from_rev.is_some();
