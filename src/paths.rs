@@ -88,6 +88,28 @@ pub fn glob_set<'a, P: Clone + 'a>(
     builder.build().map_err(|e| (None, e.to_string()))
 }
 
+/// `dir` joined with `name`, a file name without separators, as `Path::join` joins them, without
+/// its parsing of components (and on Unix without its growing the buffer twice): every folder a
+/// walk meets is looked at for a config of its own.
+pub fn join_name(dir: &Path, name: &str) -> PathBuf {
+    // A drive's prefix (`C:`) changes what a join means: Windows keeps std's.
+    if cfg!(windows) {
+        return dir.join(name);
+    }
+    let dir = dir.as_os_str();
+    let mut joined = std::ffi::OsString::with_capacity(dir.len() + 1 + name.len());
+    joined.push(dir);
+    if dir
+        .as_encoded_bytes()
+        .last()
+        .is_some_and(|&b| !is_separator(b))
+    {
+        joined.push("/");
+    }
+    joined.push(name);
+    PathBuf::from(joined)
+}
+
 /// Whether the byte `b` of a path's encoded bytes separates components: `/`, and `\` on
 /// Windows.
 pub fn is_separator(b: u8) -> bool {
@@ -274,6 +296,38 @@ pub fn special_kind(_: &std::fs::FileType) -> &'static str {
 #[cfg(test)]
 mod tests {
     use std::path::Path;
+
+    /// A name joined to a folder is the path `Path::join` makes, byte for byte, whatever the
+    /// folder's spelling.
+    #[test]
+    fn a_joined_name_is_the_path_std_joins() {
+        for dir in [
+            "",
+            ".",
+            "..",
+            "/",
+            "//",
+            "a",
+            "a/",
+            "a//",
+            "./a",
+            "/abs/lab",
+            "lab/./x",
+            "odd\\name",
+            "a b/ü",
+            "C:",
+            "C:\\lab",
+        ] {
+            for name in ["forgelint.toml", ".forgelint.toml"] {
+                let dir = Path::new(dir);
+                assert_eq!(
+                    super::join_name(dir, name).as_os_str(),
+                    dir.join(name).as_os_str(),
+                    "{dir:?} + {name}"
+                );
+            }
+        }
+    }
 
     /// Windows paths in every form a run meets are named with `/`; elsewhere a `\` is kept,
     /// as part of a file's name.

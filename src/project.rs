@@ -19,8 +19,12 @@ use crate::rules::functions::path_escape;
 pub struct DirCache {
     /// Per project root: whether each relative path asked about is a directory.
     known: RwLock<HashMap<PathBuf, HashMap<String, bool>>>,
-    git_roots: RwLock<HashMap<PathBuf, Option<Arc<Path>>>>,
+    /// Keyed by bytes: hashing a `Path` walks its components.
+    git_roots: RwLock<GitRoots>,
 }
+
+/// Per folder, by its spelling's bytes: the nearest folder at or above it holding `.git`.
+type GitRoots = HashMap<Box<[u8]>, Option<Arc<Path>>>;
 
 /// A worker's own copy of the answers it got from the run's [`DirCache`]. Roots are keyed by
 /// their bytes: hashing a `Path` walks its components.
@@ -41,12 +45,12 @@ pub struct DirMemo {
     roots: Recent<(std::ffi::OsString, Option<Arc<Path>>), Arc<Path>, RECENT_DIRS>,
 }
 
-/// What finding a spec's experiment folder depends on: the spec's folder as given, its config
-/// file's folder, and the name (the working directory is the run's).
+/// What finding a spec's experiment folder depends on: the spec's project root and the name
+/// (the working directory is the run's). Not the spec's folder: a tree of one spec per folder
+/// names the same few experiments from every folder.
 #[derive(Debug)]
 struct ExperimentKey {
-    spec_dir: std::ffi::OsString,
-    config_root: Option<Arc<Path>>,
+    root: std::ffi::OsString,
     exp: String,
 }
 
@@ -118,18 +122,33 @@ impl DirCache {
         exists
     }
 
-    /// The nearest folder at or above `dir` that holds `.git`.
+    /// The nearest folder at or above `dir` that holds `.git`. The folders looked at on the
+    /// way up are remembered with the answer: the next folder of an archive finds its parent's.
     pub fn git_root(&self, dir: &Path) -> Option<Arc<Path>> {
-        if let Some(known) = self.git_roots.read().ok().and_then(|k| k.get(dir).cloned()) {
-            return known;
+        let known = |folder: &Path| {
+            let key = folder.as_os_str().as_encoded_bytes();
+            self.git_roots.read().ok()?.get(key).cloned()
+        };
+        let mut unknown = Vec::new();
+        let mut root = None;
+        for folder in dir.ancestors() {
+            if let Some(answer) = known(folder) {
+                root = answer;
+                break;
+            }
+            unknown.push(folder);
+            if crate::paths::join_name(folder, ".git").exists() {
+                root = Some(Arc::from(folder));
+                break;
+            }
         }
-        let root = dir
-            .ancestors()
-            .find(|a| a.join(".git").exists())
-            .map(Arc::from);
-        if let Ok(mut known) = self.git_roots.write() {
-            bound(&mut known);
-            known.insert(dir.to_path_buf(), root.clone());
+        if !unknown.is_empty() {
+            if let Ok(mut roots) = self.git_roots.write() {
+                for folder in unknown {
+                    bound(&mut roots);
+                    roots.insert(folder.as_os_str().as_encoded_bytes().into(), root.clone());
+                }
+            }
         }
         root
     }
@@ -199,34 +218,11 @@ impl RealProject<'_> {
     /// its project root.
     pub fn experiment_dir(&self, doc: &Document<'_>) -> Option<ExperimentDir> {
         let exp = experiment_named(doc)?;
-        let spec_dir = self.spec.parent().unwrap_or(Path::new("")).as_os_str();
-        let is_key = |k: &ExperimentKey| {
-            crate::json::same_key(k.exp.as_bytes(), exp.as_bytes())
-                && crate::json::same_key(k.spec_dir.as_encoded_bytes(), spec_dir.as_encoded_bytes())
-                && match (&k.config_root, self.config_root) {
-                    (Some(a), Some(b)) => Arc::ptr_eq(a, b) || a == b,
-                    (a, b) => a.is_none() && b.is_none(),
-                }
-        };
-        let remembered = self
-            .memo
-            .try_borrow_mut()
-            .ok()
-            .and_then(|mut memo| memo.experiments.get(is_key));
-        let found = match remembered {
-            Some(found) => found,
-            None => {
-                let found = self.find_experiment(exp);
-                if let Ok(mut memo) = self.memo.try_borrow_mut() {
-                    let key = ExperimentKey {
-                        spec_dir: spec_dir.to_os_string(),
-                        config_root: self.config_root.cloned(),
-                        exp: exp.to_string(),
-                    };
-                    memo.experiments.put(key, found.clone());
-                }
-                found
-            }
+        // The config's folder is the root (borrowed: its shared `Arc` is not counted per file)
+        // unless the spec may be in a `.starforge` folder.
+        let found = match self.config_root.filter(|_| self.outside_starforge()) {
+            Some(root) => self.found_under(root, exp),
+            None => self.found_under(&self.root(), exp),
         }?;
         // The spec's own path (not only its folder) may mention `.starforge`.
         Some(ExperimentDir {
@@ -234,6 +230,39 @@ impl RealProject<'_> {
             project_root: found.project_root,
             starforge_root: mentions_starforge(self.spec).then_some(found.root),
         })
+    }
+
+    /// Whether the spec cannot be in a `.starforge` folder: neither its path nor the working
+    /// directory mentions one (see [`mentions_starforge`]).
+    fn outside_starforge(&self) -> bool {
+        !self.cwd_mentions_starforge && !mentions_starforge(self.spec)
+    }
+
+    /// The experiment folder `exp` under `root`, from the worker's memo when a spec with the
+    /// same root named it lately.
+    fn found_under(&self, root: &Arc<Path>, exp: &str) -> Option<Found> {
+        let root_bytes = root.as_os_str().as_encoded_bytes();
+        let is_key = |k: &ExperimentKey| {
+            crate::json::same_key(k.exp.as_bytes(), exp.as_bytes())
+                && crate::json::same_key(k.root.as_encoded_bytes(), root_bytes)
+        };
+        let remembered = self
+            .memo
+            .try_borrow_mut()
+            .ok()
+            .and_then(|mut memo| memo.experiments.get(is_key));
+        if let Some(found) = remembered {
+            return found;
+        }
+        let found = self.find_experiment(root, exp);
+        if let Ok(mut memo) = self.memo.try_borrow_mut() {
+            let key = ExperimentKey {
+                root: root.as_os_str().to_os_string(),
+                exp: exp.to_string(),
+            };
+            memo.experiments.put(key, found.clone());
+        }
+        found
     }
 
     /// The spec's [`project_root`], from the worker's memo when a spec of the same folder
@@ -265,17 +294,18 @@ impl RealProject<'_> {
         root
     }
 
-    /// The experiment folder `exp` under the spec's project root, when it is one.
-    fn find_experiment(&self, exp: &str) -> Option<Found> {
-        let root = self.root();
+    /// The experiment folder `exp` under the spec's project root `root`, when it is one.
+    fn find_experiment(&self, root: &Path, exp: &str) -> Option<Found> {
         // Asked once already by source-exp-missing: the answer is cached.
-        if !self.cache.is_dir(&root, exp, self.memo) {
+        if !self.cache.is_dir(root, exp, self.memo) {
             return None;
         }
         Some(Found {
             dir: Arc::from(crate::paths::normalize(&root.join(exp), self.cwd)),
-            project_root: Arc::from(crate::paths::normalize(&root, self.cwd)),
-            root,
+            project_root: Arc::from(crate::paths::normalize(root, self.cwd)),
+            // The worker's own copy: a memo hit clones it, and a shared one's counter would
+            // bounce between the workers.
+            root: Arc::from(root),
         })
     }
 }
@@ -362,6 +392,48 @@ pub fn mentions_starforge(path: &Path) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The remembered folders on the way up give the answer the definition gives (the first
+    /// folder at or above holding `.git`), asked in any order, inside a work tree and out.
+    #[test]
+    fn git_roots_remembered_on_the_way_up_are_the_nearest() {
+        let base = std::env::temp_dir().join(format!("forgelint-gitroots-{}", std::process::id()));
+        for dir in [
+            "repo/.git",
+            "repo/a/b/c",
+            "repo/nested/.git",
+            "repo/nested/x",
+            "plain/y",
+        ] {
+            std::fs::create_dir_all(base.join(dir)).unwrap();
+        }
+        let nearest = |dir: &Path| {
+            dir.ancestors()
+                .find(|a| a.join(".git").exists())
+                .map(Path::to_path_buf)
+        };
+        let cache = DirCache::default();
+        for dir in [
+            "repo/a/b/c",
+            "repo/a/b",
+            "repo/a/b/c",
+            "repo/nested/x",
+            "repo/nested",
+            "repo/a",
+            "plain/y",
+            "plain",
+            "repo",
+        ] {
+            let dir = base.join(dir);
+            let got = cache.git_root(&dir).map(|r| r.to_path_buf());
+            assert_eq!(got, nearest(&dir), "{}", dir.display());
+        }
+        assert_eq!(
+            cache.git_root(&base.join("repo/a/b/c")).as_deref(),
+            Some(base.join("repo").as_path())
+        );
+        std::fs::remove_dir_all(&base).ok();
+    }
 
     /// The byte test never says "outside" of a spec that is in a `.starforge` folder.
     #[test]

@@ -182,12 +182,15 @@ pub fn project_root_above(dir: &Path, configs: bool) -> Option<PathBuf> {
 
 /// Looks for a config file in `start` and its parents.
 pub fn find_config(start: &Path) -> Option<PathBuf> {
-    start.ancestors().find_map(|dir| {
-        CONFIG_NAMES
-            .iter()
-            .map(|n| dir.join(n))
-            .find(|p| p.is_file())
-    })
+    start.ancestors().find_map(config_in)
+}
+
+/// The config file in the folder `dir` itself, if it holds one (the first of [`CONFIG_NAMES`]).
+pub fn config_in(dir: &Path) -> Option<PathBuf> {
+    CONFIG_NAMES
+        .iter()
+        .map(|name| crate::paths::join_name(dir, name))
+        .find(|p| p.is_file())
 }
 
 fn glob_set(

@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, RwLock};
 
-use crate::config::{self, ConfigFile, ConfigSource, Settings, CONFIG_NAMES};
+use crate::config::{self, ConfigFile, ConfigSource, Settings};
 use crate::error::Error;
 use crate::recent::Recent;
 
@@ -21,25 +21,29 @@ use crate::recent::Recent;
 const MAX_FOLDERS: usize = 16 * 1024;
 
 /// Per folder asked about: the index of its nearest config (`None`: it failed to load).
+///
+/// Keyed by the folder's spelling as bytes, hashed whole: a `Path` key is hashed component by
+/// component (about 370 instructions for `runs/run-000005`), and a walk of one spec per folder
+/// asks about every folder twice (the walker and a worker). Two spellings of one folder
+/// (`a//b`, `a/b`) are two keys, each with the same answer.
 #[derive(Default)]
 struct Folders {
-    new: HashMap<PathBuf, Option<usize>>,
-    old: HashMap<PathBuf, Option<usize>>,
+    new: HashMap<Box<[u8]>, Option<usize>>,
+    old: HashMap<Box<[u8]>, Option<usize>>,
 }
 
 impl Folders {
     fn get(&self, folder: &Path) -> Option<Option<usize>> {
-        self.new
-            .get(folder)
-            .or_else(|| self.old.get(folder))
-            .copied()
+        let key = folder.as_os_str().as_encoded_bytes();
+        self.new.get(key).or_else(|| self.old.get(key)).copied()
     }
 
     fn insert(&mut self, folder: &Path, answer: Option<usize>) {
         if self.new.len() >= MAX_FOLDERS {
             self.old = std::mem::take(&mut self.new);
         }
-        self.new.insert(folder.to_path_buf(), answer);
+        self.new
+            .insert(folder.as_os_str().as_encoded_bytes().into(), answer);
     }
 }
 
@@ -73,6 +77,35 @@ pub struct ConfigTree {
 /// and an experiment file asks about its folder's parents too. Each walker and lint worker
 /// keeps its own for a run.
 pub type RecentFolders = Recent<PathBuf, Option<usize>, 8>;
+
+/// `dir` without a leading `./` (and the separators after it), so that a folder the walker
+/// names from `.` (`./runs/x`) and a worker names as its file was given (`runs/x`) is one
+/// folder, looked at once. By bytes where they are UTF-8: `Path::strip_prefix` parses both
+/// paths' components.
+fn without_dot_prefix(dir: &Path) -> &Path {
+    let bytes = dir.as_os_str().as_encoded_bytes();
+    let [b'.', sep, rest @ ..] = bytes else {
+        return dir;
+    };
+    if !crate::paths::is_separator(*sep) {
+        return dir;
+    }
+    match std::str::from_utf8(rest) {
+        Ok(rest) => without_dot_prefix(Path::new(
+            rest.trim_start_matches(['/', std::path::MAIN_SEPARATOR]),
+        )),
+        Err(_) => dir.strip_prefix(".").unwrap_or(dir),
+    }
+}
+
+/// Whether `dir` has a `..` component. Asked for every folder: the bytes are searched for `..`
+/// first (rarely there), and only then split into components.
+fn climbs(dir: &Path) -> bool {
+    memchr::memmem::find(dir.as_os_str().as_encoded_bytes(), b"..").is_some()
+        && dir
+            .components()
+            .any(|c| matches!(c, std::path::Component::ParentDir))
+}
 
 impl ConfigTree {
     /// The configs `source` asks for, with the first loaded now: the one it names, else the
@@ -165,14 +198,12 @@ impl ConfigTree {
     /// kernel to resolve) up to the current directory, whose answer is kept.
     fn nearest_to(&self, dir: &Path) -> Option<usize> {
         // A folder inside the current directory is known by its relative path, however given.
-        let dir = match dir.strip_prefix(&self.cwd) {
-            Ok(inside) if dir.is_absolute() => inside,
+        let dir = match dir.is_absolute().then(|| dir.strip_prefix(&self.cwd)) {
+            Some(Ok(inside)) => inside,
             _ => dir,
         };
-        let plain = dir.is_relative()
-            && !dir
-                .components()
-                .any(|c| matches!(c, std::path::Component::ParentDir));
+        let dir = without_dot_prefix(dir);
+        let plain = dir.is_relative() && !climbs(dir);
         if !plain {
             return self.nearest_among(&crate::paths::normalize(dir, &self.cwd), None);
         }
@@ -206,11 +237,7 @@ impl ConfigTree {
                 false if folder.is_relative() => Cow::Owned(self.cwd.join(folder)),
                 _ => Cow::Borrowed(folder),
             };
-            if let Some(path) = CONFIG_NAMES
-                .iter()
-                .map(|n| on_disk.join(n))
-                .find(|p| p.is_file())
-            {
+            if let Some(path) = config::config_in(&on_disk) {
                 found = Some(self.load_found(&path));
                 break;
             }
@@ -347,6 +374,59 @@ mod tests {
             "the lab's config, over the root's"
         );
         assert!(configs.take_errors().is_empty());
+        std::fs::remove_dir_all(&base).ok();
+    }
+
+    /// A folder the walker names from `.` and a worker names as its file was given is one
+    /// folder: looked at once, with one answer. A `..` is told from a name with two dots.
+    #[test]
+    fn one_folder_one_lookup_whatever_its_spelling() {
+        let base = std::env::temp_dir().join(format!("forgelint-spelled-{}", std::process::id()));
+        let lab = base.join("labs/a");
+        std::fs::create_dir_all(lab.join("runs/1")).unwrap();
+        std::fs::write(
+            lab.join("forgelint.toml"),
+            "[platform]\nkind = \"EvalJob\"\n",
+        )
+        .unwrap();
+        let configs = ConfigTree::new(&ConfigSource::default(), &base).unwrap();
+        let looked_at = || {
+            let folders = configs.folders.read().unwrap();
+            folders.new.len() + folders.old.len()
+        };
+        let index = configs.nearest_to(Path::new("./labs/a/runs/1"));
+        assert_ne!(index, Some(configs.first_index()));
+        let after_first = looked_at();
+        for spelling in ["labs/a/runs/1", "./labs/a/runs/1", "././labs/a/runs/1"] {
+            assert_eq!(configs.nearest_to(Path::new(spelling)), index, "{spelling}");
+        }
+        assert_eq!(
+            configs.nearest_to(&base.join("labs/a/runs/1")),
+            index,
+            "absolute"
+        );
+        assert_eq!(looked_at(), after_first, "no folder looked at twice");
+        for (spelled, plain) in [
+            ("./a/b", "a/b"),
+            ("././a", "a"),
+            (".//a/./b", "a/./b"),
+            ("./", ""),
+            ("./.hidden/x", ".hidden/x"),
+            ("./../x", "../x"),
+            (".hidden/x", ".hidden/x"),
+            ("a/./b", "a/./b"),
+        ] {
+            let got = without_dot_prefix(Path::new(spelled));
+            assert_eq!(got.as_os_str(), plain, "{spelled}");
+            assert_eq!(
+                got,
+                Path::new(spelled)
+                    .strip_prefix(".")
+                    .unwrap_or(Path::new(spelled))
+            );
+        }
+        assert!(climbs(Path::new("labs/../x")));
+        assert!(!climbs(Path::new("labs/a..b/x")));
         std::fs::remove_dir_all(&base).ok();
     }
 }
