@@ -2,6 +2,7 @@
 """Generates a realistic tree of forge/v2 job specs for benchmarks.
 
     python3 bench/generate.py OUT_DIR COUNT [--fault-rate 0.2] [--faults-per-spec F] [--seed 1]
+                              [--folder-per-spec]
 
 Specs are ~2 KB, varied (names, projects, pools, plugins, hyperparameters, labels), pretty-printed
 (5% minified), and a share of them carry one fault of a random kind from the whole rule table. The
@@ -12,6 +13,10 @@ With --faults-per-spec F (an archive as users keep it: most specs have something
 spec carries faults of distinct kinds instead, floor(F) or ceil(F) of them so that they average F;
 `invalid-json` (which hides every other finding) only alone. F = 2.6 gives about 2.7 findings a
 spec with the tree's config (some faults make two findings, some hide others).
+
+Specs go to archive/NNN/run-NNNNNN.jobspec.json, a thousand a folder; with --folder-per-spec
+each gets a folder of its own instead, as runs/run-NNNNNN/jobspec.json (what `sf submit` leaves
+in a run's folder), where the walk's and the lookups' cost per folder shows.
 """
 import argparse
 import json
@@ -187,6 +192,7 @@ def main():
     ap.add_argument("--fault-rate", type=float, default=0.2)
     ap.add_argument("--faults-per-spec", type=float, default=None)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--folder-per-spec", action="store_true")
     args = ap.parse_args()
     rng = random.Random(args.seed)
     os.makedirs(args.out, exist_ok=True)
@@ -214,9 +220,13 @@ def main():
         text = json.dumps(d, separators=(",", ":")) if rng.random() < 0.05 else json.dumps(d, indent=2)
         if edit:
             text = text.replace(edit[0], edit[1], 1)
-        shard = os.path.join(args.out, "archive", f"{i // 1000:03d}")
-        os.makedirs(shard, exist_ok=True)
-        with open(os.path.join(shard, f"run-{i:06d}.jobspec.json"), "w") as f:
+        if args.folder_per_spec:
+            path = os.path.join(args.out, "runs", f"run-{i:06d}", "jobspec.json")
+        else:
+            shard = os.path.join(args.out, "archive", f"{i // 1000:03d}")
+            path = os.path.join(shard, f"run-{i:06d}.jobspec.json")
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as f:
             f.write(text + "\n")
     print(f"{args.count} specs ({faulty} with a fault) in {args.out}")
 
