@@ -240,7 +240,7 @@ impl RealProject<'_> {
 
     /// The experiment folder `exp` under `root`, from the worker's memo when a spec with the
     /// same root named it lately.
-    fn found_under(&self, root: &Arc<Path>, exp: &str) -> Option<Found> {
+    fn found_under(&self, root: &Path, exp: &str) -> Option<Found> {
         let root_bytes = root.as_os_str().as_encoded_bytes();
         let is_key = |k: &ExperimentKey| {
             crate::json::same_key(k.exp.as_bytes(), exp.as_bytes())

@@ -173,7 +173,7 @@ pub fn load_settings(source: &ConfigSource, cwd: &Path) -> Result<Settings, Erro
 pub fn project_root_above(dir: &Path, configs: bool) -> Option<PathBuf> {
     dir.ancestors()
         .find(|folder| {
-            (configs && CONFIG_NAMES.iter().any(|n| folder.join(n).is_file()))
+            (configs && config_in(folder).is_some())
                 || folder.join(".starforge").is_dir()
                 || folder.join(".git").exists()
         })
